@@ -1,0 +1,1 @@
+"""Scripted baselines: LANTERN (keeper) and WALLHUG (runner)."""

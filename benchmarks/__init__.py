@@ -1,0 +1,1 @@
+"""Measurements of the harness (run as scripts; figures, not assertions)."""

@@ -1,0 +1,1 @@
+"""Games the harness hosts, one sub-package each."""

@@ -1,0 +1,126 @@
+"""Lighthouse's parameters, validated at the boundary.
+
+Field names are snake_case in Python and camelCase (the rules' vocabulary) in every
+serialised form: ``LighthouseConfig(tide_delay=10).model_dump(by_alias=True)`` gives
+``{"tideDelay": 10, ...}``. Both spellings are accepted on input.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+from harness.errors import ConfigError
+
+Variant = Literal["default", "spring"]
+VARIANTS: tuple[Variant, ...] = ("default", "spring")
+
+DEFAULT_ALIASES: tuple[str, str, str] = ("Sprocket", "Gizmo", "Ratchet")
+_FORBIDDEN_ALIAS_CHARS = (":", ";")
+
+
+class LighthouseConfig(BaseModel):
+    """Every rules parameter of one Lighthouse episode (defaults per the decisions)."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+    )
+
+    width: int = Field(11, description="Board width in tiles; odd, at least 11.")
+    height: int = Field(9, description="Board height in tiles; odd, at least 7.")
+    tide_delay: int = Field(10, ge=0, description="Clock value before the first row can flood.")
+    tide_period: int = Field(7, ge=1, description="Clock units between two rows flooding.")
+    max_ticks: int = Field(60, ge=1, description="Tick cap; reaching it ends the game as timeup.")
+    key_count: int = Field(3, ge=1, description="Number of keys on the board.")
+    episode_timeout_seconds: float = Field(
+        900.0, gt=0, description="Wall-clock timeout; the play budget is 60% of it."
+    )
+    message_cap: int = Field(160, ge=1, description="Keeper message cap, in runes.")
+    keeper_notes_cap: int = Field(400, ge=0, description="Keeper notes cap, in runes.")
+    runner_notes_cap: int = Field(200, ge=0, description="Runner notes cap, in runes.")
+    aliases: tuple[str, str, str] = Field(
+        DEFAULT_ALIASES, description="The runners' names for seats 1, 2 and 3."
+    )
+
+    @field_validator("width")
+    @classmethod
+    def _width_fits_three_starts(cls, value: int) -> int:
+        if value % 2 == 0 or value < 11:
+            raise ValueError("must be odd and at least 11 (three starts 4 apart need x = 1, 5, 9)")
+        return value
+
+    @field_validator("height")
+    @classmethod
+    def _height_is_odd(cls, value: int) -> int:
+        if value % 2 == 0 or value < 7:
+            raise ValueError("must be odd and at least 7")
+        return value
+
+    @field_validator("aliases")
+    @classmethod
+    def _aliases_are_distinct_words(cls, value: tuple[str, str, str]) -> tuple[str, str, str]:
+        for alias in value:
+            if not alias:
+                raise ValueError("an alias must not be empty")
+            if any(ch.isspace() for ch in alias) or any(c in alias for c in _FORBIDDEN_ALIAS_CHARS):
+                raise ValueError(f"alias {alias!r} must not contain whitespace, ':' or ';'")
+        folded = [alias.casefold() for alias in value]
+        if len(set(folded)) != len(folded):
+            raise ValueError(f"aliases must be distinct ignoring case, got {list(value)}")
+        return value
+
+    @property
+    def flood_clock(self) -> int:
+        """The clock at which the exit row (y = 0) floods: tideDelay + height * tidePeriod."""
+        return self.tide_delay + self.height * self.tide_period
+
+    @property
+    def play_budget_seconds(self) -> float:
+        """The wall-clock play budget: 60% of episodeTimeoutSeconds (decision D1)."""
+        return 0.6 * self.episode_timeout_seconds
+
+    def to_json(self) -> dict[str, Any]:
+        """The config in the rules' camelCase vocabulary."""
+        return self.model_dump(mode="json", by_alias=True)
+
+    @classmethod
+    def for_variant(cls, variant: Variant = "default", **overrides: Any) -> LighthouseConfig:
+        """The defaults of ``variant`` (``spring``: tidePeriod 5) with ``overrides`` applied."""
+        if variant not in VARIANTS:
+            raise ConfigError(f"variant: unknown variant {variant!r}; choose one of {VARIANTS}")
+        base: dict[str, Any] = {"tide_period": 5} if variant == "spring" else {}
+        base.update(overrides)
+        return load_config(base)
+
+
+def load_config(data: dict[str, Any], *, source: str = "config") -> LighthouseConfig:
+    """Validate ``data`` into a config, raising :class:`ConfigError` that names each bad field."""
+    try:
+        return LighthouseConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, source)) from None
+
+
+def format_validation_error(exc: ValidationError, source: str) -> str:
+    """One line per problem, ``source: field.path: message``."""
+    lines = []
+    for err in exc.errors():
+        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        message = err["msg"].removeprefix("Value error, ")
+        lines.append(f"{source}: {where}: {message}")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "DEFAULT_ALIASES",
+    "VARIANTS",
+    "LighthouseConfig",
+    "Variant",
+    "format_validation_error",
+    "load_config",
+]

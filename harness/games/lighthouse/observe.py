@@ -1,0 +1,308 @@
+"""What each seat sees (rules, "What each seat sees"; decisions O1-O6).
+
+One typed observation per seat is the single source of what that seat knows: the
+prompt text and the scripted baselines both read it, so a runner cannot learn the
+map, the tide or another runner's notes by construction (decision O6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.games.lighthouse.board import WALL, Pos
+from harness.games.lighthouse.state import (
+    STANDING_ORDER_MAX_AGE,
+    TRANSCRIPT_LENGTH,
+    GameState,
+    Move,
+    MoveRecord,
+    RunnerStatus,
+    Transmission,
+)
+
+WATER = "~"
+GATE_SHUT = "E"
+GATE_OPEN = "O"
+SELF = "@"
+KEY_GLYPH = "K"
+FLOOR_GLYPH = "."
+
+
+@dataclass(frozen=True)
+class RunnerView:
+    """A runner as the keeper sees it."""
+
+    seat: int
+    alias: str
+    pos: Pos
+    status: RunnerStatus
+    last_move: Move | None
+    bumped: bool
+    keys: tuple[Pos, ...]
+
+
+@dataclass(frozen=True)
+class KeeperObservation:
+    """Everything the keeper sees at the start of a tick (nothing is hidden but notes)."""
+
+    tick: int
+    max_ticks: int
+    clock: int
+    width: int
+    height: int
+    grid: tuple[str, ...]
+    runners: tuple[RunnerView, ...]
+    exit: Pos
+    keys: tuple[Pos, ...]
+    uncollected_keys: tuple[Pos, ...]
+    key_count: int
+    keys_collected: int
+    gate_open: bool
+    gate_opened_tick: int | None
+    tide_delay: int
+    tide_period: int
+    flood_clock: int
+    tide_rows: int
+    water_line: int
+    previous_water_line: int
+    ticks_until_flood_if_silent: int | None
+    ticks_until_flood_if_transmit: int | None
+    transcript: tuple[Transmission, ...]
+    notes: str
+    message_cap: int
+    notes_cap: int
+
+
+@dataclass(frozen=True)
+class RunnerObservation:
+    """Everything one runner sees at the start of a tick: no map, no clock, no tide."""
+
+    seat: int
+    alias: str
+    tick: int
+    max_ticks: int
+    window: tuple[str, str, str]
+    keys_held: int
+    keys_collected: int
+    key_count: int
+    gate_open: bool
+    inbox: str | None
+    latest_message: str | None
+    latest_message_age: int | None
+    standing_order: str | None
+    standing_order_age: int | None
+    notes: str
+    moves: tuple[MoveRecord, ...]
+    notes_cap: int
+
+
+def keeper_grid(state: GameState) -> tuple[str, ...]:
+    """The keeper's grid (decision O1): runner > exit > wall > water > key > floor.
+
+    Only active runners are drawn; two on one tile show the lower seat number.
+    """
+    occupant: dict[Pos, str] = {}
+    for runner in state.runners:  # seat order, so the lowest seat is drawn first
+        if runner.active:
+            occupant.setdefault(runner.pos, str(runner.seat))
+    return tuple(
+        "".join(
+            occupant.get((x, y)) or _terrain_glyph(state, (x, y)) for x in range(state.board.width)
+        )
+        for y in range(state.board.height)
+    )
+
+
+def _terrain_glyph(state: GameState, pos: Pos) -> str:
+    """A tile's glyph without runners: exit > wall > water > key > floor."""
+    if pos == state.board.exit:
+        return GATE_OPEN if state.gate_open else GATE_SHUT
+    if not state.board.in_bounds(pos) or not state.board.is_floor(pos):
+        return WALL
+    if state.is_flooded(pos):
+        return WATER
+    if pos in state.board.keys and pos not in state.collected:
+        return KEY_GLYPH
+    return FLOOR_GLYPH
+
+
+def runner_window(state: GameState, pos: Pos) -> tuple[str, str, str]:
+    """The 3 x 3 window around ``pos`` (decision O2): north row first, '@' in the centre.
+
+    Off-grid tiles are '#'; other runners are not drawn.
+    """
+    x0, y0 = pos
+    rows = []
+    for dy in (-1, 0, 1):
+        row = []
+        for dx in (-1, 0, 1):
+            row.append(SELF if dx == dy == 0 else _terrain_glyph(state, (x0 + dx, y0 + dy)))
+        rows.append("".join(row))
+    return (rows[0], rows[1], rows[2])
+
+
+def observe_keeper(state: GameState) -> KeeperObservation:
+    """The keeper's observation of ``state``."""
+    tide = state.tide
+    config = state.config
+    return KeeperObservation(
+        tick=state.tick,
+        max_ticks=config.max_ticks,
+        clock=state.clock,
+        width=state.board.width,
+        height=state.board.height,
+        grid=keeper_grid(state),
+        runners=tuple(
+            RunnerView(
+                seat=r.seat,
+                alias=r.alias,
+                pos=r.pos,
+                status=r.status,
+                last_move=r.last_move.move if r.last_move else None,
+                bumped=r.last_move.bumped if r.last_move else False,
+                keys=r.keys,
+            )
+            for r in state.runners
+        ),
+        exit=state.board.exit,
+        keys=state.board.keys,
+        uncollected_keys=state.uncollected_keys(),
+        key_count=len(state.board.keys),
+        keys_collected=len(state.collected),
+        gate_open=state.gate_open,
+        gate_opened_tick=state.gate_opened_tick,
+        tide_delay=config.tide_delay,
+        tide_period=config.tide_period,
+        flood_clock=state.flood_clock,
+        tide_rows=tide.rows(state.clock),
+        water_line=state.water_line,
+        previous_water_line=tide.water_line(state.previous_clock()),
+        ticks_until_flood_if_silent=tide.ticks_until_next_flood(state.clock, transmit=False),
+        ticks_until_flood_if_transmit=tide.ticks_until_next_flood(state.clock, transmit=True),
+        transcript=state.transmissions[-TRANSCRIPT_LENGTH:],
+        notes=state.keeper_notes,
+        message_cap=config.message_cap,
+        notes_cap=config.keeper_notes_cap,
+    )
+
+
+def observe_runner(state: GameState, seat: int) -> RunnerObservation:
+    """Runner ``seat``'s observation of ``state`` (decisions O2, O4b, O5, T2)."""
+    runner = state.runner(seat)
+    u = state.tick
+    delivered = [m for m in state.transmissions if m.delivery_tick <= u]
+    inbox = delivered[-1].message if delivered and delivered[-1].delivery_tick == u else None
+    latest = delivered[-1] if delivered else None
+    standing = next(
+        (m for m in reversed(delivered) if 1 <= u - m.delivery_tick <= STANDING_ORDER_MAX_AGE),
+        None,
+    )
+    return RunnerObservation(
+        seat=seat,
+        alias=runner.alias,
+        tick=u,
+        max_ticks=state.config.max_ticks,
+        window=runner_window(state, runner.pos),
+        keys_held=len(runner.keys),
+        keys_collected=len(state.collected),
+        key_count=len(state.board.keys),
+        gate_open=state.gate_open,
+        inbox=inbox,
+        latest_message=latest.message if latest else None,
+        latest_message_age=u - latest.delivery_tick if latest else None,
+        standing_order=standing.message if standing else None,
+        standing_order_age=u - standing.delivery_tick if standing else None,
+        notes=runner.notes,
+        moves=runner.moves,
+        notes_cap=state.config.runner_notes_cap,
+    )
+
+
+def _move_text(record: MoveRecord) -> str:
+    return f"{record.move.value}{' (bumped)' if record.bumped else ''}"
+
+
+def render_keeper(obs: KeeperObservation) -> str:
+    """The keeper's observation as the text a model reads."""
+    lines = [
+        f"Tick {obs.tick} of {obs.max_ticks}. Clock {obs.clock}; the whole board is under "
+        f"water at clock {obs.flood_clock}.",
+        f"Keys collected: {obs.keys_collected} of {obs.key_count}. "
+        f"Gate: {'OPEN' if obs.gate_open else 'shut'}.",
+        f"Tide: {obs.tide_rows} of {obs.height} rows flooded; water line at y={obs.water_line}.",
+    ]
+    if obs.ticks_until_flood_if_silent is None:
+        lines.append("Every row is flooded.")
+    else:
+        lines.append(
+            f"Next row floods in {obs.ticks_until_flood_if_silent} ticks if you stay silent, "
+            f"in {obs.ticks_until_flood_if_transmit} if you transmit now."
+        )
+    lines.append("")
+    lines.append(
+        "Map (y = 0 is the top row; # wall, . floor, ~ water, K key, "
+        "E exit with the gate shut, O exit open, 1/2/3 runners):"
+    )
+    header = "    " + "".join(str(x % 10) for x in range(obs.width))
+    lines.append(header)
+    lines.extend(f"{y:>3} {row}" for y, row in enumerate(obs.grid))
+    lines.append("")
+    lines.append("Runners:")
+    for r in obs.runners:
+        last = (
+            "none yet"
+            if r.last_move is None
+            else (f"{r.last_move.value}{' (bumped)' if r.bumped else ''}")
+        )
+        lines.append(
+            f"  {r.seat} {r.alias}: {r.status.value} at x={r.pos[0]}, y={r.pos[1]}; "
+            f"last move {last}; carrying {len(r.keys)} key(s)"
+        )
+    lines.append("")
+    if obs.transcript:
+        lines.append("Your last transmissions:")
+        lines.extend(f"  tick {m.tick}: {m.message}" for m in obs.transcript)
+    else:
+        lines.append("You have not transmitted yet.")
+    lines.append(f"Your notes: {obs.notes if obs.notes else '(empty)'}")
+    return "\n".join(lines)
+
+
+def render_runner(obs: RunnerObservation) -> str:
+    """A runner's observation as the text a model reads."""
+    lines = [
+        f"You are {obs.alias}. Tick {obs.tick} of {obs.max_ticks}.",
+        "Your surroundings (north at the top; @ you, # wall, . floor, ~ water, K key, "
+        "E exit with the gate shut, O exit open):",
+        *(f"  {row}" for row in obs.window),
+        f"You carry {obs.keys_held} key(s); the team has {obs.keys_collected} of "
+        f"{obs.key_count}. Gate: {'OPEN' if obs.gate_open else 'shut'}.",
+    ]
+    lines.append(f"Inbox: {obs.inbox}" if obs.inbox is not None else "Inbox: (silence)")
+    if obs.latest_message is not None and obs.inbox is None:
+        lines.append(
+            f"Most recent message ({obs.latest_message_age} ticks old): {obs.latest_message}"
+        )
+    if obs.standing_order is not None:
+        lines.append(f"Standing order ({obs.standing_order_age} ticks old): {obs.standing_order}")
+    if obs.moves:
+        lines.append(
+            "Your last moves, oldest first: " + ", ".join(_move_text(m) for m in obs.moves)
+        )
+    else:
+        lines.append("You have not moved yet.")
+    lines.append(f"Your notes: {obs.notes if obs.notes else '(empty)'}")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "KeeperObservation",
+    "RunnerObservation",
+    "RunnerView",
+    "keeper_grid",
+    "observe_keeper",
+    "observe_runner",
+    "render_keeper",
+    "render_runner",
+    "runner_window",
+]

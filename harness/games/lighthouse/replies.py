@@ -1,0 +1,257 @@
+"""Parsing a seat's reply text into a decision (rules, "Replies"; decisions R1-R4, R8).
+
+A reply that does not parse is an expected outcome, not an exception: the parsers
+return a :class:`ParseFailure` whose ``message`` names the exact problem, so that the
+retry hint can quote it to the model (decision R5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from harness.games.lighthouse.state import KeeperDecision, Move, RunnerDecision
+
+#: Replies longer than this many UTF-8 bytes are a parse failure (decision R8).
+MAX_REPLY_BYTES = 1 << 20
+
+KEEPER_REPLY_SHAPE = '{"transmit": true, "message": "Sprocket N; Gizmo E", "notes": "..."}'
+RUNNER_REPLY_SHAPE = '{"move": "N", "notes": "..."}'
+
+#: Every spelling of a move the rules accept, upper-cased (matched ASCII-case-insensitively).
+MOVE_ALIASES: dict[str, Move] = {
+    "N": Move.N, "NORTH": Move.N, "UP": Move.N,
+    "S": Move.S, "SOUTH": Move.S, "DOWN": Move.S,
+    "E": Move.E, "EAST": Move.E, "RIGHT": Move.E,
+    "W": Move.W, "WEST": Move.W, "LEFT": Move.W,
+    "WAIT": Move.WAIT, "STAY": Move.WAIT, "HOLD": Move.WAIT, "H": Move.WAIT,
+}  # fmt: skip
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# One fence around the whole reply: ```tag? body ```; the tag is checked separately so
+# that a wrong tag gets its own message.
+_FENCE = re.compile(r"\A```([A-Za-z0-9_.+-]*)(.*)```\Z", re.DOTALL)
+
+
+class FailureKind(StrEnum):
+    """The closed set of reasons a reply fails to parse."""
+
+    TOO_LONG = "too_long"
+    EMPTY = "empty"
+    BAD_FENCE = "bad_fence"
+    NOT_JSON = "not_json"
+    NOT_OBJECT = "not_object"
+    WRONG_TYPE = "wrong_type"
+    MISSING_KEY = "missing_key"
+    BAD_MOVE = "bad_move"
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    """Why a reply did not parse; ``message`` is precise enough to quote in a retry hint."""
+
+    kind: FailureKind
+    message: str
+
+
+@dataclass(frozen=True)
+class ClippedReply:
+    """A raw reply as a record keeps it: whole up to 1 MiB, else cut (decision R8)."""
+
+    text: str
+    length: int
+    sha256: str
+    clipped: bool
+
+
+def scrub_surrogates(text: str) -> str:
+    """Replace every lone surrogate with U+FFFD, so the text is valid UTF-8 (decision R3)."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def truncate_runes(text: str, cap: int) -> str:
+    """The first ``cap`` code points (runes) of ``text``; never splits a code point."""
+    return text[:cap]
+
+
+def utf8_length(text: str) -> int:
+    """Length of ``text`` in UTF-8 bytes (lone surrogates counted as U+FFFD would be)."""
+    return len(scrub_surrogates(text).encode("utf-8"))
+
+
+def clip_reply(text: str) -> ClippedReply:
+    """Keep ``text`` whole up to 1 MiB of UTF-8, else cut on a rune boundary (decision R8)."""
+    clean = scrub_surrogates(text)
+    data = clean.encode("utf-8")
+    digest = hashlib.sha256(data).hexdigest()
+    if len(data) <= MAX_REPLY_BYTES:
+        return ClippedReply(clean, len(data), digest, clipped=False)
+    cut = data[:MAX_REPLY_BYTES].decode("utf-8", errors="ignore")  # drops a split rune
+    return ClippedReply(cut, len(data), digest, clipped=True)
+
+
+def parse_move(token: str) -> Move | None:
+    """The move ``token`` names, matched exactly up to ASCII case, or None (decision R2)."""
+    if not token.isascii():  # "\u017f".upper() == "S" in Python, but it is not a move
+        return None
+    return MOVE_ALIASES.get(token.upper())
+
+
+def parse_keeper_reply(
+    text: str, *, message_cap: int, notes_cap: int
+) -> KeeperDecision | ParseFailure:
+    """Parse a keeper reply ``{"transmit": bool, "message": str, "notes": str}``."""
+    obj = _json_object(text, KEEPER_REPLY_SHAPE)
+    if isinstance(obj, ParseFailure):
+        return obj
+    problem = _check_types(
+        obj, {"transmit": bool, "message": str, "notes": str}, KEEPER_REPLY_SHAPE
+    )
+    if problem:
+        return problem
+    if "transmit" not in obj and "message" not in obj:
+        return ParseFailure(
+            FailureKind.MISSING_KEY,
+            f'a keeper reply needs "transmit" or "message" (or both): {KEEPER_REPLY_SHAPE}',
+        )
+    notes = obj.get("notes")
+    return KeeperDecision(
+        transmit=obj.get("transmit"),
+        message=truncate_runes(obj.get("message", ""), message_cap),
+        notes=truncate_runes(notes, notes_cap) if notes is not None else None,
+    )
+
+
+def parse_runner_reply(text: str, *, notes_cap: int) -> RunnerDecision | ParseFailure:
+    """Parse a runner reply ``{"move": "N|S|E|W|WAIT|...", "notes": str}``."""
+    obj = _json_object(text, RUNNER_REPLY_SHAPE)
+    if isinstance(obj, ParseFailure):
+        return obj
+    problem = _check_types(obj, {"move": str, "notes": str}, RUNNER_REPLY_SHAPE)
+    if problem:
+        return problem
+    if "move" not in obj:
+        return ParseFailure(
+            FailureKind.MISSING_KEY, f'a runner reply needs "move"; expected {RUNNER_REPLY_SHAPE}'
+        )
+    move = parse_move(obj["move"])
+    if move is None:
+        return ParseFailure(
+            FailureKind.BAD_MOVE,
+            f'"move" is {json.dumps(obj["move"])}, which is not a move: use exactly one of '
+            "N, S, E, W, WAIT (or NORTH/UP, SOUTH/DOWN, EAST/RIGHT, WEST/LEFT, STAY/HOLD/H), "
+            "with no spaces",
+        )
+    notes = obj.get("notes")
+    return RunnerDecision(
+        move=move, notes=truncate_runes(notes, notes_cap) if notes is not None else None
+    )
+
+
+def _json_object(text: str, shape: str) -> dict[str, Any] | ParseFailure:
+    """Decode exactly one strict JSON object, optionally inside one code fence (R1, R3, R8)."""
+    size = utf8_length(text)
+    if size > MAX_REPLY_BYTES:
+        return ParseFailure(
+            FailureKind.TOO_LONG,
+            f"reply too long: {size} bytes, the limit is {MAX_REPLY_BYTES}; "
+            f"reply with one short JSON object like {shape}",
+        )
+    body = scrub_surrogates(text).strip()
+    if not body:
+        return ParseFailure(FailureKind.EMPTY, f"the reply is empty; expected {shape}")
+    if body.startswith("```"):
+        fence = _FENCE.match(body)
+        if fence is None or fence.group(2).strip().startswith("```"):
+            return ParseFailure(
+                FailureKind.BAD_FENCE,
+                "the code fence is not closed by ``` at the very end of the reply; "
+                f"send one JSON object, optionally inside one ```json fence: {shape}",
+            )
+        tag = fence.group(1)
+        if tag.lower() not in ("", "json"):
+            return ParseFailure(
+                FailureKind.BAD_FENCE,
+                f"the code fence is tagged {tag!r}; only ``` or ```json may wrap the reply",
+            )
+        body = fence.group(2).strip()
+    try:
+        value = json.loads(body, parse_constant=_reject_constant)
+    except _NonJsonConstant as exc:
+        return ParseFailure(FailureKind.NOT_JSON, f"{exc} is not JSON; expected {shape}")
+    except json.JSONDecodeError as exc:
+        hint = (
+            "the reply must be exactly one JSON object with nothing before or after it"
+            if exc.msg in ("Expecting value", "Extra data")
+            else "the reply is not valid JSON"
+        )
+        return ParseFailure(
+            FailureKind.NOT_JSON,
+            f"{hint} ({exc.msg} at line {exc.lineno} column {exc.colno}); expected {shape}",
+        )
+    if not isinstance(value, dict):
+        return ParseFailure(
+            FailureKind.NOT_OBJECT,
+            f"the reply is a JSON {_json_type(value)}, not an object; expected {shape}",
+        )
+    return {key: _scrub_value(item) for key, item in value.items()}
+
+
+class _NonJsonConstant(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonJsonConstant(name)
+
+
+def _scrub_value(value: Any) -> Any:
+    # JSON escapes such as "\ud800" decode to lone surrogates: replace them too (R3).
+    return scrub_surrogates(value) if isinstance(value, str) else value
+
+
+def _check_types(obj: dict[str, Any], types: dict[str, type], shape: str) -> ParseFailure | None:
+    for key, expected in types.items():
+        if key in obj and not isinstance(obj[key], expected):
+            wanted = "a boolean (true or false)" if expected is bool else "a string"
+            return ParseFailure(
+                FailureKind.WRONG_TYPE,
+                f'"{key}" must be {wanted}, got {_json_type(obj[key])}; expected {shape}',
+            )
+    return None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+__all__ = [
+    "KEEPER_REPLY_SHAPE",
+    "MAX_REPLY_BYTES",
+    "MOVE_ALIASES",
+    "RUNNER_REPLY_SHAPE",
+    "ClippedReply",
+    "FailureKind",
+    "ParseFailure",
+    "clip_reply",
+    "parse_keeper_reply",
+    "parse_move",
+    "parse_runner_reply",
+    "scrub_surrogates",
+    "truncate_runes",
+    "utf8_length",
+]

@@ -1,0 +1,232 @@
+"""Lighthouse's immutable game state and the decisions that drive it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from harness.errors import ConfigError
+from harness.games.lighthouse.board import Board, Pos
+from harness.games.lighthouse.config import LighthouseConfig
+from harness.games.lighthouse.tide import Tide
+
+KEEPER_SEAT = 0
+RUNNER_SEATS: tuple[int, int, int] = (1, 2, 3)
+#: A runner sees its own last this-many moves (rules, "What each seat sees").
+MOVE_HISTORY = 6
+#: The keeper sees a transcript of its last this-many transmissions.
+TRANSCRIPT_LENGTH = 5
+#: A standing order is the most recent message of age 1 to this (decision T2).
+STANDING_ORDER_MAX_AGE = 3
+
+
+class Move(StrEnum):
+    """A runner's move."""
+
+    N = "N"
+    E = "E"
+    S = "S"
+    W = "W"
+    WAIT = "WAIT"
+
+    @property
+    def delta(self) -> Pos:
+        """The (dx, dy) of this move; y grows downwards."""
+        return _DELTAS[self]
+
+
+_DELTAS: dict[Move, Pos] = {
+    Move.N: (0, -1),
+    Move.E: (1, 0),
+    Move.S: (0, 1),
+    Move.W: (-1, 0),
+    Move.WAIT: (0, 0),
+}
+
+
+class RunnerStatus(StrEnum):
+    """Where a runner stands in the game."""
+
+    ACTIVE = "active"
+    ESCAPED = "escaped"
+    DROWNED = "drowned"
+
+
+class Reason(StrEnum):
+    """results.reason: why an episode ended (exactly three values)."""
+
+    COMPLETE = "complete"
+    TIMEUP = "timeup"
+    DEADLINE = "deadline"
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """A move a runner actually made, and whether it bumped."""
+
+    move: Move
+    bumped: bool
+
+
+@dataclass(frozen=True)
+class KeeperDecision:
+    """What the keeper decided this tick.
+
+    ``transmit`` is None when the reply left it out; it is then inferred from the
+    message (decision T1). ``notes`` None keeps the previous notes (decision R4).
+    """
+
+    transmit: bool | None
+    message: str = ""
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class RunnerDecision:
+    """What a runner decided this tick. ``notes`` None keeps its previous notes."""
+
+    move: Move
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class Transmission:
+    """A message the keeper sent at ``tick``; runners receive it at ``tick + 1``."""
+
+    tick: int
+    message: str
+
+    @property
+    def delivery_tick(self) -> int:
+        """The tick whose inbox holds this message (decision T2)."""
+        return self.tick + 1
+
+
+@dataclass(frozen=True)
+class Runner:
+    """One runner's state. ``moves`` holds its last six moves, oldest first."""
+
+    seat: int
+    alias: str
+    pos: Pos
+    status: RunnerStatus = RunnerStatus.ACTIVE
+    keys: tuple[Pos, ...] = ()
+    moves: tuple[MoveRecord, ...] = ()
+    notes: str = ""
+
+    @property
+    def active(self) -> bool:
+        """Whether the runner is still on the board (neither escaped nor drowned)."""
+        return self.status is RunnerStatus.ACTIVE
+
+    @property
+    def last_move(self) -> MoveRecord | None:
+        """The runner's most recent move, if it has made one."""
+        return self.moves[-1] if self.moves else None
+
+
+@dataclass(frozen=True)
+class GameState:
+    """The whole state of an episode at the start of tick ``tick``."""
+
+    config: LighthouseConfig
+    board: Board
+    tick: int
+    clock: int
+    runners: tuple[Runner, Runner, Runner]
+    collected: tuple[Pos, ...] = ()
+    gate_opened_tick: int | None = None
+    transmissions: tuple[Transmission, ...] = ()
+    keeper_notes: str = ""
+    reason: Reason | None = None
+
+    @property
+    def tide(self) -> Tide:
+        """The tide of this board under this config."""
+        return Tide(self.config.tide_delay, self.config.tide_period, self.board.height)
+
+    @property
+    def water_line(self) -> int:
+        """The y of the topmost flooded row now (``height`` when none is)."""
+        return self.tide.water_line(self.clock)
+
+    @property
+    def flood_clock(self) -> int:
+        """floodClock of this episode."""
+        return self.tide.flood_clock
+
+    @property
+    def gate_open(self) -> bool:
+        """Whether the gate has opened (it then stays open)."""
+        return self.gate_opened_tick is not None
+
+    @property
+    def over(self) -> bool:
+        """Whether the episode has ended."""
+        return self.reason is not None
+
+    @property
+    def active_seats(self) -> tuple[int, ...]:
+        """The seats queried this tick: the keeper and every active runner (none once over)."""
+        if self.over:
+            return ()
+        return (KEEPER_SEAT, *(r.seat for r in self.runners if r.active))
+
+    def runner(self, seat: int) -> Runner:
+        """The runner in ``seat`` (1, 2 or 3)."""
+        return self.runners[seat - 1]
+
+    def is_flooded(self, pos: Pos) -> bool:
+        """Whether ``pos`` is under water now."""
+        return pos[1] >= self.water_line
+
+    def uncollected_keys(self) -> tuple[Pos, ...]:
+        """Keys still on the board, row-major."""
+        return tuple(k for k in self.board.keys if k not in self.collected)
+
+    def previous_clock(self) -> int:
+        """The clock at the start of the previous tick (0 at tick 0).
+
+        Derived rather than stored: every tick adds 1, plus 1 when the keeper
+        transmitted, and every transmission is kept with its tick.
+        """
+        if self.tick == 0:
+            return 0
+        spoke = bool(self.transmissions) and self.transmissions[-1].tick == self.tick - 1
+        return self.clock - 1 - int(spoke)
+
+
+def new_game(config: LighthouseConfig, board: Board) -> GameState:
+    """The state at tick 0: every runner on its start, clock 0, nothing sent."""
+    if (board.width, board.height) != (config.width, config.height):
+        raise ConfigError(
+            f"board: is {board.width} x {board.height} but the config says "
+            f"width {config.width}, height {config.height}"
+        )
+    if len(board.keys) != config.key_count:
+        raise ConfigError(
+            f"board: has {len(board.keys)} keys but the config says keyCount {config.key_count}"
+        )
+    a1, a2, a3 = config.aliases
+    s1, s2, s3 = board.starts
+    runners = (Runner(1, a1, s1), Runner(2, a2, s2), Runner(3, a3, s3))
+    return GameState(config=config, board=board, tick=0, clock=0, runners=runners)
+
+
+__all__ = [
+    "KEEPER_SEAT",
+    "MOVE_HISTORY",
+    "RUNNER_SEATS",
+    "STANDING_ORDER_MAX_AGE",
+    "TRANSCRIPT_LENGTH",
+    "GameState",
+    "KeeperDecision",
+    "Move",
+    "MoveRecord",
+    "Reason",
+    "Runner",
+    "RunnerDecision",
+    "RunnerStatus",
+    "Transmission",
+    "new_game",
+]
