@@ -181,7 +181,7 @@ def _try_board(config: LighthouseConfig, rng: random.Random) -> Board | None:
     exit_pos = (rng.choice(range(1, width - 1, 2)), 0)  # B3
     floor.add(exit_pos)
     starts = _draw_starts(width, height, rng)  # B4
-    keys = _draw_keys(floor, exit_pos, starts, height, config.key_count, rng)  # B5
+    keys = place_keys(floor, exit_pos, starts, height, config.key_count, rng)  # B5
     if keys is None:
         return None
     terrain = tuple(
@@ -231,7 +231,7 @@ def _draw_starts(width: int, height: int, rng: random.Random) -> tuple[Pos, Pos,
     return ((a, y), (b, y), (c, y))
 
 
-def _draw_keys(
+def place_keys(
     floor: set[Pos],
     exit_pos: Pos,
     starts: tuple[Pos, Pos, Pos],
@@ -239,7 +239,11 @@ def _draw_keys(
     key_count: int,
     rng: random.Random,
 ) -> list[Pos] | None:
-    """Dead ends nearest the exit, else the fallback pool farthest from it (decision B5)."""
+    """Choose ``key_count`` key tiles on a carved maze, or None when it admits too few.
+
+    Dead-end rooms nearest the exit first; failing that, the fallback pool of all
+    floor tiles farthest from it; each key at least 6 from the others (decision B5).
+    """
     passable = frozenset(floor)
     exit_dist = bfs_distances(passable, exit_pos)
     excluded = {exit_pos, *starts, *neighbours(exit_pos)}
@@ -296,5 +300,6 @@ __all__ = [
     "bfs_distances",
     "generate_board",
     "neighbours",
+    "place_keys",
     "row_major",
 ]

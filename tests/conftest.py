@@ -1,0 +1,45 @@
+"""Shared helpers: hand-drawn boards and states."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from harness.games.lighthouse.board import Board
+from harness.games.lighthouse.config import LighthouseConfig
+from harness.games.lighthouse.state import GameState, new_game
+
+#: An open 11 x 9 room: the exit at the top, three keys, starts on row 7.
+OPEN_ROOM = """
+#####E#####
+#.........#
+#.K.......#
+#.........#
+#.....K...#
+#.......K.#
+#.........#
+#1...2...3#
+###########
+"""
+
+
+def state_from(rows: str, **config: Any) -> GameState:
+    """A tick-0 state on a hand-drawn board; config defaults follow the board's shape."""
+    board = Board.from_ascii(rows)
+    config.setdefault("width", board.width)
+    config.setdefault("height", board.height)
+    config.setdefault("key_count", len(board.keys))
+    return new_game(LighthouseConfig(**config), board)
+
+
+def at(state: GameState, **changes: Any) -> GameState:
+    """``state`` with fields replaced (a test shortcut for clock, tick, ...)."""
+    return replace(state, **changes)
+
+
+def place(state: GameState, seat: int, pos: tuple[int, int]) -> GameState:
+    """``state`` with runner ``seat`` moved to ``pos``."""
+    runners = list(state.runners)
+    runners[seat - 1] = replace(runners[seat - 1], pos=pos)
+    r1, r2, r3 = runners
+    return replace(state, runners=(r1, r2, r3))
