@@ -101,16 +101,22 @@ def keeper_grid(state: GameState) -> tuple[str, ...]:
 
     Only active runners are drawn; two on one tile show the lower seat number.
     """
-    occupant: dict[Pos, str] = {}
-    for runner in state.runners:  # seat order, so the lowest seat is drawn first
+    # Painted in layers from the lowest precedence up; it runs twice a tick, so it
+    # works row by row rather than asking _terrain_glyph about every tile.
+    water_line = state.water_line
+    rows = [
+        list(terrain if y < water_line else terrain.replace(FLOOR_GLYPH, WATER))
+        for y, terrain in enumerate(state.board.terrain)
+    ]
+    for x, y in state.uncollected_keys():
+        if y < water_line:
+            rows[y][x] = KEY_GLYPH
+    ex, ey = state.board.exit
+    rows[ey][ex] = GATE_OPEN if state.gate_open else GATE_SHUT
+    for runner in reversed(state.runners):  # the lowest seat is painted last, on top
         if runner.active:
-            occupant.setdefault(runner.pos, str(runner.seat))
-    return tuple(
-        "".join(
-            occupant.get((x, y)) or _terrain_glyph(state, (x, y)) for x in range(state.board.width)
-        )
-        for y in range(state.board.height)
-    )
+            rows[runner.pos[1]][runner.pos[0]] = str(runner.seat)
+    return tuple("".join(row) for row in rows)
 
 
 def _terrain_glyph(state: GameState, pos: Pos) -> str:

@@ -7,17 +7,21 @@ retry hint can quote it to the model (decision R5).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from harness.game import ParseFailure
 from harness.games.lighthouse.state import KeeperDecision, Move, RunnerDecision
-
-#: Replies longer than this many UTF-8 bytes are a parse failure (decision R8).
-MAX_REPLY_BYTES = 1 << 20
+from harness.text import (
+    MAX_REPLY_BYTES,
+    ClippedReply,
+    clip_reply,
+    scrub_surrogates,
+    truncate_runes,
+    utf8_length,
+)
 
 KEEPER_REPLY_SHAPE = '{"transmit": true, "message": "Sprocket N; Gizmo E", "notes": "..."}'
 RUNNER_REPLY_SHAPE = '{"move": "N", "notes": "..."}'
@@ -31,7 +35,6 @@ MOVE_ALIASES: dict[str, Move] = {
     "WAIT": Move.WAIT, "STAY": Move.WAIT, "HOLD": Move.WAIT, "H": Move.WAIT,
 }  # fmt: skip
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 # One fence around the whole reply: ```tag? body ```; the tag is checked separately so
 # that a wrong tag gets its own message.
 _FENCE = re.compile(r"\A```([A-Za-z0-9_.+-]*)(.*)```\Z", re.DOTALL)
@@ -48,50 +51,6 @@ class FailureKind(StrEnum):
     WRONG_TYPE = "wrong_type"
     MISSING_KEY = "missing_key"
     BAD_MOVE = "bad_move"
-
-
-@dataclass(frozen=True)
-class ParseFailure:
-    """Why a reply did not parse; ``message`` is precise enough to quote in a retry hint."""
-
-    kind: FailureKind
-    message: str
-
-
-@dataclass(frozen=True)
-class ClippedReply:
-    """A raw reply as a record keeps it: whole up to 1 MiB, else cut (decision R8)."""
-
-    text: str
-    length: int
-    sha256: str
-    clipped: bool
-
-
-def scrub_surrogates(text: str) -> str:
-    """Replace every lone surrogate with U+FFFD, so the text is valid UTF-8 (decision R3)."""
-    return _SURROGATE.sub("\ufffd", text)
-
-
-def truncate_runes(text: str, cap: int) -> str:
-    """The first ``cap`` code points (runes) of ``text``; never splits a code point."""
-    return text[:cap]
-
-
-def utf8_length(text: str) -> int:
-    """Length of ``text`` in UTF-8 bytes (lone surrogates counted as U+FFFD would be)."""
-    return len(scrub_surrogates(text).encode("utf-8"))
-
-
-def clip_reply(text: str) -> ClippedReply:
-    """Keep ``text`` whole up to 1 MiB of UTF-8, else cut on a rune boundary (decision R8)."""
-    clean = scrub_surrogates(text)
-    data = clean.encode("utf-8")
-    digest = hashlib.sha256(data).hexdigest()
-    if len(data) <= MAX_REPLY_BYTES:
-        return ClippedReply(clean, len(data), digest, clipped=False)
-    cut = data[:MAX_REPLY_BYTES].decode("utf-8", errors="ignore")  # drops a split rune
-    return ClippedReply(cut, len(data), digest, clipped=True)
 
 
 def parse_move(token: str) -> Move | None:

@@ -1,0 +1,122 @@
+"""The protocol through which the runner, seats, records and tools know a game.
+
+The episode runner never imports a game's modules: it asks the game which seats act
+this tick, what each one sees, how a reply parses, how decisions resolve, and what
+the result is. A game is a sibling package under ``harness/games/`` that implements
+:class:`Game`; nothing in the shared machinery special-cases one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, TypeAdapter
+
+StateT = TypeVar("StateT")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """A seat of a game: its id, its role (picks prompts and baseline) and its name."""
+
+    seat: str
+    role: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    """A reply that does not parse: an expected outcome, returned rather than raised.
+
+    ``kind`` is one of the game's closed set of failure kinds; ``message`` names the
+    exact problem and the expected shape, precise enough to quote in a retry hint.
+    """
+
+    kind: str
+    message: str
+
+
+class Game(Protocol[StateT]):
+    """What the shared machinery needs of a game. Every method is pure."""
+
+    #: The game's name in records and configs, e.g. ``"lighthouse"``.
+    name: str
+    #: Validates and parses any line of this game's records.
+    record_adapter: TypeAdapter[Any]
+
+    def seats(self, state: StateT) -> tuple[SeatSpec, ...]:
+        """Every seat of the episode, in the order of ``results.scores``."""
+        ...
+
+    def active_seats(self, state: StateT) -> tuple[str, ...]:
+        """The ids of the seats asked for a decision this tick (none once over)."""
+        ...
+
+    def observe(self, state: StateT, seat: str) -> Any:
+        """The typed observation of ``seat``: the only thing the seat may know."""
+        ...
+
+    def render_observation(self, observation: Any) -> str:
+        """The observation as the text a model reads."""
+        ...
+
+    def baseline_reply(self, observation: Any) -> str:
+        """The seat's scripted baseline's reply to ``observation``, shaped like a model's."""
+        ...
+
+    def baseline_name(self, role: str) -> str:
+        """The name of the role's scripted baseline (e.g. ``"lantern"``)."""
+        ...
+
+    def parse_reply(self, observation: Any, text: str) -> Any | ParseFailure:
+        """A reply to ``observation`` as a decision, or a :class:`ParseFailure`."""
+        ...
+
+    def decision_model(self, decision: Any) -> BaseModel:
+        """A decision as its record model."""
+        ...
+
+    def resolve(self, state: StateT, decisions: Mapping[str, Any]) -> tuple[StateT, BaseModel]:
+        """Resolve one tick: the next state and the record model of the state after it."""
+        ...
+
+    def is_over(self, state: StateT) -> bool:
+        """Whether the episode has ended."""
+        ...
+
+    def tick(self, state: StateT) -> int:
+        """The number of the tick about to be resolved."""
+        ...
+
+    def end_by_deadline(self, state: StateT) -> StateT:
+        """End the episode because the play budget ran out before the tick resolved."""
+        ...
+
+    def results(self, state: StateT) -> BaseModel:
+        """The results of a finished episode (with ``scores`` and ``reason``)."""
+        ...
+
+    def config_model(self, state: StateT) -> BaseModel:
+        """The episode's config, as recorded in the header."""
+        ...
+
+    def board_model(self, state: StateT) -> BaseModel:
+        """The episode's board, written out explicitly for the header."""
+        ...
+
+    def play_budget_seconds(self, state: StateT) -> float:
+        """The wall-clock play budget of the episode."""
+        ...
+
+    def render_tick(self, line: Any) -> str:
+        """A tick line of the record as text for the terminal."""
+        ...
+
+    def render_results(self, results: Any) -> str:
+        """A results model as text for the terminal."""
+        ...
+
+
+__all__ = ["Game", "ParseFailure", "SeatSpec"]

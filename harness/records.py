@@ -1,0 +1,204 @@
+"""Episode records: one JSON object per line, the harness's single memory.
+
+A record is a header line, one line per resolved tick and a closing line. The
+envelope here is game-agnostic; a game fills in its own config, board, decision,
+tick-state and results models (see ``harness.games.lighthouse.record``), and
+publishes the JSON Schema of its lines under ``docs/schemas/``.
+
+Everything that depends on the wall clock (start and finish times, latencies) lives
+in fields named ``wallClock``, so two runs of the same episode give records that are
+byte-identical once those fields are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
+
+from harness.errors import RecordError
+
+#: Bumped whenever a field changes meaning or a required field is added.
+RECORD_VERSION = 1
+
+#: Where a decision came from (decision R7). Other games may add sources of this shape.
+Source = Literal[
+    "baseline", "llm", "llm_retry", "fallback_parse", "fallback_timeout", "fallback_api"
+]
+AgentKind = Literal["baseline", "llm", "scripted"]
+
+ConfigT = TypeVar("ConfigT", bound=BaseModel)
+BoardT = TypeVar("BoardT", bound=BaseModel)
+DecisionT = TypeVar("DecisionT")
+StateT = TypeVar("StateT", bound=BaseModel)
+ResultsT = TypeVar("ResultsT", bound=BaseModel)
+
+
+class RecordModel(BaseModel):
+    """Base of every record model: camelCase on the wire, strict, immutable."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+
+class AgentInfo(RecordModel):
+    """Who plays a seat: a baseline by name, or an LLM with its provider and model."""
+
+    kind: AgentKind
+    name: str = Field(description="e.g. 'lantern', 'wallhug' or 'openai:gpt-4o-mini'")
+    details: dict[str, str] = Field(
+        default_factory=dict, description="Agent settings worth keeping, e.g. prompt sha256."
+    )
+
+
+class SeatInfo(RecordModel):
+    """One seat of the episode."""
+
+    seat: str = Field(description="The seat's id, e.g. 'keeper' or 'runner1'.")
+    role: str = Field(description="The seat's role, which picks its prompts and baseline.")
+    name: str | None = Field(None, description="The seat's in-game name (a runner's alias).")
+    agent: AgentInfo
+
+
+class HeaderWallClock(RecordModel):
+    """Wall-clock facts of the header (never compared by determinism checks)."""
+
+    started_at: str = Field(description="UTC start time, ISO 8601.")
+
+
+class HeaderLine(RecordModel, Generic[ConfigT, BoardT]):
+    """The first line: everything needed to replay the episode without regenerating."""
+
+    type: Literal["header"] = "header"
+    record_version: int = RECORD_VERSION
+    harness_version: str
+    game: str
+    episode_id: str
+    seed: int | None = None
+    variant: str | None = None
+    config: ConfigT
+    board: BoardT
+    seats: list[SeatInfo]
+    wall_clock: HeaderWallClock | None = None
+
+
+class TurnWallClock(RecordModel):
+    """Wall-clock facts of one seat's turn."""
+
+    latency_ms: float
+
+
+class SeatTurn(RecordModel, Generic[DecisionT]):
+    """One seat's turn in one tick: its raw reply, the decision taken, and its source."""
+
+    raw: str = Field(description="The reply text, whole up to 1 MiB (decision R8).")
+    raw_length: int = Field(description="Length of the full reply in UTF-8 bytes.")
+    raw_sha256: str = Field(description="sha256 of the full reply's UTF-8 bytes.")
+    raw_clipped: bool = Field(False, description="True when raw was cut at 1 MiB.")
+    decision: DecisionT
+    source: Source
+    wall_clock: TurnWallClock | None = None
+
+
+class TickLine(RecordModel, Generic[DecisionT, StateT]):
+    """One resolved tick: each active seat's turn, then the state after the tick."""
+
+    type: Literal["tick"] = "tick"
+    tick: int
+    seats: dict[str, SeatTurn[DecisionT]]
+    state: StateT
+
+
+class EndWallClock(RecordModel):
+    """Wall-clock facts of the closing line."""
+
+    finished_at: str
+    play_seconds: float
+
+
+class EndLine(RecordModel, Generic[ResultsT]):
+    """The closing line: the episode's results."""
+
+    type: Literal["end"] = "end"
+    results: ResultsT
+    wall_clock: EndWallClock | None = None
+
+
+def dump_line(model: BaseModel) -> str:
+    """One record line: compact JSON in camelCase, keys in model order, no NaN."""
+    return json.dumps(
+        model.model_dump(mode="json", by_alias=True), ensure_ascii=False, allow_nan=False
+    )
+
+
+class RecordWriter:
+    """Appends record lines to a file, flushing each so a reader sees whole lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str] = path.open("w", encoding="utf-8", newline="\n")
+
+    def write(self, model: BaseModel) -> None:
+        """Write one line and flush it."""
+        self._file.write(dump_line(model) + "\n")
+        self._file.flush()
+
+    def close(self, *, sync: bool = True) -> None:
+        """Close the file, fsyncing it first unless ``sync`` is False."""
+        if self._file.closed:
+            return
+        self._file.flush()
+        if sync:
+            os.fsync(self._file.fileno())
+        self._file.close()
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_lines(path: Path, adapter: TypeAdapter[Any]) -> Iterator[Any]:
+    """Parse every line of the record at ``path`` with a game's line adapter.
+
+    Raises :class:`RecordError` naming the file and line for a line that is not JSON
+    or does not match the game's record models.
+    """
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield adapter.validate_json(line)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise RecordError(f"{path}:{number}: {where}: {first['msg']}") from None
+
+
+__all__ = [
+    "RECORD_VERSION",
+    "AgentInfo",
+    "AgentKind",
+    "EndLine",
+    "EndWallClock",
+    "HeaderLine",
+    "HeaderWallClock",
+    "RecordModel",
+    "RecordWriter",
+    "SeatInfo",
+    "SeatTurn",
+    "Source",
+    "TickLine",
+    "TurnWallClock",
+    "dump_line",
+    "read_lines",
+]

@@ -1,0 +1,62 @@
+"""Text helpers every game's replies and records share: runes, surrogates, the 1 MiB cap.
+
+"Rune" means a Unicode code point. Truncation never splits one, and lone surrogates
+(which JSON can encode) become U+FFFD so every record is valid UTF-8 (decision R3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+#: Replies longer than this many UTF-8 bytes are a parse failure (decision R8).
+MAX_REPLY_BYTES = 1 << 20
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class ClippedReply:
+    """A raw reply as a record keeps it: whole up to 1 MiB, else cut (decision R8)."""
+
+    text: str
+    length: int
+    sha256: str
+    clipped: bool
+
+
+def scrub_surrogates(text: str) -> str:
+    """Replace every lone surrogate with U+FFFD, so the text is valid UTF-8 (decision R3)."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def truncate_runes(text: str, cap: int) -> str:
+    """The first ``cap`` code points (runes) of ``text``; never splits a code point."""
+    return text[:cap]
+
+
+def utf8_length(text: str) -> int:
+    """Length of ``text`` in UTF-8 bytes (lone surrogates counted as U+FFFD would be)."""
+    return len(scrub_surrogates(text).encode("utf-8"))
+
+
+def clip_reply(text: str) -> ClippedReply:
+    """Keep ``text`` whole up to 1 MiB of UTF-8, else cut on a rune boundary (decision R8)."""
+    clean = scrub_surrogates(text)
+    data = clean.encode("utf-8")
+    digest = hashlib.sha256(data).hexdigest()
+    if len(data) <= MAX_REPLY_BYTES:
+        return ClippedReply(clean, len(data), digest, clipped=False)
+    cut = data[:MAX_REPLY_BYTES].decode("utf-8", errors="ignore")  # drops a split rune
+    return ClippedReply(cut, len(data), digest, clipped=True)
+
+
+__all__ = [
+    "MAX_REPLY_BYTES",
+    "ClippedReply",
+    "clip_reply",
+    "scrub_surrogates",
+    "truncate_runes",
+    "utf8_length",
+]
