@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +50,38 @@ def test_bad_arguments_exit_with_usage() -> None:
     )
     assert proc.returncode == 2
     assert "invalid int value" in proc.stderr
+
+
+def test_play_shows_every_tick_and_writes_a_valid_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "episode.jsonl"
+    assert main(["play", "--seed", "7", "--record", str(record)]) == 0
+    out = capsys.readouterr().out
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    ticks = [line for line in lines if line["type"] == "tick"]
+    end = lines[-1]
+    assert end["type"] == "end"
+    for tick in ticks:  # every tick is shown with its clock and water line
+        state = tick["state"]
+        assert (
+            f"tick {tick['tick']}  clock {state['clock']}  water line y={state['waterLine']}" in out
+        )
+    first = ticks[0]["state"]
+    assert f"keeper: {first['transmission']!r}" in out
+    assert f"teamScore {end['results']['teamScore']:.3f}" in out
+    assert f"reason {end['results']['reason']}" in out
+
+
+def test_play_quiet_spring_prints_only_the_results(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--seed", "3", "--variant", "spring", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "tick 0" not in out
+    assert "clock" in out.splitlines()[-1]
+
+
+def test_schema_command_prints_the_published_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    published = Path(__file__).resolve().parents[1] / "docs/schemas/lighthouse-record.schema.json"
+    assert printed == json.loads(published.read_text())
