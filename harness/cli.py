@@ -8,18 +8,23 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from harness import __version__
 from harness.episode import run_episode
-from harness.errors import HarnessError
+from harness.errors import ConfigError, HarnessError
 from harness.games.lighthouse.board import generate_board
-from harness.games.lighthouse.config import VARIANTS, LighthouseConfig
-from harness.games.lighthouse.game import LighthouseGame
+from harness.games.lighthouse.config import VARIANTS, LighthouseConfig, format_validation_error
+from harness.games.lighthouse.game import KEEPER, RUNNER, LighthouseGame
 from harness.games.lighthouse.state import new_game
+from harness.llm.options import LLMSeatOptions
+from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
-from harness.seats import baseline_seats
+from harness.seats import Seat, baseline_seats
 
 
 def _cmd_board(args: argparse.Namespace) -> int:
@@ -47,14 +52,57 @@ def _cmd_board(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seat_options(spec: str, role: str, args: argparse.Namespace) -> LLMSeatOptions | None:
+    """A seat spec as LLM options: None for the role's baseline, else ``kind:MODEL``."""
+    baseline = "lantern" if role == KEEPER else "wallhug"
+    if spec in (baseline, "baseline"):
+        return None
+    kind, _, model = spec.partition(":")
+    if kind not in ("openai", "anthropic") or not model:
+        raise ConfigError(
+            f"--{'keeper' if role == KEEPER else 'runners'}: {spec!r} is not {baseline}, "
+            "openai:MODEL or anthropic:MODEL"
+        )
+    prompts = None
+    if args.prompts is not None:
+        prompts = {
+            "system": args.prompts / f"{role}.system.md",
+            "observation": args.prompts / f"{role}.observation.md",
+            "retry_hint": args.prompts / "retry-hint.md",
+        }
+    data: dict[str, Any] = {
+        "provider": {
+            "kind": kind,
+            "base_url": args.base_url,
+            "api_key_env": args.api_key_env,
+            "transport": args.transport,
+        },
+        "model": model,
+        "prompts": prompts,
+        "temperature": args.temperature,
+        "max_tokens": args.max_tokens,
+        "structured_output": args.structured,
+        "call_timeout_seconds": args.call_timeout,
+        "allowance_seconds": max(args.call_timeout * 2, args.call_timeout),
+    }
+    try:
+        return LLMSeatOptions.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, "seat options")) from None
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
-    config = LighthouseConfig.for_variant(args.variant)
+    overrides = {}
+    if args.episode_timeout is not None:
+        overrides["episode_timeout_seconds"] = args.episode_timeout
+    config = LighthouseConfig.for_variant(args.variant, **overrides)
     game = LighthouseGame()
     state = new_game(config, generate_board(config, args.seed))
-    seats = baseline_seats(game, state)
+    keeper = _seat_options(args.keeper, KEEPER, args)
+    runners = _seat_options(args.runners, RUNNER, args)
     print(
-        f"Lighthouse, seed {args.seed}, variant {args.variant}: LANTERN keeper, "
-        f"WALLHUG runners ({', '.join(config.aliases)})"
+        f"Lighthouse, seed {args.seed}, variant {args.variant}: keeper {args.keeper}, "
+        f"runners {args.runners} ({', '.join(config.aliases)})"
     )
     for row in state.board.to_ascii():
         print("    " + row)
@@ -64,24 +112,31 @@ def _cmd_play(args: argparse.Namespace) -> int:
         if args.delay:
             time.sleep(args.delay)
 
-    on_tick = None if args.quiet else show
-    writer = RecordWriter(args.record) if args.record else None
-    try:
-        outcome = asyncio.run(
-            run_episode(
-                game,
-                state,
-                seats,
-                episode_id=f"lighthouse-{args.variant}-seed{args.seed}",
-                seed=args.seed,
-                variant=args.variant,
-                writer=writer,
-                on_tick=on_tick,
-            )
-        )
-    finally:
-        if writer is not None:
-            writer.close()
+    async def play() -> Any:
+        factory = SeatFactory()
+        seats: dict[str, Seat] = dict(baseline_seats(game, state))
+        try:
+            for spec in game.seats(state):
+                options = keeper if spec.role == KEEPER else runners
+                if options is not None:
+                    seats[spec.seat] = factory.seat(game, spec.role, options)
+            for warning in await factory.preflight():
+                print(f"warning: {warning}", file=sys.stderr)
+            with RecordWriter(args.record) if args.record else nullcontext() as writer:
+                return await run_episode(
+                    game,
+                    state,
+                    seats,
+                    episode_id=f"lighthouse-{args.variant}-seed{args.seed}",
+                    seed=args.seed,
+                    variant=args.variant,
+                    writer=writer,
+                    on_tick=None if args.quiet else show,
+                )
+        finally:
+            await factory.aclose()
+
+    outcome = asyncio.run(play())
     print(game.render_results(outcome.results))
     if args.record:
         print(f"record written to {args.record}")
@@ -109,9 +164,31 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--json", action="store_true", help="print JSON instead of text")
     board.set_defaults(func=_cmd_board)
 
-    play = sub.add_parser("play", help="play one LANTERN + 3 WALLHUG episode in the terminal")
+    play = sub.add_parser(
+        "play",
+        help="play one episode in the terminal (LANTERN + 3 WALLHUG unless told otherwise)",
+    )
     play.add_argument("--seed", type=int, required=True)
     play.add_argument("--variant", choices=VARIANTS, default="default")
+    play.add_argument(
+        "--keeper", default="lantern", help="lantern (default), openai:MODEL or anthropic:MODEL"
+    )
+    play.add_argument(
+        "--runners", default="wallhug", help="wallhug (default), openai:MODEL or anthropic:MODEL"
+    )
+    play.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, Ollama, ...)")
+    play.add_argument(
+        "--api-key-env", help="environment variable holding the API key (default per provider)"
+    )
+    play.add_argument("--prompts", type=Path, help="a folder of prompt files to use instead")
+    play.add_argument("--temperature", type=float)
+    play.add_argument("--max-tokens", type=int, default=512)
+    play.add_argument("--call-timeout", type=float, default=60.0, help="seconds per call")
+    play.add_argument("--episode-timeout", type=float, help="episodeTimeoutSeconds")
+    play.add_argument(
+        "--structured", action="store_true", help="ask for schema-constrained JSON replies"
+    )
+    play.add_argument("--transport", choices=("httpx", "aiohttp"), default="httpx")
     play.add_argument("--record", type=Path, help="write the episode record (JSONL) here")
     play.add_argument("--quiet", action="store_true", help="print only the results")
     play.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each tick")

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from harness import __version__
-from harness.errors import HarnessError
+from harness.errors import HarnessError, PlayBudgetExhausted
 from harness.game import Game
 from harness.records import RECORD_VERSION, RecordWriter
 from harness.seats import Seat, SeatReply, SeatRequest
@@ -129,9 +129,9 @@ async def run_episode(
                 replies: list[SeatReply] = await gather_all(
                     [seats[r.seat.seat].decide(r) for r in requests]
                 )
-        except TimeoutError:
-            if not window.expired():  # a seat's own error, not the budget
-                raise
+        except (TimeoutError, PlayBudgetExhausted) as exc:
+            if isinstance(exc, TimeoutError) and not window.expired():
+                raise  # a seat's own error, not the budget
             # The budget ran out before every decision was in: this tick is not
             # resolved, and the episode ends at the last resolved one (D2).
             state = game.end_by_deadline(state)
@@ -171,6 +171,8 @@ def _turn(game: Game[Any], reply: SeatReply) -> dict[str, Any]:
         "rawClipped": clipped.clipped,
         "decision": _json(game.decision_model(reply.decision)),
         "source": reply.source,
+        "replies": [_json(r) for r in reply.replies],
+        "calls": [_json(c) for c in reply.calls],
         "wallClock": {"latencyMs": round(reply.latency_s * 1000, 3)},
     }
 

@@ -8,13 +8,23 @@ caller can catch the whole family in one place and let genuine bugs through::
     ├── BoardError             a board cannot be generated or an ASCII board is malformed
     ├── RulesError             a game was driven outside its rules (e.g. a move for a
     │                          resolved runner, a tick after the end)
-    └── RecordError            an episode record is malformed or unreadable
+    ├── RecordError            an episode record is malformed or unreadable
+    ├── PlayBudgetExhausted    the episode's play budget ran out during a tick (D2);
+    │                          the runner ends the episode with reason deadline
+    └── ProviderError          an LLM call failed (messages never contain an API key)
+        ├── TransientProviderError   worth retrying: 429, 5xx, timeout, dropped connection
+        ├── BadResponseError         an answer that cannot be used (e.g. invalid UTF-8):
+        │                            the seat falls back for the tick, no retry
+        └── FatalProviderError       auth, not found, bad request, missing key: stops
+                                     the run (a preflight call catches these early)
 
 A model reply that fails to parse is *not* an exception: it is an expected outcome,
 returned as a :class:`harness.games.lighthouse.replies.ParseFailure` value.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 
 class HarnessError(Exception):
@@ -37,4 +47,57 @@ class RecordError(HarnessError, ValueError):
     """An episode record is malformed, truncated or of an unknown version."""
 
 
-__all__ = ["BoardError", "ConfigError", "HarnessError", "RecordError", "RulesError"]
+class PlayBudgetExhausted(HarnessError):
+    """The episode's wall-clock play budget ran out before a seat could answer (D2)."""
+
+
+ErrorKind = Literal[
+    "rate_limit",
+    "server",
+    "timeout",
+    "connection",
+    "decode",
+    "auth",
+    "not_found",
+    "bad_request",
+    "missing_key",
+]
+
+
+class ProviderError(HarnessError):
+    """An LLM provider call failed. ``kind`` is one of :data:`ErrorKind`."""
+
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+
+
+class TransientProviderError(ProviderError):
+    """A failure worth retrying; ``retry_after`` is the server's hint in seconds, if any."""
+
+    def __init__(self, kind: ErrorKind, message: str, retry_after: float | None = None) -> None:
+        super().__init__(kind, message)
+        self.retry_after = retry_after
+
+
+class BadResponseError(ProviderError):
+    """The provider answered, but not with anything usable (decision R7: fallback_api)."""
+
+
+class FatalProviderError(ProviderError):
+    """A failure no retry can fix: it stops the run with this message."""
+
+
+__all__ = [
+    "BadResponseError",
+    "BoardError",
+    "ConfigError",
+    "ErrorKind",
+    "FatalProviderError",
+    "HarnessError",
+    "PlayBudgetExhausted",
+    "ProviderError",
+    "RecordError",
+    "RulesError",
+    "TransientProviderError",
+]

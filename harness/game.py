@@ -70,6 +70,10 @@ class Game(Protocol[StateT]):
         """The name of the role's scripted baseline (e.g. ``"lantern"``)."""
         ...
 
+    def reply_schema(self, role: str) -> dict[str, Any]:
+        """The JSON Schema of the role's reply, for schema-constrained output."""
+        ...
+
     def parse_reply(self, observation: Any, text: str) -> Any | ParseFailure:
         """A reply to ``observation`` as a decision, or a :class:`ParseFailure`."""
         ...

@@ -94,15 +94,59 @@ class TurnWallClock(RecordModel):
     latency_ms: float
 
 
-class SeatTurn(RecordModel, Generic[DecisionT]):
-    """One seat's turn in one tick: its raw reply, the decision taken, and its source."""
+class ParseErrorRecord(RecordModel):
+    """Why a model's reply did not parse."""
+
+    kind: str
+    message: str
+
+
+class ModelReply(RecordModel):
+    """One reply a model gave this tick (the first, and the retry if there was one)."""
 
     raw: str = Field(description="The reply text, whole up to 1 MiB (decision R8).")
     raw_length: int = Field(description="Length of the full reply in UTF-8 bytes.")
     raw_sha256: str = Field(description="sha256 of the full reply's UTF-8 bytes.")
     raw_clipped: bool = Field(False, description="True when raw was cut at 1 MiB.")
+    parse_error: ParseErrorRecord | None = Field(None, description="Null when the reply parsed.")
+
+
+class CallWallClock(RecordModel):
+    """Wall-clock facts of one call."""
+
+    latency_ms: float
+
+
+class CallRecord(RecordModel):
+    """Accounting for one logical LLM call, its transport retries included."""
+
+    provider: str
+    model: str
+    attempts: int
+    errors: list[str] = Field(description="The error kind of every failed attempt.")
+    failure: str | None = Field(None, description="Why the call gave up, or null.")
+    input_tokens: int
+    output_tokens: int
+    reasoning_tokens: int | None = None
+    cost_usd: float | None = None
+    wall_clock: CallWallClock | None = None
+
+
+class SeatTurn(RecordModel, Generic[DecisionT]):
+    """One seat's turn in one tick: the text the decision came from, the decision, its source.
+
+    For an LLM seat ``replies`` holds every model reply of the tick and ``calls`` the
+    accounting of every call; on a fallback, ``raw`` is the baseline's reply.
+    """
+
+    raw: str = Field(description="The text the decision was parsed from, whole up to 1 MiB.")
+    raw_length: int = Field(description="Length of the full text in UTF-8 bytes.")
+    raw_sha256: str = Field(description="sha256 of the full text's UTF-8 bytes.")
+    raw_clipped: bool = Field(False, description="True when raw was cut at 1 MiB.")
     decision: DecisionT
     source: Source
+    replies: list[ModelReply] = Field(default_factory=list)
+    calls: list[CallRecord] = Field(default_factory=list)
     wall_clock: TurnWallClock | None = None
 
 
@@ -188,10 +232,14 @@ __all__ = [
     "RECORD_VERSION",
     "AgentInfo",
     "AgentKind",
+    "CallRecord",
+    "CallWallClock",
     "EndLine",
     "EndWallClock",
     "HeaderLine",
     "HeaderWallClock",
+    "ModelReply",
+    "ParseErrorRecord",
     "RecordModel",
     "RecordWriter",
     "SeatInfo",

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from harness.errors import HarnessError
 from harness.game import Game, ParseFailure, SeatSpec
-from harness.records import AgentInfo, Source
+from harness.records import AgentInfo, CallRecord, ModelReply, Source
 
 
 @dataclass(frozen=True)
@@ -30,12 +30,18 @@ class SeatRequest:
 
 @dataclass(frozen=True)
 class SeatReply:
-    """One seat's answer for one tick."""
+    """One seat's answer for one tick.
+
+    ``raw`` is the text the decision was parsed from; an LLM seat also reports every
+    model reply of the tick and every call's accounting, for the record.
+    """
 
     raw: str
     decision: Any
     source: Source
     latency_s: float = 0.0
+    replies: tuple[ModelReply, ...] = ()
+    calls: tuple[CallRecord, ...] = ()
 
 
 class Seat(Protocol):

@@ -94,6 +94,26 @@ class LighthouseGame:
             return lantern(observation)
         return wallhug(observation)
 
+    def reply_schema(self, role: str) -> dict[str, Any]:
+        # Strict structured-output modes want every property required and no others.
+        if role == KEEPER:
+            properties: dict[str, Any] = {
+                "transmit": {"type": "boolean"},
+                "message": {"type": "string"},
+                "notes": {"type": "string"},
+            }
+        else:
+            properties = {
+                "move": {"type": "string", "enum": [m.value for m in Move]},
+                "notes": {"type": "string"},
+            }
+        return {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        }
+
     def parse_reply(
         self, observation: Any, text: str
     ) -> KeeperDecision | RunnerDecision | ParseFailure:

@@ -1,0 +1,76 @@
+"""Anthropic Messages through the official SDK (its own retries off)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+
+from harness.llm.openai_provider import Transport
+from harness.llm.sdk_errors import classify
+from harness.llm.types import Completion, CompletionRequest, Usage
+
+
+def _http_client(transport: Transport) -> Any:
+    if transport == "aiohttp":
+        return anthropic.DefaultAioHttpClient()
+    return None
+
+
+class AnthropicProvider:
+    """Messages API: system prompts go in ``system``, the rest alternate user/assistant."""
+
+    name = "anthropic"
+
+    def __init__(
+        self, *, api_key: str, base_url: str | None = None, transport: Transport = "httpx"
+    ) -> None:
+        self._secrets = (api_key,)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            http_client=_http_client(transport),
+        )
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": [
+                {"role": m.role, "content": m.content}
+                for m in request.messages
+                if m.role != "system"
+            ],
+            "max_tokens": request.max_tokens,
+            "timeout": request.timeout_s,
+        }
+        if system:
+            kwargs["system"] = system
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
+        if request.json_schema is not None:
+            kwargs["output_config"] = {
+                "format": {"type": "json_schema", "schema": request.json_schema}
+            }
+        try:
+            response = await self._client.messages.create(**kwargs)
+        except (anthropic.AnthropicError, UnicodeDecodeError) as exc:
+            raise classify(exc, self.name, self._secrets) from None
+        text = "".join(
+            block.text for block in response.content if getattr(block, "type", "") == "text"
+        )
+        return Completion(
+            text=text,
+            usage=Usage(
+                input_tokens=response.usage.input_tokens,
+                output_tokens=response.usage.output_tokens,
+            ),
+            model=response.model or request.model,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+__all__ = ["AnthropicProvider"]

@@ -1,0 +1,155 @@
+"""The one wrapper around every LLM call: retries, time bounds, limits, accounting.
+
+- tenacity is the only retry layer (the SDKs are built with ``max_retries=0``). It
+  retries 429s (honouring Retry-After, capped), 5xx, timeouts and dropped
+  connections, with jittered exponential backoff, and stops rather than sleep past
+  the caller's deadline.
+- ``asyncio.timeout`` bounds each attempt by min(call timeout, time left).
+- Each attempt takes its own slot from the (provider, model) limiter, so a retry
+  waits its turn like any other call.
+- A :class:`FatalProviderError` (auth, not found, bad request) propagates: the run
+  must stop. Transient failures that outlast the deadline, and unusable responses,
+  come back as a :class:`CallReport` with ``failure`` set: the seat falls back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field, replace
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    wait_random_exponential,
+)
+
+from harness.errors import BadResponseError, ErrorKind, TransientProviderError
+from harness.llm.limits import CallLimiter
+from harness.llm.types import Completion, CompletionRequest, Provider, Usage
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long one attempt may take and how retries back off."""
+
+    call_timeout_s: float = 60.0
+    backoff_initial_s: float = 0.5
+    backoff_max_s: float = 8.0
+    retry_after_cap_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million input and output tokens."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+
+    def cost(self, usage: Usage) -> float:
+        """The price of ``usage``."""
+        return (
+            usage.input_tokens * self.input_per_mtok + usage.output_tokens * self.output_per_mtok
+        ) / 1_000_000
+
+
+@dataclass
+class CallReport:
+    """Accounting for one logical call, every retry included."""
+
+    provider: str
+    model: str
+    attempts: int = 0
+    errors: list[ErrorKind] = field(default_factory=list)
+    latency_s: float = 0.0
+    completion: Completion | None = None
+    failure: TransientProviderError | BadResponseError | None = None
+    cost_usd: float | None = None
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens of the successful attempt (failed attempts report none)."""
+        return self.completion.usage if self.completion else Usage()
+
+
+class _Wait:
+    """Jittered exponential backoff, but never shorter than a (capped) Retry-After."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._jitter = wait_random_exponential(
+            multiplier=policy.backoff_initial_s, max=policy.backoff_max_s
+        )
+        self._cap = policy.retry_after_cap_s
+
+    def __call__(self, state: RetryCallState) -> float:
+        backoff: float = self._jitter(state)
+        exc = state.outcome.exception() if state.outcome else None
+        hint = getattr(exc, "retry_after", None)
+        if hint is not None:
+            return min(float(hint), self._cap)
+        return backoff
+
+
+class _StopAtDeadline:
+    """Stop when the next attempt could not start before the deadline."""
+
+    def __init__(self, deadline: float) -> None:
+        self._deadline = deadline
+
+    def __call__(self, state: RetryCallState) -> bool:
+        now = asyncio.get_running_loop().time()
+        return now + state.upcoming_sleep >= self._deadline
+
+
+async def call_llm(
+    provider: Provider,
+    request: CompletionRequest,
+    *,
+    limiter: CallLimiter,
+    policy: RetryPolicy,
+    deadline: float,
+    price: Price | None = None,
+) -> CallReport:
+    """Call ``provider`` with retries until it answers or ``deadline`` (``loop.time()``)."""
+    loop = asyncio.get_running_loop()
+    report = CallReport(provider=provider.name, model=request.model)
+    started = time.perf_counter()
+
+    async def attempt() -> Completion:
+        report.attempts += 1
+        left = deadline - loop.time()
+        bound = min(policy.call_timeout_s, left)
+        try:
+            if bound <= 0:
+                raise TimeoutError
+            async with asyncio.timeout(bound):
+                async with limiter.slot():
+                    return await provider.complete(replace(request, timeout_s=bound))
+        except TimeoutError:
+            report.errors.append("timeout")
+            raise TransientProviderError(
+                "timeout", f"{provider.name}: no answer within {bound:.1f} s"
+            ) from None
+        except (TransientProviderError, BadResponseError) as exc:
+            report.errors.append(exc.kind)
+            raise
+
+    retrying = AsyncRetrying(
+        retry=retry_if_exception_type(TransientProviderError),
+        wait=_Wait(policy),
+        stop=_StopAtDeadline(deadline),
+        reraise=True,
+        sleep=asyncio.sleep,
+    )
+    try:
+        report.completion = await retrying(attempt)
+    except (TransientProviderError, BadResponseError) as exc:
+        report.failure = exc
+    report.latency_s = time.perf_counter() - started
+    if report.completion is not None and price is not None:
+        report.cost_usd = price.cost(report.completion.usage)
+    return report
+
+
+__all__ = ["CallReport", "Price", "RetryPolicy", "call_llm"]

@@ -1,0 +1,89 @@
+"""OpenAI Chat Completions, and any OpenAI-compatible server by ``base_url``.
+
+vLLM, Ollama, llama.cpp's server and OpenRouter all speak this API. The SDK's own
+retries are off (``max_retries=0``): :mod:`harness.llm.calls` is the only retry layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import openai
+
+from harness.llm.sdk_errors import classify
+from harness.llm.types import Completion, CompletionRequest, Usage
+
+Transport = Literal["httpx", "aiohttp"]
+
+
+def _http_client(transport: Transport) -> Any:
+    if transport == "aiohttp":
+        return openai.DefaultAioHttpClient()
+    return None
+
+
+class OpenAIProvider:
+    """Chat Completions through the official SDK."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        transport: Transport = "httpx",
+        max_tokens_field: Literal["max_tokens", "max_completion_tokens"] | None = None,
+    ) -> None:
+        self._secrets = (api_key,)
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            http_client=_http_client(transport),
+        )
+        # OpenAI's newer models want max_completion_tokens; most compatible servers
+        # only know max_tokens.
+        self._max_tokens_field = max_tokens_field or (
+            "max_completion_tokens" if base_url is None else "max_tokens"
+        )
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            self._max_tokens_field: request.max_tokens,
+            "timeout": request.timeout_s,
+        }
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
+        if request.json_schema is not None:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": request.json_schema, "strict": True},
+            }
+        try:
+            response = await self._client.chat.completions.create(**kwargs)
+        except (openai.OpenAIError, UnicodeDecodeError) as exc:
+            raise classify(exc, self.name, self._secrets) from None
+        choices = getattr(response, "choices", None) or []
+        text = (choices[0].message.content or "") if choices else ""
+        usage = response.usage
+        details = getattr(usage, "completion_tokens_details", None) if usage else None
+        return Completion(
+            text=text,
+            usage=Usage(
+                input_tokens=usage.prompt_tokens if usage else 0,
+                output_tokens=usage.completion_tokens if usage else 0,
+                reasoning_tokens=getattr(details, "reasoning_tokens", None),
+            ),
+            model=response.model or request.model,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+__all__ = ["OpenAIProvider", "Transport"]

@@ -1,0 +1,68 @@
+"""The small vocabulary every provider speaks: messages in; text, usage, latency out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message."""
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts as the provider reported them (None where it did not)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    """One call's inputs. ``json_schema``: ask for schema-constrained JSON, when set."""
+
+    model: str
+    messages: tuple[Message, ...]
+    temperature: float | None = None
+    max_tokens: int = 1024
+    seed: int | None = None
+    json_schema: dict[str, Any] | None = None
+    timeout_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One call's output."""
+
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+
+class Provider(Protocol):
+    """An LLM API behind one async call. Implementations raise only ProviderError kinds.
+
+    Retrying, throttling, time bounds and accounting are not the provider's business:
+    :mod:`harness.llm.calls` wraps every call once, in one place.
+    """
+
+    name: str
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Send ``request`` once and return the reply text and usage."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...
+
+
+__all__ = ["Completion", "CompletionRequest", "Message", "Provider", "Role", "Usage"]
