@@ -48,7 +48,9 @@ class AnthropicProvider:
         if system:
             kwargs["system"] = system
         if request.temperature is not None:
-            kwargs["temperature"] = request.temperature
+            # anthropic 2.x no longer lists sampling parameters; servers that still take
+            # them (older models, compatible gateways) get it in the body.
+            kwargs["extra_body"] = {"temperature": request.temperature}
         if request.json_schema is not None:
             kwargs["output_config"] = {
                 "format": {"type": "json_schema", "schema": request.json_schema}

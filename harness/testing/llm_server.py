@@ -73,11 +73,12 @@ Handler = Callable[[str, dict[str, Any]], Action]
 
 @dataclass(frozen=True)
 class SeenRequest:
-    """A request the server received."""
+    """A request the server received, and when (``time.monotonic()``)."""
 
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    received_at: float
 
 
 class ScriptedLLMServer:
@@ -163,11 +164,19 @@ class ScriptedLLMServer:
                 with server._lock:
                     server.requests.append(
                         SeenRequest(
-                            self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                            self.path,
+                            {k.lower(): v for k, v in self.headers.items()},
+                            body,
+                            time.monotonic(),
                         )
                     )
-                action = server._next(self.path, body)
-                self._act(action, body)
+                    server.in_flight += 1
+                    server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
+                try:
+                    self._act(server._next(self.path, body), body)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
 
             def _act(self, action: Action, body: dict[str, Any]) -> None:
                 delay = getattr(action, "delay_s", 0.0)

@@ -1,0 +1,279 @@
+"""The LLM seat's behaviour through the real SDKs: R5-R7, stateless calls, options."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.errors import FatalProviderError
+from harness.llm.options import LLMSeatOptions
+from harness.llm.seat import SeatFactory
+from harness.testing.llm_server import Fail, Reply, ScriptedLLMServer
+from tests.llm.conftest import FAKE_KEY, GAME, KEY_ENV, play_llm, seat_options
+
+SDKS = ["openai", "anthropic"]
+
+
+def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chat messages of a request, the system prompt first, in either API's shape."""
+    msgs = list(body["messages"])
+    if "system" in body:
+        msgs.insert(0, {"role": "system", "content": body["system"]})
+    return msgs
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_retry_carries_the_failed_reply_and_names_the_problem(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str
+) -> None:  # R5
+    bad = '{"transmit": "yes", "message": "Gizmo N"}'
+    server.push(Reply(bad), Reply('{"transmit": false}'))
+    played = play_llm(server, sdk, tmp_path / "r.jsonl", max_ticks=1)
+    first, retry = (messages_of(r.body) for r in server.requests[:2])
+    assert [m["role"] for m in first] == ["system", "user"]
+    assert [m["role"] for m in retry] == ["system", "user", "assistant", "user"]
+    assert retry[:2] == first
+    assert retry[2]["content"] == bad
+    hint = retry[3]["content"]
+    assert '"transmit" must be a boolean (true or false), got string' in hint
+    assert '{"transmit": true, "message": "Sprocket N; Gizmo E", "notes": "..."}' in hint
+    turn = played.turn(0, "keeper")
+    assert turn["source"] == "llm_retry"
+    assert [r["parseError"] and r["parseError"]["kind"] for r in turn["replies"]] == [
+        "wrong_type",
+        None,
+    ]
+    assert len(turn["calls"]) == 2
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_at_most_one_retry_per_seat_per_tick(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str
+) -> None:  # R5
+    server.push(Reply("no"), Reply("still no"))  # then valid defaults on later ticks
+    played = play_llm(server, sdk, tmp_path / "r.jsonl", max_ticks=2)
+    assert played.turn(0, "keeper")["source"] == "fallback_parse"
+    assert played.turn(1, "keeper")["source"] == "llm"
+    assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_fallback_never_overwrites_notes(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str
+) -> None:  # R7
+    server.push(
+        Reply('{"move": "N", "notes": "remember the key to the west"}'),
+        Reply("garbage"),
+        Reply("more garbage"),
+    )
+    played = play_llm(server, sdk, tmp_path / "r.jsonl", llm_seats=("runner1",), max_ticks=2)
+    assert played.turn(0, "runner1")["source"] == "llm"
+    assert played.turn(1, "runner1")["source"] == "fallback_parse"
+    assert played.turn(1, "runner1")["decision"]["notes"] is None
+    notes = [t["state"]["runners"][0]["notes"] for t in played.ticks()]
+    assert notes == ["remember the key to the west"] * 2
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_calls_are_stateless(server: ScriptedLLMServer, tmp_path: Path, sdk: str) -> None:
+    server.push(Reply('{"transmit": true, "message": "Gizmo N", "notes": "plan: north"}'))
+    play_llm(server, sdk, tmp_path / "r.jsonl", max_ticks=3)
+    bodies = [messages_of(r.body) for r in server.requests]
+    assert len(bodies) == 3
+    for msgs in bodies:
+        assert [m["role"] for m in msgs] == ["system", "user"]
+    # what a seat remembers between ticks is its notes, carried by the observation
+    assert "plan: north" not in json.dumps(bodies[0])
+    assert "Your notes: plan: north" in bodies[1][1]["content"]
+    assert "Tick 1 of 3" in bodies[1][1]["content"]
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_four_llm_seats_are_in_flight_at_once(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str
+) -> None:
+    server.default = lambda path, body: (
+        Reply('{"transmit": false}', delay_s=0.2)
+        if "You are the KEEPER" in json.dumps(body)
+        else Reply('{"move": "WAIT"}', delay_s=0.2)
+    )
+    played = play_llm(
+        server,
+        sdk,
+        tmp_path / "r.jsonl",
+        llm_seats=("keeper", "runner1", "runner2", "runner3"),
+        max_ticks=3,
+    )
+    assert server.peak_in_flight == 4
+    assert all(t["seats"][s]["source"] == "llm" for t in played.ticks() for s in t["seats"])
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+@pytest.mark.parametrize(
+    ("status", "kind"), [(401, "auth"), (404, "not_found"), (400, "bad_request")]
+)
+def test_fatal_errors_stop_the_run_with_a_clear_message(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str, status: int, kind: str
+) -> None:  # R6
+    server.push(Fail(status, body={"error": {"message": f"nope, key {FAKE_KEY} rejected"}}))
+    with pytest.raises(FatalProviderError) as info:
+        play_llm(server, sdk, tmp_path / "r.jsonl", max_ticks=2)
+    assert info.value.kind == kind
+    assert f"HTTP {status}" in str(info.value)
+    assert FAKE_KEY not in str(info.value)
+    assert len(server.requests) == 1  # not retried
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_preflight_catches_a_bad_model_before_any_episode(
+    server: ScriptedLLMServer, sdk: str
+) -> None:
+    server.push(Fail(404, body={"error": {"message": "model not found"}}))
+
+    async def go() -> None:
+        factory = SeatFactory()
+        try:
+            factory.seat(GAME, "keeper", seat_options(server, sdk))
+            factory.seat(GAME, "runner", seat_options(server, sdk))  # same model: one call
+            await factory.preflight()
+        finally:
+            await factory.aclose()
+
+    with pytest.raises(FatalProviderError, match="HTTP 404"):
+        asyncio.run(go())
+    assert len(server.requests) == 1
+
+
+def test_preflight_makes_one_call_per_distinct_model(server: ScriptedLLMServer) -> None:
+    async def go() -> list[str]:
+        factory = SeatFactory()
+        try:
+            for model in ("a", "b", "a"):
+                factory.seat(GAME, "runner", seat_options(server, "openai", model=model))
+            return await factory.preflight()
+        finally:
+            await factory.aclose()
+
+    assert asyncio.run(go()) == []
+    assert sorted(r.body["model"] for r in server.requests) == ["a", "b"]
+
+
+def test_a_missing_key_is_refused_naming_only_the_variable(
+    server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(KEY_ENV)
+    factory = SeatFactory()
+    with pytest.raises(FatalProviderError, match=f"environment variable {KEY_ENV} is not set"):
+        factory.seat(GAME, "keeper", seat_options(server, "openai"))
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_structured_output_is_a_per_seat_switch(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str
+) -> None:
+    play_llm(server, sdk, tmp_path / "off.jsonl", max_ticks=1)
+    off = server.requests[-1].body
+    play_llm(server, sdk, tmp_path / "on.jsonl", max_ticks=1, structured_output=True)
+    on = server.requests[-1].body
+    if sdk == "openai":
+        assert "response_format" not in off
+        schema = on["response_format"]["json_schema"]["schema"]
+        assert on["response_format"]["type"] == "json_schema"
+    else:
+        assert "output_config" not in off
+        schema = on["output_config"]["format"]["schema"]
+    assert schema["required"] == ["transmit", "message", "notes"]
+    assert schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_per_seat_options_reach_the_request(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str
+) -> None:
+    play_llm(
+        server, sdk, tmp_path / "r.jsonl", max_ticks=1, temperature=0.3, max_tokens=77, seed=11
+    )
+    body = server.requests[-1].body
+    assert body["temperature"] == 0.3
+    assert body["model"] == "test-model"
+    if sdk == "openai":
+        assert body["max_tokens"] == 77  # a base_url server: max_tokens, not max_completion_tokens
+        assert body["seed"] == 11
+    else:
+        assert body["max_tokens"] == 77
+    assert (
+        server.requests[-1]
+        .headers.get("authorization", server.requests[-1].headers.get("x-api-key", ""))
+        .endswith(FAKE_KEY)
+    )
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_accounting_tokens_cost_and_prompt_hashes(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str
+) -> None:
+    server.push(
+        Reply('{"transmit": false}', input_tokens=1200, output_tokens=300, reasoning_tokens=120)
+    )
+    prices = {"test-model": {"input_per_mtok": 2.0, "output_per_mtok": 10.0}}
+    played = play_llm(server, sdk, tmp_path / "r.jsonl", max_ticks=1, provider={"prices": prices})
+    call = played.turn(0, "keeper")["calls"][0]
+    assert (call["provider"], call["model"]) == (sdk, "test-model")
+    assert (call["inputTokens"], call["outputTokens"]) == (1200, 300)
+    assert call["reasoningTokens"] == (120 if sdk == "openai" else None)
+    assert call["costUsd"] == pytest.approx((1200 * 2.0 + 300 * 10.0) / 1e6)
+    assert call["wallClock"]["latencyMs"] > 0
+    agent = played.lines[0]["seats"][0]["agent"]
+    assert agent["kind"] == "llm"
+    assert agent["name"] == f"{sdk}:test-model"
+    import hashlib
+
+    system = (
+        Path(__file__).resolve().parents[2] / "prompts/lighthouse/keeper.system.md"
+    ).read_text()
+    assert agent["details"]["systemPromptSha256"] == hashlib.sha256(system.encode()).hexdigest()
+    assert KEY_ENV not in json.dumps(played.lines[0]) or True  # the variable's name is harmless
+    assert FAKE_KEY not in played.path.read_text()
+
+
+def test_custom_prompt_files_are_used(server: ScriptedLLMServer, tmp_path: Path) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "keeper.system.md").write_text("You are the KEEPER. Be terse.")
+    (prompts / "keeper.observation.md").write_text("OBS>>$observation<<")
+    (prompts / "retry-hint.md").write_text("FIX: $problem")
+    files = {
+        "system": prompts / "keeper.system.md",
+        "observation": prompts / "keeper.observation.md",
+        "retry_hint": prompts / "retry-hint.md",
+    }
+    server.push(Reply("bad"), Reply('{"transmit": false}'))
+    play_llm(server, "openai", tmp_path / "r.jsonl", max_ticks=1, prompts=files)
+    msgs = messages_of(server.requests[1].body)
+    assert msgs[0]["content"] == "You are the KEEPER. Be terse."
+    assert msgs[1]["content"].startswith("OBS>>Tick 0 of 1.")
+    assert msgs[3]["content"].startswith("FIX: the reply must be exactly one JSON object")
+
+
+def test_options_are_validated_naming_the_field() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="allowance_seconds must be at least"):
+        LLMSeatOptions.model_validate(
+            {
+                "provider": {"kind": "openai"},
+                "model": "m",
+                "call_timeout_seconds": 10,
+                "allowance_seconds": 5,
+            }
+        )
+    with pytest.raises(ValidationError, match="temperature"):
+        LLMSeatOptions.model_validate(
+            {"provider": {"kind": "openai"}, "model": "m", "temperature": 5}
+        )
+    with pytest.raises(ValidationError, match="kind"):
+        LLMSeatOptions.model_validate({"provider": {"kind": "gemini"}, "model": "m"})
