@@ -83,7 +83,7 @@ def _seat_options(spec: str, role: str, args: argparse.Namespace) -> LLMSeatOpti
         "max_tokens": args.max_tokens,
         "structured_output": args.structured,
         "call_timeout_seconds": args.call_timeout,
-        "allowance_seconds": max(args.call_timeout * 2, args.call_timeout),
+        "allowance_seconds": args.call_timeout * 2,
     }
     try:
         return LLMSeatOptions.model_validate(data)
