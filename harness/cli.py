@@ -188,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--structured", action="store_true", help="ask for schema-constrained JSON replies"
     )
-    play.add_argument("--transport", choices=("httpx", "aiohttp"), default="httpx")
+    play.add_argument("--transport", choices=("aiohttp", "httpx"), default="aiohttp")
     play.add_argument("--record", type=Path, help="write the episode record (JSONL) here")
     play.add_argument("--quiet", action="store_true", help="print only the results")
     play.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each tick")

@@ -62,12 +62,12 @@ class Game(Protocol[StateT]):
         """The observation as the text a model reads."""
         ...
 
-    def baseline_reply(self, observation: Any) -> str:
-        """The seat's scripted baseline's reply to ``observation``, shaped like a model's."""
+    def baselines(self, role: str) -> tuple[str, ...]:
+        """The names of the role's scripted baselines; the first is the fallback."""
         ...
 
-    def baseline_name(self, role: str) -> str:
-        """The name of the role's scripted baseline (e.g. ``"lantern"``)."""
+    def baseline_reply(self, observation: Any, name: str | None = None) -> str:
+        """Baseline ``name``'s reply to ``observation`` (default: the role's fallback)."""
         ...
 
     def reply_schema(self, role: str) -> dict[str, Any]:

@@ -73,7 +73,7 @@ class BaselineSeat:
 
     async def decide(self, request: SeatRequest) -> SeatReply:
         start = time.perf_counter()
-        raw = request.game.baseline_reply(request.observation)
+        raw = request.game.baseline_reply(request.observation, self._agent.name)
         decision = request.game.parse_reply(request.observation, raw)
         if isinstance(decision, ParseFailure):  # a bug in the baseline, never a model's fault
             raise HarnessError(
@@ -84,7 +84,7 @@ class BaselineSeat:
 
 def baseline_seats(game: Game[Any], state: Any) -> dict[str, Seat]:
     """Every seat of ``state`` played by its role's baseline."""
-    return {spec.seat: BaselineSeat(game.baseline_name(spec.role)) for spec in game.seats(state)}
+    return {spec.seat: BaselineSeat(game.baselines(spec.role)[0]) for spec in game.seats(state)}
 
 
 __all__ = ["BaselineSeat", "Seat", "SeatReply", "SeatRequest", "baseline_seats"]

@@ -95,8 +95,8 @@ def test_golden_records_are_reproduced(tmp_path: Path, record: Path) -> None:
 class SlowSeat:
     """A baseline seat that takes its time, counting how many calls are in flight."""
 
-    def __init__(self, tracker: dict[str, int], delay: float = 0.01) -> None:
-        self.inner = BaselineSeat("slow")
+    def __init__(self, tracker: dict[str, int], role: str, delay: float = 0.01) -> None:
+        self.inner = BaselineSeat(GAME.baselines(role)[0])
         self.tracker = tracker
         self.delay = delay
 
@@ -119,7 +119,7 @@ class SlowSeat:
 def test_all_seats_of_a_tick_are_in_flight_at_once() -> None:
     state = start(7, max_ticks=6)
     tracker = {"now": 0, "peak": 0}
-    seats: dict[str, Seat] = {s.seat: SlowSeat(tracker) for s in GAME.seats(state)}
+    seats: dict[str, Seat] = {s.seat: SlowSeat(tracker, s.role) for s in GAME.seats(state)}
     outcome = play(state, seats=seats)
     assert tracker["peak"] == 4
     ticks = [line for line in outcome.lines if line.type == "tick"]
@@ -145,7 +145,7 @@ class HangAt:
     """A baseline seat that never answers from tick ``tick`` on."""
 
     def __init__(self, tick: int) -> None:
-        self.inner = BaselineSeat("hang")
+        self.inner = BaselineSeat("wallhug")
         self.tick = tick
 
     @property
@@ -198,7 +198,7 @@ class Broken:
 def test_a_seat_error_propagates_and_cancels_the_batch() -> None:
     state = start(1)
     tracker = {"now": 0, "peak": 0}
-    seats: dict[str, Seat] = {s.seat: SlowSeat(tracker, delay=5) for s in GAME.seats(state)}
+    seats: dict[str, Seat] = {s.seat: SlowSeat(tracker, s.role, delay=5) for s in GAME.seats(state)}
     seats["runner1"] = Broken()
     with pytest.raises(RuntimeError, match="seat blew up"):
         play(state, seats=seats)

@@ -45,7 +45,9 @@ class ProviderOptions(_Options):
     api_key_env: str | None = Field(
         None, description="Environment variable holding the key (never the key itself)."
     )
-    transport: Transport = Field("httpx", description="The SDK's HTTP transport.")
+    transport: Transport = Field(
+        "aiohttp", description="The SDKs' HTTP transport; aiohttp costs less CPU per call."
+    )
     requests_per_period: int | None = Field(None, ge=1, description="Rate limit, per model.")
     period_seconds: float = Field(60.0, gt=0)
     max_in_flight: int | None = Field(32, ge=1, description="Calls in flight, per model.")

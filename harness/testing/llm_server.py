@@ -71,6 +71,12 @@ Action = Reply | Fail | Raw | Hang | Drop
 Handler = Callable[[str, dict[str, Any]], Action]
 
 
+class _Server(ThreadingHTTPServer):
+    # The standard library queues only 5 pending connections; a burst of concurrent
+    # clients opening connections would see some of them reset.
+    request_queue_size = 256
+
+
 @dataclass(frozen=True)
 class SeenRequest:
     """A request the server received, and when (``time.monotonic()``)."""
@@ -94,7 +100,7 @@ class ScriptedLLMServer:
         """Requests being answered right now."""
         self.peak_in_flight = 0
         """The most requests ever answered at once (reset it between measurements)."""
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 

@@ -86,12 +86,22 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
 @pytest.mark.parametrize("sdk", SDKS)
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_case(server: ScriptedLLMServer, tmp_path: Path, sdk: str, case: str) -> None:
+def test_case(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str, case: str, transport: str
+) -> None:
     actions, options = scripted_case(sdk, case)
     server.push(*actions)
-    played = play_llm(server, sdk, tmp_path / "r.jsonl", max_ticks=1, **options)
+    played = play_llm(
+        server,
+        sdk,
+        tmp_path / "r.jsonl",
+        max_ticks=1,
+        provider={"transport": transport},
+        **options,
+    )
     source, hints = CASES[case]
     turn = played.turn(0, "keeper")
     assert turn["source"] == source

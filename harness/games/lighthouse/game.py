@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from baselines.lantern import lantern
+from baselines.silent import silent
 from baselines.wallhug import wallhug
 from harness.errors import RulesError
 from harness.game import ParseFailure, SeatSpec
@@ -42,6 +43,9 @@ from harness.games.lighthouse.state import (
 KEEPER: Final = "keeper"
 RUNNER: Final = "runner"
 ROLES: Final = (KEEPER, RUNNER)
+# The first of each role is the fallback for an LLM seat of that role.
+_KEEPER_BASELINES: Final = {"lantern": lantern, "silent": silent}
+_RUNNER_BASELINES: Final = {"wallhug": wallhug}
 
 
 def runner_seat_id(seat: int) -> str:
@@ -86,13 +90,19 @@ class LighthouseGame:
             return render_keeper(observation)
         return render_runner(observation)
 
-    def baseline_name(self, role: str) -> str:
-        return "lantern" if role == KEEPER else "wallhug"
+    def baselines(self, role: str) -> tuple[str, ...]:
+        return tuple(_KEEPER_BASELINES if role == KEEPER else _RUNNER_BASELINES)
 
-    def baseline_reply(self, observation: Any) -> str:
-        if isinstance(observation, KeeperObservation):
-            return lantern(observation)
-        return wallhug(observation)
+    def baseline_reply(self, observation: Any, name: str | None = None) -> str:
+        table: Mapping[str, Any] = (
+            _KEEPER_BASELINES if isinstance(observation, KeeperObservation) else _RUNNER_BASELINES
+        )
+        try:
+            baseline = table[name] if name is not None else next(iter(table.values()))
+        except KeyError:
+            raise RulesError(f"no baseline {name!r}; choose one of {sorted(table)}") from None
+        reply: str = baseline(observation)
+        return reply
 
     def reply_schema(self, role: str) -> dict[str, Any]:
         # Strict structured-output modes want every property required and no others.
