@@ -143,6 +143,98 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load(config_path: Path) -> Any:
+    from harness.tournament.config import load_tournament
+
+    game = LighthouseGame()
+    return load_tournament(
+        config_path, baselines={role: game.baselines(role) for role in (KEEPER, RUNNER)}
+    )
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from harness.tournament.progress import Progress
+    from harness.tournament.run import parse_shard, plan_episodes, run_tournament
+
+    config = _load(args.config)
+    shard = parse_shard(args.shard) if args.shard else (1, 1)
+    out = args.out or Path("results") / (
+        config.name if shard == (1, 1) else f"{config.name}-shard{shard[0]}of{shard[1]}"
+    )
+    progress = Progress(len(plan_episodes(config, shard)), 0)
+    print(f"tournament {config.name}: results in {out}", file=sys.stderr)
+    try:
+        outcome = asyncio.run(
+            run_tournament(
+                config,
+                out,
+                concurrency=args.concurrency,
+                shard=shard,
+                progress=progress,
+                config_file=str(args.config),
+            )
+        )
+    except KeyboardInterrupt:
+        progress.show(final=True)
+        print(
+            f"lighthouse: interrupted with {progress.done} of {progress.total} episodes "
+            "finished; run the same command again to play the rest",
+            file=sys.stderr,
+        )
+        return 130
+    print(
+        f"{outcome.played} episodes played, {outcome.already_done} already done, "
+        f"{outcome.planned} in all",
+        file=sys.stderr,
+    )
+    if not args.no_report:
+        print(_report_text(out, "md", None))
+    return 0
+
+
+def _report_text(folder_path: Path, fmt: str, reference: str | None) -> str:
+    from harness.report.build import build_report
+    from harness.report.render import to_csv, to_json, to_markdown
+    from harness.tournament.store import ResultsFolder
+
+    folder = ResultsFolder(folder_path)
+    if not folder.manifest_path.exists():
+        raise ConfigError(f"{folder_path}: no manifest.json here; is it a results folder?")
+    manifest = folder.manifest()
+    config = manifest.get("config", {})
+    order = [e["name"] for e in config.get("entrants", [])]
+    report = build_report(
+        LighthouseGame(),
+        folder.summaries(),
+        reference=reference or config.get("reference"),
+        order=order,
+        title=f"Tournament {config.get('name', folder_path.name)}",
+    )
+    render = {"md": to_markdown, "csv": to_csv, "json": to_json}[fmt]
+    return render(report)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    print(_report_text(args.dir, args.format, args.reference), end="")
+    if args.plot:
+        from harness.report.render import to_svg
+        from harness.tournament.store import ResultsFolder
+
+        folder = ResultsFolder(args.dir)
+        order = [e["name"] for e in folder.manifest().get("config", {}).get("entrants", [])]
+        args.plot.write_text(to_svg(folder.summaries(), order, high=42.0), encoding="utf-8")
+        print(f"plot written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from harness.tournament.merge import merge_folders
+
+    merged = merge_folders(args.dirs, args.out)
+    print(f"merged {len(args.dirs)} folders into {args.out}: {merged} episodes", file=sys.stderr)
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     from harness.games.lighthouse.record import record_schema
 
@@ -193,6 +285,26 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--quiet", action="store_true", help="print only the results")
     play.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each tick")
     play.set_defaults(func=_cmd_play)
+
+    run = sub.add_parser("run", help="play a tournament config; resumes where it stopped")
+    run.add_argument("config", type=Path)
+    run.add_argument("--out", type=Path, help="results folder (default results/<name>)")
+    run.add_argument("--concurrency", type=int, help="episodes at once (default: config's)")
+    run.add_argument("--shard", help="I/N: play only this machine's share")
+    run.add_argument("--no-report", action="store_true", help="do not print the report")
+    run.set_defaults(func=_cmd_run)
+
+    report = sub.add_parser("report", help="report on a results folder")
+    report.add_argument("dir", type=Path)
+    report.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    report.add_argument("--reference", help="the entrant to pair against")
+    report.add_argument("--plot", type=Path, help="also write an SVG of the score distributions")
+    report.set_defaults(func=_cmd_report)
+
+    merge = sub.add_parser("merge", help="join the results folders of a tournament's shards")
+    merge.add_argument("dirs", type=Path, nargs="+")
+    merge.add_argument("--out", type=Path, required=True)
+    merge.set_defaults(func=_cmd_merge)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of a record line")
     schema.set_defaults(func=_cmd_schema)

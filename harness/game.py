@@ -8,11 +8,13 @@ the result is. A game is a sibling package under ``harness/games/`` that impleme
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
+
+from harness.report.columns import Column
 
 StateT = TypeVar("StateT")
 
@@ -120,6 +122,14 @@ class Game(Protocol[StateT]):
 
     def render_results(self, results: Any) -> str:
         """A results model as text for the terminal."""
+        ...
+
+    def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
+        """A finished episode's figures, from its parsed record lines (for results lines)."""
+        ...
+
+    def report_columns(self) -> tuple[Column, ...]:
+        """The game's own report columns over :meth:`episode_metrics`."""
         ...
 
 

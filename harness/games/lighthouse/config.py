@@ -110,9 +110,9 @@ def format_validation_error(exc: ValidationError, source: str) -> str:
     """One line per problem, ``source: field.path: message``."""
     lines = []
     for err in exc.errors():
-        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        where = ".".join(str(part) for part in err["loc"])
         message = err["msg"].removeprefix("Value error, ")
-        lines.append(f"{source}: {where}: {message}")
+        lines.append(f"{source}: {where}: {message}" if where else f"{source}: {message}")
     return "\n".join(lines)
 
 

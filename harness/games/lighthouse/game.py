@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from baselines.lantern import lantern
@@ -11,6 +11,7 @@ from baselines.wallhug import wallhug
 from harness.errors import RulesError
 from harness.game import ParseFailure, SeatSpec
 from harness.games.lighthouse.config import LighthouseConfig
+from harness.games.lighthouse.metrics import COLUMNS, episode_metrics
 from harness.games.lighthouse.observe import (
     KeeperObservation,
     RunnerObservation,
@@ -39,6 +40,7 @@ from harness.games.lighthouse.state import (
     RunnerDecision,
     new_game,
 )
+from harness.report.columns import Column
 
 KEEPER: Final = "keeper"
 RUNNER: Final = "runner"
@@ -242,6 +244,12 @@ class LighthouseGame:
             lines.append("  the gate opens")
         lines.extend("    " + row for row in s.grid)
         return "\n".join(lines)
+
+    def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
+        return episode_metrics(lines)
+
+    def report_columns(self) -> tuple[Column, ...]:
+        return COLUMNS
 
     def render_results(self, results: Any) -> str:
         r: LighthouseResults = results

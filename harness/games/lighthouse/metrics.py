@@ -1,0 +1,76 @@
+"""Lighthouse's per-episode figures for results lines and reports, read from a record.
+
+Besides K, E, B and the clock, the radio figures: transmissions, message length in
+runes, clock spent talking, and order compliance: of the runner moves made while an
+order (inbox, else standing order) named that runner, how many moved as ordered,
+``hold`` counting as WAIT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from baselines.orders import find_order
+from harness.games.lighthouse.record import LighthouseEnd, LighthouseHeader, LighthouseTick
+from harness.games.lighthouse.state import STANDING_ORDER_MAX_AGE
+from harness.report.columns import Column
+
+COLUMNS: tuple[Column, ...] = (
+    Column("K", "keys", "K"),
+    Column("escape_rate", "escape rate", "E", "runners", percent=True),
+    Column("B", "time bonus", "B"),
+    Column("clock", "clock", "clock", digits=1),
+    Column("transmissions", "transmissions / ep", "transmissions", digits=1),
+    Column("message_runes", "runes / message", "messageRunes", "transmissions", digits=1),
+    Column("talk_clock", "clock spent talking", "talkClock", digits=1),
+    Column("compliance", "order compliance", "ordersFollowed", "ordersGiven", percent=True),
+)
+
+
+def episode_metrics(lines: Sequence[Any]) -> dict[str, float]:
+    """The figures of one finished episode, from its parsed record lines."""
+    header: LighthouseHeader = lines[0]
+    end: LighthouseEnd = lines[-1]
+    ticks: list[LighthouseTick] = [line for line in lines if line.type == "tick"]
+    aliases = {int(s.seat.removeprefix("runner")): s.name for s in header.seats if s.name}
+    sent: dict[int, str] = {}
+    given = followed = 0
+    runes = 0
+    for line in ticks:
+        t = line.tick
+        inbox = sent.get(t - 1)
+        standing = next(
+            (sent[s] for s in range(t - 2, t - 2 - STANDING_ORDER_MAX_AGE, -1) if s in sent),
+            None,
+        )
+        for runner in line.state.runners:
+            if runner.move is None:
+                continue
+            alias = aliases[runner.seat]
+            order = find_order(inbox, alias) or find_order(standing, alias)
+            if order is not None:
+                given += 1
+                followed += int(runner.move == order)
+        if line.state.transmission is not None:
+            sent[t] = line.state.transmission
+            runes += len(line.state.transmission)
+    r = end.results
+    return {
+        "teamScore": r.team_score,
+        "K": float(r.k),
+        "E": float(r.e),
+        "B": r.b,
+        "runners": 3.0,
+        "clock": float(r.clock),
+        "floodClock": float(r.flood_clock),
+        "ticks": float(r.ticks),
+        "transmissions": float(len(sent)),
+        "messageRunes": float(runes),
+        "talkClock": float(len(sent)),  # each transmission costs one clock
+        "ordersGiven": float(given),
+        "ordersFollowed": float(followed),
+    }
+
+
+__all__ = ["COLUMNS", "episode_metrics"]

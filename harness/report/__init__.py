@@ -1,0 +1,1 @@
+"""Reports over a tournament's results: statistics and tables."""

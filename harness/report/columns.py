@@ -1,0 +1,43 @@
+"""Columns a game contributes to reports: a mean of one figure, or a ratio of two sums."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Column:
+    """A report column over an entrant's episodes.
+
+    With no ``denominator`` it is the mean of ``numerator`` per episode; with one, it
+    is sum(numerator) / sum(denominator) over the episodes (e.g. escapes per runner).
+    """
+
+    key: str
+    label: str
+    numerator: str
+    denominator: str | None = None
+    digits: int = 2
+    percent: bool = False
+
+    def value(self, metrics: Sequence[dict[str, float]]) -> float | None:
+        """The column's value over ``metrics`` (one dict per episode), or None if undefined."""
+        if not metrics:
+            return None
+        top = sum(m.get(self.numerator, 0.0) for m in metrics)
+        if self.denominator is None:
+            return top / len(metrics)
+        bottom = sum(m.get(self.denominator, 0.0) for m in metrics)
+        return top / bottom if bottom else None
+
+    def format(self, value: float | None) -> str:
+        """``value`` as the table shows it."""
+        if value is None:
+            return "-"
+        if self.percent:
+            return f"{100 * value:.{max(self.digits - 1, 0)}f}%"
+        return f"{value:.{self.digits}f}"
+
+
+__all__ = ["Column"]

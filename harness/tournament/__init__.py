@@ -1,0 +1,1 @@
+"""Tournaments: many episodes per entrant on the same seeds, crash-safe, resumable."""

@@ -1,0 +1,222 @@
+"""Playing a tournament: every (entrant, variant, seed, repetition) episode, many at once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.episode import run_episode
+from harness.errors import ConfigError
+from harness.game import Game
+from harness.games.lighthouse.board import generate_board
+from harness.games.lighthouse.game import LighthouseGame
+from harness.games.lighthouse.state import new_game
+from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.llm.seat import SeatFactory
+from harness.records import RecordWriter
+from harness.seats import BaselineSeat, Seat
+from harness.tournament.config import (
+    BaselineSeatConfig,
+    EntrantConfig,
+    LLMSeatConfig,
+    SeatConfig,
+    TournamentConfig,
+)
+from harness.tournament.progress import Progress
+from harness.tournament.store import ResultsFolder
+from harness.tournament.summary import EpisodeSummary
+
+
+@dataclass(frozen=True)
+class EpisodePlan:
+    """One episode of the tournament. Its id is derived from what defines it."""
+
+    entrant: EntrantConfig
+    variant: str
+    seed: int
+    repetition: int
+
+    @property
+    def episode_id(self) -> str:
+        """``<entrant>--<variant>--s<seed>--r<repetition>``: stable across reruns."""
+        return f"{self.entrant.name}--{self.variant}--s{self.seed}--r{self.repetition}"
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"I/N"`` -> (I, N), 1 <= I <= N."""
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ConfigError(f"--shard: {text!r} is not I/N, e.g. 1/4") from None
+    if not 1 <= index <= count:
+        raise ConfigError(f"--shard: {text!r}: need 1 <= I <= N")
+    return index, count
+
+
+def plan_episodes(config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> list[EpisodePlan]:
+    """Every episode, ordered so that entrants advance together; then this shard's share.
+
+    The shard split is by position in that order (every N-th episode), so it is the
+    same on every machine.
+    """
+    plans = [
+        EpisodePlan(entrant, variant, seed, rep)
+        for rep in range(config.repetitions)
+        for variant in config.variants
+        for seed in config.seed_list()
+        for entrant in config.entrants
+    ]
+    index, count = shard
+    return [p for i, p in enumerate(plans) if i % count == index - 1]
+
+
+def game_of(config: TournamentConfig) -> LighthouseGame:
+    """The game a config plays."""
+    return LighthouseGame()
+
+
+def prompt_hashes(config: TournamentConfig, game: Game[Any]) -> dict[str, str]:
+    """sha256 of every prompt file an LLM seat of the config uses, by path."""
+    hashes = {}
+    for entrant in config.entrants:
+        for role, seat in _entrant_seats(entrant):
+            if isinstance(seat, LLMSeatConfig):
+                files = seat.prompts or default_prompt_files(game.name, role)
+                for prompt in vars(PromptSet.load(files)).values():
+                    hashes[str(prompt.path)] = prompt.sha256
+    return dict(sorted(hashes.items()))
+
+
+def _entrant_seats(entrant: EntrantConfig) -> list[tuple[str, SeatConfig]]:
+    return [("keeper", entrant.keeper), *(("runner", s) for s in entrant.runner_seats())]
+
+
+@dataclass
+class TournamentOutcome:
+    """What a run did."""
+
+    folder: ResultsFolder
+    planned: int
+    already_done: int
+    played: int
+    summaries: list[EpisodeSummary]
+
+
+async def run_tournament(
+    config: TournamentConfig,
+    out: Path,
+    *,
+    concurrency: int | None = None,
+    shard: tuple[int, int] = (1, 1),
+    progress: Progress | None = None,
+    environ: Mapping[str, str] | None = None,
+    config_file: str | None = None,
+) -> TournamentOutcome:
+    """Play every episode of ``config`` not yet finished in ``out``."""
+    game = game_of(config)
+    plans = plan_episodes(config, shard)
+    folder = ResultsFolder(out)
+    folder.open(
+        {
+            "game": game.name,
+            "configHash": config.config_hash(),
+            "config": json.loads(config.canonical_json()),
+            "configFile": config_file,
+            "shard": f"{shard[0]}/{shard[1]}",
+            "prompts": prompt_hashes(config, game),
+            "episodes": len(plans),
+        }
+    )
+    by_id = {p.episode_id: p for p in plans}
+    finished = folder.repair(game, {i: (p.entrant.name, p.repetition) for i, p in by_id.items()})
+    done_ids = {s.episode_id for s in finished}
+    todo = [p for p in plans if p.episode_id not in done_ids]
+    if progress is not None:
+        progress.total, progress.done, progress.started_with = (
+            len(plans),
+            len(done_ids),
+            len(done_ids),
+        )
+        progress.show()
+
+    factory = SeatFactory(environ)
+    try:
+        seats = _build_seats(config, game, factory, todo)
+        for warning in await factory.preflight():
+            if progress is not None:
+                progress.stream.write(f"warning: {warning}\n")
+        slots = asyncio.Semaphore(concurrency or config.concurrency)
+        summaries = list(finished)
+
+        async def play(plan: EpisodePlan) -> None:
+            async with slots:
+                summary = await _play_one(config, game, folder, plan, seats[plan.entrant.name])
+            summaries.append(summary)
+            if progress is not None:
+                progress.add(summary)
+
+        tasks = [asyncio.ensure_future(play(p)) for p in todo]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+    finally:
+        await factory.aclose()
+    if progress is not None:
+        progress.show(final=True)
+    return TournamentOutcome(folder, len(plans), len(done_ids), len(todo), summaries)
+
+
+def _build_seats(
+    config: TournamentConfig, game: Game[Any], factory: SeatFactory, todo: list[EpisodePlan]
+) -> dict[str, dict[str, Seat]]:
+    """Each entrant's seats, built once and shared by its episodes (they keep no state)."""
+    out: dict[str, dict[str, Seat]] = {}
+    for entrant in {p.entrant.name: p.entrant for p in todo}.values():
+        seats: dict[str, Seat] = {}
+        for seat_id, (role, spec) in zip(
+            ("keeper", "runner1", "runner2", "runner3"), _entrant_seats(entrant), strict=True
+        ):
+            if isinstance(spec, BaselineSeatConfig):
+                seats[seat_id] = BaselineSeat(spec.baseline)
+            else:
+                seats[seat_id] = factory.seat(game, role, config.seat_options(spec))
+        out[entrant.name] = seats
+    return out
+
+
+async def _play_one(
+    config: TournamentConfig,
+    game: LighthouseGame,
+    folder: ResultsFolder,
+    plan: EpisodePlan,
+    seats: dict[str, Seat],
+) -> EpisodeSummary:
+    rules = config.game_config(plan.variant)  # type: ignore[arg-type]
+    state = new_game(rules, generate_board(rules, plan.seed))
+    with RecordWriter(folder.partial_path(plan.episode_id)) as writer:
+        await run_episode(
+            game,
+            state,
+            seats,
+            episode_id=plan.episode_id,
+            seed=plan.seed,
+            variant=plan.variant,
+            writer=writer,
+        )
+    return folder.commit(game, plan.episode_id, plan.entrant.name, plan.repetition)
+
+
+__all__ = [
+    "EpisodePlan",
+    "TournamentOutcome",
+    "game_of",
+    "parse_shard",
+    "plan_episodes",
+    "run_tournament",
+]

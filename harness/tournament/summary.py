@@ -1,0 +1,108 @@
+"""The results line of one finished episode, derived from its record alone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import Field
+
+from harness.game import Game
+from harness.records import RecordModel
+
+FALLBACK_SOURCES = frozenset({"fallback_parse", "fallback_timeout", "fallback_api"})
+
+
+class SeatStats(RecordModel):
+    """One seat's figures over an episode."""
+
+    role: str
+    agent: str
+    turns: int = 0
+    calls: int = 0
+    attempts: int = 0
+    retries: int = Field(0, description="Turns that needed the retry with a hint.")
+    fallbacks: dict[str, int] = Field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float = 0.0
+    latencies_ms: list[float] = Field(default_factory=list)
+
+
+class EpisodeSummary(RecordModel):
+    """One line of episodes.jsonl."""
+
+    episode_id: str
+    entrant: str
+    seed: int
+    variant: str
+    repetition: int
+    score: float = Field(description="results.scores[0]: the team score, for Lighthouse.")
+    scores: list[float]
+    reason: str
+    metrics: dict[str, float] = Field(description="The game's figures (K, E, B, clock, ...).")
+    seats: dict[str, SeatStats]
+    fallback_free: bool = Field(description="No seat fell back in any tick.")
+
+    @property
+    def llm(self) -> bool:
+        """Whether any seat is an LLM."""
+        return any(s.calls for s in self.seats.values())
+
+
+def summarize(
+    game: Game[Any], lines: Sequence[Any], *, entrant: str, repetition: int
+) -> EpisodeSummary:
+    """The results line of a finished episode's parsed record ``lines``."""
+    header, end = lines[0], lines[-1]
+    acc: dict[str, dict[str, Any]] = {
+        info.seat: {
+            "role": info.role,
+            "agent": info.agent.name,
+            "fallbacks": {},
+            "latencies_ms": [],
+        }
+        for info in header.seats
+    }
+    fallbacks = 0
+    for line in lines[1:-1]:
+        for seat_id, turn in line.seats.items():
+            stats = acc[seat_id]
+            _add(stats, "turns", 1)
+            if turn.source == "llm_retry":
+                _add(stats, "retries", 1)
+            if turn.source in FALLBACK_SOURCES:
+                fallbacks += 1
+                _add(stats["fallbacks"], turn.source, 1)
+            for call in turn.calls:
+                _add(stats, "calls", 1)
+                _add(stats, "attempts", call.attempts)
+                _add(stats, "input_tokens", call.input_tokens)
+                _add(stats, "output_tokens", call.output_tokens)
+                _add(stats, "reasoning_tokens", call.reasoning_tokens or 0)
+                _add(stats, "cost_usd", call.cost_usd or 0.0)
+                if call.wall_clock is not None:
+                    stats["latencies_ms"].append(call.wall_clock.latency_ms)
+    seats = {seat_id: SeatStats.model_validate(stats) for seat_id, stats in acc.items()}
+    results = end.results
+    return EpisodeSummary(
+        episode_id=header.episode_id,
+        entrant=entrant,
+        seed=header.seed,
+        variant=header.variant,
+        repetition=repetition,
+        score=results.scores[0],
+        scores=list(results.scores),
+        reason=str(results.reason.value if hasattr(results.reason, "value") else results.reason),
+        metrics=game.episode_metrics(lines),
+        seats=seats,
+        fallback_free=fallbacks == 0,
+    )
+
+
+def _add(counter: dict[str, Any], key: str, amount: float) -> None:
+    counter[key] = counter.get(key, 0) + amount
+
+
+__all__ = ["FALLBACK_SOURCES", "EpisodeSummary", "SeatStats", "summarize"]
