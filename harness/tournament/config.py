@@ -163,14 +163,18 @@ class TournamentConfig(_Strict):
     providers: dict[str, ProviderOptions] = Field(default_factory=dict)
     entrants: list[EntrantConfig] = Field(min_length=1)
 
-    @field_validator("seeds")
+    @field_validator("seeds", mode="before")
     @classmethod
-    def _seeds_distinct(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            if not value:
-                raise ValueError("give at least one seed")
-            if len(set(value)) != len(value):
-                raise ValueError("seeds must be distinct")
+    def _seeds_shape(cls, value: Any) -> Any:
+        # One clear message instead of one per member of the union.
+        if isinstance(value, dict):
+            return SeedRange.model_validate(value)
+        if not isinstance(value, list) or not value:
+            raise ValueError("give a non-empty list of seeds or { start = A, stop = B }")
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
+            raise ValueError("seeds must be whole numbers >= 0")
+        if len(set(value)) != len(value):
+            raise ValueError("seeds must be distinct")
         return value
 
     @field_validator("variants")

@@ -1,0 +1,133 @@
+"""Tournament configs: a valid one loads; each malformed one gives one clear error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.errors import ConfigError
+from harness.tournament.config import LLMSeatConfig, TournamentConfig, load_tournament
+
+BASELINES = {"keeper": ("lantern", "silent"), "runner": ("wallhug",)}
+ROOT = Path(__file__).resolve().parents[2]
+
+VALID = """
+name = "t"
+seeds = { start = 0, stop = 3 }
+variants = ["default", "spring"]
+reference = "lantern"
+
+[providers.local]
+kind = "openai"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "LOCAL_KEY"
+requests_per_period = 10
+period_seconds = 1
+prices = { m = { input_per_mtok = 1.0, output_per_mtok = 2.0 } }
+
+[[entrants]]
+name = "lantern"
+keeper = { baseline = "lantern" }
+runners = { baseline = "wallhug" }
+
+[[entrants]]
+name = "model"
+keeper = { provider = "local", model = "m", temperature = 0.5, prompts = { system = "p/k.md", observation = "p/o.md", retry_hint = "p/r.md" } }
+runners = [{ baseline = "wallhug" }, { provider = "local", model = "m" }, { baseline = "wallhug" }]
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    prompts = tmp_path / "p"
+    prompts.mkdir(exist_ok=True)
+    for name in ("k.md", "o.md", "r.md"):
+        (prompts / name).write_text("You are the KEEPER. $observation $problem")
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    return path
+
+
+def load(path: Path) -> TournamentConfig:
+    return load_tournament(path, baselines=BASELINES)
+
+
+def test_a_valid_config_loads_and_resolves(tmp_path: Path) -> None:
+    config = load(write(tmp_path, VALID))
+    assert config.seed_list() == [0, 1, 2]
+    assert config.variants == ["default", "spring"]
+    model = config.entrants[1]
+    assert isinstance(model.keeper, LLMSeatConfig)
+    assert model.keeper.prompts is not None
+    assert model.keeper.prompts.system == (tmp_path / "p" / "k.md").resolve()
+    options = config.seat_options(model.keeper)
+    assert options.provider.base_url == "http://127.0.0.1:9/v1"
+    assert options.provider.requests_per_period == 10
+    assert options.temperature == 0.5
+    runners = model.runner_seats()
+    assert isinstance(runners[1], LLMSeatConfig)
+    assert config.game_config("spring").tide_period == 5
+    assert config.game_config("default").episode_timeout_seconds == 900
+
+
+def test_the_shipped_configs_load() -> None:
+    for path in sorted((ROOT / "configs").glob("*.toml")):
+        load(path)
+
+
+def test_the_hash_changes_with_the_config(tmp_path: Path) -> None:
+    a = load(write(tmp_path, VALID)).config_hash()
+    b = load(write(tmp_path, VALID.replace("stop = 3", "stop = 4"))).config_hash()
+    assert a != b
+    assert a == load(write(tmp_path, VALID)).config_hash()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("name = \"t\"", "name = \"t\"\ncolour = \"red\""), "t.toml: colour: Extra inputs are not permitted"),
+        (('variants = ["default", "spring"]', 'variants = "default"'), "t.toml: variants: Input should be a valid list"),
+        (('variants = ["default", "spring"]', 'variants = ["neap"]'), "t.toml: variants.0: Input should be 'default' or 'spring'"),
+        (("seeds = { start = 0, stop = 3 }", "seeds = { start = 5, stop = 3 }"), "t.toml: seeds: stop (3) must be greater than start (5)"),
+        (("seeds = { start = 0, stop = 3 }", "seeds = [1, 1]"), "seeds must be distinct"),
+        (("seeds = { start = 0, stop = 3 }", "seeds = [-1]"), "t.toml: seeds: seeds must be whole numbers >= 0"),
+        (('provider = "local", model = "m", temperature', 'provider = "remote", model = "m", temperature'), "entrants.1.keeper.provider: unknown provider 'remote'"),
+        (('system = "p/k.md"', 'system = "p/missing.md"'), "t.toml: entrants.1.keeper.prompts.system: no such file"),
+        (('keeper = { baseline = "lantern" }', 'keeper = { baseline = "wallhug" }'), "entrants.0.keeper.baseline: 'wallhug' is not a keeper baseline"),
+        (('reference = "lantern"', 'reference = "nobody"'), "reference: 'nobody' is not an entrant"),
+        (('kind = "openai"', 'kind = "gemini"'), "t.toml: providers.local.kind"),
+        (('temperature = 0.5', 'temperature = "warm"'), "t.toml: entrants.1.keeper"),
+        (('name = "model"', 'name = "lantern"'), "duplicate names ['lantern']"),
+        (('name = "model"', 'name = "my model"'), "entrants.1.name"),
+        (("name = \"t\"", "name = \"t\" = 2"), "t.toml: not valid TOML"),
+    ],
+)  # fmt: skip
+def test_malformed_configs_give_one_clear_error(
+    tmp_path: Path, change: tuple[str, str], message: str
+) -> None:
+    old, new = change
+    assert old in VALID
+    path = write(tmp_path, VALID.replace(old, new, 1))
+    with pytest.raises(ConfigError) as info:
+        load(path)
+    assert message in str(info.value)
+
+
+def test_a_bad_config_starts_nothing(tmp_path: Path) -> None:
+    path = write(tmp_path, VALID.replace('reference = "lantern"', 'reference = "x"'))
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", str(path), "--out", str(out)],
+        capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.count("lighthouse: error:") == 1
+    assert "reference: 'x' is not an entrant" in proc.stderr
+    assert not out.exists()
+
+
+def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"nope\.toml: cannot read"):
+        load(tmp_path / "nope.toml")

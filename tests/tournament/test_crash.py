@@ -1,0 +1,125 @@
+"""SIGKILL a running tournament at several points; a rerun finishes it exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from harness.testing.llm_server import Action, Reply, ScriptedLLMServer
+from harness.tournament.store import ResultsFolder
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "docs/schemas/lighthouse-record.schema.json").read_text())
+KEY_ENV = "CRASH_TEST_KEY"
+
+CONFIG = """
+name = "crash"
+seeds = {{ start = 0, stop = 5 }}
+variants = ["default", "spring"]
+reference = "lantern"
+concurrency = 4
+rules = {{ maxTicks = 8 }}
+
+[providers.local]
+kind = "openai"
+base_url = "{url}"
+api_key_env = "{key_env}"
+
+[[entrants]]
+name = "lantern"
+keeper = {{ baseline = "lantern" }}
+runners = {{ baseline = "wallhug" }}
+
+[[entrants]]
+name = "llm"
+keeper = {{ provider = "local", model = "scripted" }}
+runners = [{{ provider = "local", model = "scripted" }}, {{ baseline = "wallhug" }}, {{ baseline = "wallhug" }}]
+"""
+
+
+def reply_for(path: str, body: dict[str, Any]) -> Action:
+    if "You are the KEEPER" in json.dumps(body):
+        return Reply('{"transmit": true, "message": "Sprocket N; Gizmo W"}', delay_s=0.03)
+    return Reply('{"move": "N", "notes": "north"}', delay_s=0.03)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer(default=reply_for) as srv:
+        yield srv
+
+
+def start(config: Path, out: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--no-report"],
+        env={**os.environ, KEY_ENV: "sk-crash-test"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def finished(out: Path) -> int:
+    path = out / "episodes.jsonl"
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def kill_when(proc: subprocess.Popen[bytes], ready: Any, limit: float = 60.0) -> None:
+    deadline = time.monotonic() + limit
+    while not ready() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+
+
+def outcome(out: Path) -> dict[str, tuple[list[float], str, dict[str, float]]]:
+    return {s.episode_id: (s.scores, s.reason, s.metrics) for s in ResultsFolder(out).summaries()}
+
+
+def test_sigkill_at_several_points_then_rerun(server: ScriptedLLMServer, tmp_path: Path) -> None:
+    config = tmp_path / "crash.toml"
+    config.write_text(CONFIG.format(url=server.openai_url, key_env=KEY_ENV))
+
+    # The uninterrupted run, for comparison.
+    clean = tmp_path / "clean"
+    assert start(config, clean).wait(timeout=300) == 0
+    expected = outcome(clean)
+    assert len(expected) == 20
+
+    crashed = tmp_path / "crashed"
+    # 1: killed almost at once, before or while the folder is set up
+    kill_when(start(config, crashed), lambda: (crashed / "manifest.json").exists())
+    # 2, 3: killed as soon as some episodes are finished (others are in play)
+    for target in (3, 9):
+        kill_when(start(config, crashed), lambda t=target: finished(crashed) >= t)
+    # 4: killed mid-episode, a moment after a restart
+    proc = start(config, crashed)
+    time.sleep(0.8)
+    kill_when(proc, lambda: True)
+    # finally: run to completion
+    assert start(config, crashed).wait(timeout=300) == 0
+
+    folder = ResultsFolder(crashed)
+    ids = [s.episode_id for s in folder.summaries()]
+    assert len(ids) == len(set(ids)) == 20  # every episode exactly once
+    assert not list(folder.records.glob("*.partial"))
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    for record in folder.iter_records():
+        lines = [json.loads(line) for line in record.read_text().splitlines()]
+        assert lines[0]["type"] == "header"
+        assert lines[-1]["type"] == "end"
+        for line in lines:
+            validator.validate(line)
+    assert outcome(crashed) == expected  # the same results as the uninterrupted run
+    # and a further rerun has nothing left to do
+    assert start(config, crashed).wait(timeout=120) == 0
+    assert len(folder.summaries()) == 20
