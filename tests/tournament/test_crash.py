@@ -123,3 +123,30 @@ def test_sigkill_at_several_points_then_rerun(server: ScriptedLLMServer, tmp_pat
     # and a further rerun has nothing left to do
     assert start(config, crashed).wait(timeout=120) == 0
     assert len(folder.summaries()) == 20
+
+
+def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    config = ROOT / "configs" / "smoke.toml"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--no-report"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while finished(out) < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert b"run the same command again" in err
+    assert b"Traceback" not in err
+    done = finished(out)
+    rerun = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--no-report"],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert rerun.returncode == 0
+    assert f"{done} already done" in rerun.stderr
+    ids = [s.episode_id for s in ResultsFolder(out).summaries()]
+    assert len(ids) == len(set(ids)) == 200
