@@ -24,7 +24,7 @@ from harness.games.lighthouse.state import new_game
 from harness.llm.options import LLMSeatOptions
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
-from harness.seats import Seat, baseline_seats
+from harness.seats import BaselineSeat, Seat, baseline_seats
 
 
 def _cmd_board(args: argparse.Namespace) -> int:
@@ -52,10 +52,18 @@ def _cmd_board(args: argparse.Namespace) -> int:
     return 0
 
 
+def _baseline_of(spec: str, role: str) -> str | None:
+    """The baseline a seat spec names (``baseline`` = the role's default), or None."""
+    names = LighthouseGame().baselines(role)
+    if spec == "baseline":
+        return names[0]
+    return spec if spec in names else None
+
+
 def _seat_options(spec: str, role: str, args: argparse.Namespace) -> LLMSeatOptions | None:
-    """A seat spec as LLM options: None for the role's baseline, else ``kind:MODEL``."""
-    baseline = "lantern" if role == KEEPER else "wallhug"
-    if spec in (baseline, "baseline"):
+    """A seat spec as LLM options: None for a baseline, else ``kind:MODEL``."""
+    baseline = " or ".join(LighthouseGame().baselines(role))
+    if _baseline_of(spec, role) is not None:
         return None
     kind, _, model = spec.partition(":")
     if kind not in ("openai", "anthropic") or not model:
@@ -117,9 +125,12 @@ def _cmd_play(args: argparse.Namespace) -> int:
         seats: dict[str, Seat] = dict(baseline_seats(game, state))
         try:
             for spec in game.seats(state):
+                given = args.keeper if spec.role == KEEPER else args.runners
                 options = keeper if spec.role == KEEPER else runners
                 if options is not None:
                     seats[spec.seat] = factory.seat(game, spec.role, options)
+                else:
+                    seats[spec.seat] = BaselineSeat(_baseline_of(given, spec.role) or "")
             for warning in await factory.preflight():
                 print(f"warning: {warning}", file=sys.stderr)
             with RecordWriter(args.record) if args.record else nullcontext() as writer:
@@ -235,6 +246,106 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _record_paths(path: Path) -> list[Path]:
+    if path.is_dir():
+        base = path / "records" if (path / "records").is_dir() else path
+        return sorted(base.glob("*.jsonl"))
+    return [path]
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from harness.replay import counterfactual, replay
+
+    game = LighthouseGame()
+    if args.until_tick is not None:
+        return _counterfactual(args, game, counterfactual)
+    paths = _record_paths(args.record)
+    if not paths:
+        raise ConfigError(f"{args.record}: no records found")
+    if len(paths) > 1 and (args.complete or args.html or args.view):
+        raise ConfigError("--complete, --html and --view take one record, not a folder")
+    failures = 0
+    changes = 0
+    for path in paths:
+        writer = RecordWriter(args.complete) if args.complete else None
+        try:
+            result = asyncio.run(replay(path, game, reparse=args.reparse, writer=writer))
+        finally:
+            if writer is not None:
+                writer.close()
+        ticks = len(result.record.ticks)
+        if result.clean:
+            if len(paths) == 1:
+                print(f"{path}: replays clean ({ticks} ticks, results match)")
+        else:
+            failures += 1
+            assert result.mismatch is not None
+            print(f"{path}: MISMATCH at {result.mismatch.describe()}")
+        for change in result.reparse:
+            changes += 1
+            print(
+                f"{path}: tick {change.tick} {change.seat}: {change.recorded_source} "
+                f"{json.dumps(change.recorded_decision)} -> {change.new_source} "
+                f"{json.dumps(change.new_decision)}" + (f" ({change.note})" if change.note else "")
+            )
+        if args.view and result.lines:
+            from harness.viewer.terminal import step_through
+
+            step_through(game, result.lines)
+        if args.html and result.lines:
+            from harness.viewer.html import write_html
+
+            write_html(game, result.lines, args.html)
+            print(f"viewer written to {args.html}")
+    if len(paths) > 1:
+        print(f"{len(paths)} records: {len(paths) - failures} clean, {failures} mismatched")
+    if args.reparse:
+        print(f"reparse: {changes} decision(s) would change")
+    if args.complete:
+        print(f"complete record written to {args.complete}")
+    return 1 if failures else 0
+
+
+def _counterfactual(args: argparse.Namespace, game: LighthouseGame, counterfactual: Any) -> int:
+    if args.record.is_dir():
+        raise ConfigError("--until-tick takes one record, not a folder")
+    out = args.out or args.record.with_name(f"{args.record.stem}--from-t{args.until_tick}.jsonl")
+    overrides = {}
+    if args.keeper:
+        overrides[KEEPER] = _seat_options(args.keeper, KEEPER, args)
+    if args.runners:
+        overrides[RUNNER] = _seat_options(args.runners, RUNNER, args)
+
+    async def go() -> Any:
+        factory = SeatFactory()
+        try:
+            from harness.replay import load_record
+
+            header = load_record(args.record, game).header
+            new_seats: dict[str, Seat] = {}
+            for info in header.seats:
+                spec = args.keeper if info.role == KEEPER else args.runners
+                if spec is None:
+                    continue
+                options = overrides.get(info.role)
+                new_seats[info.seat] = (
+                    factory.seat(game, info.role, options)
+                    if options is not None
+                    else BaselineSeat(_baseline_of(spec, info.role) or "")
+                )
+            with RecordWriter(out) as writer:
+                return await counterfactual(
+                    args.record, game, args.until_tick, new_seats, writer=writer
+                )
+        finally:
+            await factory.aclose()
+
+    _, outcome = asyncio.run(go())
+    print(f"counterfactual from tick {args.until_tick}: {game.render_results(outcome.results)}")
+    print(f"record written to {out}")
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     from harness.games.lighthouse.record import record_schema
 
@@ -305,6 +416,28 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("dirs", type=Path, nargs="+")
     merge.add_argument("--out", type=Path, required=True)
     merge.set_defaults(func=_cmd_merge)
+
+    rep = sub.add_parser(
+        "replay", help="re-execute recorded episodes with the current engine and check them"
+    )
+    rep.add_argument("record", type=Path, help="a record, or a results folder")
+    rep.add_argument("--reparse", action="store_true", help="re-parse every model reply")
+    rep.add_argument("--complete", type=Path, metavar="OUT", help="write the full record")
+    rep.add_argument("--view", action="store_true", help="step through the ticks")
+    rep.add_argument("--html", type=Path, metavar="OUT", help="write a self-contained viewer")
+    rep.add_argument("--until-tick", type=int, metavar="K", help="counterfactual from tick K")
+    rep.add_argument("--keeper", help="who keeps from tick K: lantern, silent, openai:MODEL, ...")
+    rep.add_argument("--runners", help="who runs from tick K: wallhug, openai:MODEL, ...")
+    rep.add_argument("--out", type=Path, help="where the counterfactual record goes")
+    rep.add_argument("--base-url")
+    rep.add_argument("--api-key-env")
+    rep.add_argument("--prompts", type=Path)
+    rep.add_argument("--temperature", type=float)
+    rep.add_argument("--max-tokens", type=int, default=512)
+    rep.add_argument("--call-timeout", type=float, default=60.0)
+    rep.add_argument("--structured", action="store_true")
+    rep.add_argument("--transport", choices=("aiohttp", "httpx"), default="aiohttp")
+    rep.set_defaults(func=_cmd_replay)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of a record line")
     schema.set_defaults(func=_cmd_schema)

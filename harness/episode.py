@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from harness import __version__
 from harness.errors import HarnessError, PlayBudgetExhausted
 from harness.game import Game
-from harness.records import RECORD_VERSION, RecordWriter
+from harness.records import RECORD_VERSION, DerivedFrom, RecordWriter
 from harness.seats import Seat, SeatReply, SeatRequest
 from harness.text import clip_reply
 
@@ -67,6 +67,7 @@ async def run_episode(
     variant: str | None = None,
     writer: RecordWriter | None = None,
     on_tick: TickCallback | None = None,
+    derived_from: DerivedFrom | None = None,
 ) -> EpisodeOutcome:
     """Play ``state`` to the end with ``seats`` (one per seat id of the game).
 
@@ -107,6 +108,7 @@ async def run_episode(
                 }
                 for spec in specs
             ],
+            "derivedFrom": _json(derived_from) if derived_from is not None else None,
             "wallClock": {"startedAt": _now_iso()},
         }
     )

@@ -84,6 +84,14 @@ class Game(Protocol[StateT]):
         """A decision as its record model."""
         ...
 
+    def decision_from_json(self, data: Any) -> Any:
+        """The decision a record's (or a hand-written) decision object stands for."""
+        ...
+
+    def start_state(self, header: Any) -> StateT:
+        """The starting state a record's header describes (its config and explicit board)."""
+        ...
+
     def resolve(self, state: StateT, decisions: Mapping[str, Any]) -> tuple[StateT, BaseModel]:
         """Resolve one tick: the next state and the record model of the state after it."""
         ...
@@ -122,6 +130,22 @@ class Game(Protocol[StateT]):
 
     def render_results(self, results: Any) -> str:
         """A results model as text for the terminal."""
+        ...
+
+    def view_frames(self, lines: Sequence[Any]) -> list[dict[str, Any]]:
+        """One JSON-able frame per position of a viewer: the start, then after each tick.
+
+        A frame holds at least ``label``, ``tick`` (None at the start) and whatever
+        the game's board drawing (:meth:`viewer_script`) and :meth:`render_view` need.
+        """
+        ...
+
+    def render_view(self, frame: dict[str, Any]) -> str:
+        """A frame as text for the terminal stepper (board, windows, messages, ...)."""
+        ...
+
+    def viewer_script(self) -> str:
+        """JavaScript defining ``renderBoard(element, frame)`` for the HTML viewer."""
         ...
 
     def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:

@@ -28,8 +28,16 @@ RECORD_VERSION = 1
 
 #: Where a decision came from (decision R7). Other games may add sources of this shape.
 Source = Literal[
-    "baseline", "llm", "llm_retry", "fallback_parse", "fallback_timeout", "fallback_api"
+    "baseline",
+    "llm",
+    "llm_retry",
+    "fallback_parse",
+    "fallback_timeout",
+    "fallback_api",
+    "scripted",
 ]
+"""Where a decision came from (decision R7); ``scripted``: given directly, as in a
+hand-written record replayed."""
 AgentKind = Literal["baseline", "llm", "scripted"]
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
@@ -72,6 +80,14 @@ class HeaderWallClock(RecordModel):
     started_at: str = Field(description="UTC start time, ISO 8601.")
 
 
+class DerivedFrom(RecordModel):
+    """The original of a counterfactual episode: its decisions were replayed up to a tick."""
+
+    episode_id: str
+    record: str = Field(description="The original record's file name.")
+    until_tick: int = Field(description="Ticks before this one replay the original.")
+
+
 class HeaderLine(RecordModel, Generic[ConfigT, BoardT]):
     """The first line: everything needed to replay the episode without regenerating."""
 
@@ -85,6 +101,9 @@ class HeaderLine(RecordModel, Generic[ConfigT, BoardT]):
     config: ConfigT
     board: BoardT
     seats: list[SeatInfo]
+    derived_from: DerivedFrom | None = Field(
+        None, description="Set on a counterfactual: the record it continues."
+    )
     wall_clock: HeaderWallClock | None = None
 
 
@@ -234,6 +253,7 @@ __all__ = [
     "AgentKind",
     "CallRecord",
     "CallWallClock",
+    "DerivedFrom",
     "EndLine",
     "EndWallClock",
     "HeaderLine",

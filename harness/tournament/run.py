@@ -28,7 +28,6 @@ from harness.tournament.config import (
 )
 from harness.tournament.progress import Progress
 from harness.tournament.store import ResultsFolder
-from harness.tournament.summary import EpisodeSummary
 
 
 @dataclass(frozen=True)
@@ -97,13 +96,12 @@ def _entrant_seats(entrant: EntrantConfig) -> list[tuple[str, SeatConfig]]:
 
 @dataclass
 class TournamentOutcome:
-    """What a run did."""
+    """What a run did; the results themselves are in ``folder`` (nothing is kept in memory)."""
 
     folder: ResultsFolder
     planned: int
     already_done: int
     played: int
-    summaries: list[EpisodeSummary]
 
 
 async def run_tournament(
@@ -150,12 +148,16 @@ async def run_tournament(
             if progress is not None:
                 progress.stream.write(f"warning: {warning}\n")
         slots = asyncio.Semaphore(concurrency or config.concurrency)
-        summaries = list(finished)
+        commits = asyncio.Lock()
 
         async def play(plan: EpisodePlan) -> None:
             async with slots:
-                summary = await _play_one(config, game, folder, plan, seats[plan.entrant.name])
-            summaries.append(summary)
+                await _play_one(config, game, folder, plan, seats[plan.entrant.name])
+            # fsyncs and a re-read of the record: off the event loop, one at a time
+            async with commits:
+                summary = await asyncio.to_thread(
+                    folder.commit, game, plan.episode_id, plan.entrant.name, plan.repetition
+                )
             if progress is not None:
                 progress.add(summary)
 
@@ -169,7 +171,7 @@ async def run_tournament(
         await factory.aclose()
     if progress is not None:
         progress.show(final=True)
-    return TournamentOutcome(folder, len(plans), len(done_ids), len(todo), summaries)
+    return TournamentOutcome(folder, len(plans), len(done_ids), len(todo))
 
 
 def _build_seats(
@@ -196,10 +198,11 @@ async def _play_one(
     folder: ResultsFolder,
     plan: EpisodePlan,
     seats: dict[str, Seat],
-) -> EpisodeSummary:
+) -> None:
     rules = config.game_config(plan.variant)  # type: ignore[arg-type]
     state = new_game(rules, generate_board(rules, plan.seed))
-    with RecordWriter(folder.partial_path(plan.episode_id)) as writer:
+    writer = RecordWriter(folder.partial_path(plan.episode_id))
+    try:
         await run_episode(
             game,
             state,
@@ -209,7 +212,8 @@ async def _play_one(
             variant=plan.variant,
             writer=writer,
         )
-    return folder.commit(game, plan.episode_id, plan.entrant.name, plan.repetition)
+    finally:
+        await asyncio.to_thread(writer.close)  # flush and fsync off the event loop
 
 
 __all__ = [

@@ -40,6 +40,7 @@ from harness.games.lighthouse.state import (
     RunnerDecision,
     new_game,
 )
+from harness.games.lighthouse.view import render_view, view_frames, viewer_script
 from harness.report.columns import Column
 
 KEEPER: Final = "keeper"
@@ -70,6 +71,21 @@ class LighthouseGame:
     def initial_state(self, config: LighthouseConfig, board: BoardModel) -> GameState:
         """The tick-0 state of a recorded header's config and board."""
         return new_game(config, board.to_board())
+
+    def start_state(self, header: Any) -> GameState:
+        return self.initial_state(header.config, header.board)
+
+    def decision_from_json(self, data: Any) -> KeeperDecision | RunnerDecision:
+        if not isinstance(data, dict):
+            raise TypeError(f"a decision is a JSON object, not {data!r}")
+        model: KeeperDecisionModel | RunnerDecisionModel
+        if "move" in data:
+            model = RunnerDecisionModel.model_validate({"notes": None, **data})
+        else:
+            model = KeeperDecisionModel.model_validate(
+                {"transmit": None, "message": "", "notes": None, **data}
+            )
+        return self.decision_from_model(model)
 
     def seats(self, state: GameState) -> tuple[SeatSpec, ...]:
         return (
@@ -247,6 +263,15 @@ class LighthouseGame:
 
     def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
         return episode_metrics(lines)
+
+    def view_frames(self, lines: Sequence[Any]) -> list[dict[str, Any]]:
+        return view_frames(lines)
+
+    def render_view(self, frame: dict[str, Any]) -> str:
+        return render_view(frame)
+
+    def viewer_script(self) -> str:
+        return viewer_script()
 
     def report_columns(self) -> tuple[Column, ...]:
         return COLUMNS

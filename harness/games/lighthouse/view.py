@@ -1,0 +1,160 @@
+"""Lighthouse's frames for the viewers: the board, each runner's window, the radio."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.games.lighthouse.observe import keeper_grid, runner_window
+from harness.games.lighthouse.record import LighthouseHeader, LighthouseTick
+from harness.games.lighthouse.state import GameState, Runner, new_game
+
+#: Raw replies longer than this are cut in viewer frames (the record keeps them whole).
+VIEW_RAW_RUNES = 2000
+BOARD_JS = Path(__file__).with_name("board.js")
+
+
+def _state_after(start: GameState, line: LighthouseTick) -> GameState:
+    """The parts of the state after ``line`` that the board and windows show."""
+    s = line.state
+    runners = tuple(
+        Runner(
+            seat=r.seat,
+            alias=r.alias,
+            pos=(r.pos[0], r.pos[1]),
+            status=r.status,
+            keys=tuple((k[0], k[1]) for k in r.keys),
+            notes=r.notes,
+        )
+        for r in s.runners
+    )
+    r1, r2, r3 = runners
+    return GameState(
+        config=start.config,
+        board=start.board,
+        tick=line.tick + 1,
+        clock=s.clock,
+        runners=(r1, r2, r3),
+        collected=tuple((k[0], k[1]) for k in s.collected),
+        gate_opened_tick=s.gate_opened_tick,
+        keeper_notes=s.keeper_notes,
+        reason=s.reason,
+    )
+
+
+def _windows(state: GameState) -> dict[str, list[str]]:
+    return {r.alias: list(runner_window(state, r.pos)) for r in state.runners if r.active}
+
+
+def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
+    """The start, then one frame per resolved tick."""
+    header: LighthouseHeader = lines[0]
+    start = new_game(header.config, header.board.to_board())
+    aliases = {s.seat: s.name for s in header.seats}
+    frames: list[dict[str, Any]] = [
+        {
+            "label": "start",
+            "tick": None,
+            "grid": list(keeper_grid(start)),
+            "clock": 0,
+            "waterLine": start.water_line,
+            "floodClock": start.flood_clock,
+            "transmission": None,
+            "runners": [_runner_doc(r, None) for r in start.runners],
+            "windows": _windows(start),
+            "seats": [],
+            "gateOpen": False,
+            "keys": f"0/{len(start.board.keys)}",
+        }
+    ]
+    for line in lines:
+        if line.type != "tick":
+            continue
+        after = _state_after(start, line)
+        frames.append(
+            {
+                "label": f"tick {line.tick}",
+                "tick": line.tick,
+                "grid": list(line.state.grid),
+                "clock": line.state.clock,
+                "waterLine": line.state.water_line,
+                "floodClock": start.flood_clock,
+                "transmission": line.state.transmission,
+                "runners": [_runner_doc(r, r) for r in line.state.runners],
+                "windows": _windows(after),
+                "seats": [
+                    {
+                        "seat": seat,
+                        "name": aliases.get(seat) or seat,
+                        "source": turn.source,
+                        "raw": turn.raw[:VIEW_RAW_RUNES],
+                        "decision": turn.decision.model_dump(mode="json", by_alias=True),
+                        "notes": _notes(line, seat),
+                    }
+                    for seat, turn in line.seats.items()
+                ],
+                "gateOpen": line.state.gate_open,
+                "keys": f"{len(line.state.collected)}/{len(start.board.keys)}",
+            }
+        )
+    return frames
+
+
+def _notes(line: LighthouseTick, seat: str) -> str:
+    if seat == "keeper":
+        return line.state.keeper_notes
+    number = int(seat.removeprefix("runner"))
+    return next(r.notes for r in line.state.runners if r.seat == number)
+
+
+def _runner_doc(runner: Any, record: Any) -> dict[str, Any]:
+    return {
+        "seat": runner.seat,
+        "alias": runner.alias,
+        "pos": list(runner.pos),
+        "status": str(getattr(runner.status, "value", runner.status)),
+        "keys": len(runner.keys),
+        "move": record.move.value if record is not None and record.move is not None else None,
+        "bumped": bool(record.bumped) if record is not None else False,
+    }
+
+
+def render_view(frame: dict[str, Any]) -> str:
+    """A frame as terminal text: board, windows, radio, and every seat's turn."""
+    out = [
+        f"== {frame['label']}   clock {frame['clock']}/{frame['floodClock']}   "
+        f"water line y={frame['waterLine']}   keys {frame['keys']}   "
+        f"gate {'OPEN' if frame['gateOpen'] else 'shut'}"
+    ]
+    message = frame["transmission"]
+    out.append(f"radio: {message!r}" if message is not None else "radio: (silent)")
+    windows = frame["windows"]
+    board = list(frame["grid"])
+    side = []
+    for alias, rows in windows.items():
+        side.append(f"{alias}:")
+        side.extend(f"  {row}" for row in rows)
+    for i in range(max(len(board), len(side))):
+        left = board[i] if i < len(board) else " " * len(board[0])
+        right = side[i] if i < len(side) else ""
+        out.append(f"  {left}    {right}")
+    for r in frame["runners"]:
+        if r["move"] is not None:
+            bump = " (bump)" if r["bumped"] else ""
+            out.append(f"  {r['alias']}: {r['move']}{bump} -> {tuple(r['pos'])} {r['status']}")
+    for seat in frame["seats"]:
+        raw = seat["raw"].replace("\n", " ")
+        raw = raw if len(raw) <= 100 else raw[:97] + "..."
+        out.append(f"  [{seat['source']}] {seat['name']}: {raw}")
+        if seat["notes"]:
+            out.append(f"      notes: {seat['notes']}")
+    return "\n".join(out)
+
+
+def viewer_script() -> str:
+    """The board drawing for the HTML viewer."""
+    return BOARD_JS.read_text(encoding="utf-8")
+
+
+__all__ = ["render_view", "view_frames", "viewer_script"]

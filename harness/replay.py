@@ -1,0 +1,424 @@
+"""Offline replay: re-execute an episode from its record and check every tick against it.
+
+Replay does not redraw stored frames: it rebuilds the starting state from the
+header's config and board, feeds the recorded decisions through the current engine
+(via :class:`RecordedSeat`, through the same episode runner as a live game) and
+compares each tick's state and the final results with the record. The same seats
+serve three more uses:
+
+- ``reparse``: re-parse every recorded model reply with the current parser and
+  report each decision that would change;
+- a hand-written record (header plus per-tick decisions) replays too, and can be
+  written out as a complete record;
+- a counterfactual replays the original up to a tick and continues live with other
+  seats (:class:`SwitchAt`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from harness.episode import run_episode
+from harness.errors import PlayBudgetExhausted, RecordError, RulesError
+from harness.game import Game, ParseFailure
+from harness.records import AgentInfo, CallRecord, DerivedFrom, ModelReply, RecordWriter, Source
+from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
+from harness.text import MAX_REPLY_BYTES
+
+HAND_WRITTEN = AgentInfo(kind="scripted", name="hand-written")
+
+
+@dataclass(frozen=True)
+class LoadedRecord:
+    """A record as read for replay: its header model and its raw tick and end lines."""
+
+    path: Path
+    header: Any
+    ticks: list[dict[str, Any]]
+    end: dict[str, Any] | None
+
+    @property
+    def deadline_ended(self) -> bool:
+        """Whether the recorded episode ended because its play budget ran out (D2)."""
+        return self.end is not None and self.end.get("results", {}).get("reason") == "deadline"
+
+
+def load_record(path: Path, game: Game[Any]) -> LoadedRecord:
+    """Read a record, full or hand-written (a header and per-tick decisions only).
+
+    A hand-written header needs ``config``, ``board`` and ``seats`` (seat, role,
+    name); everything else is filled in. Raises :class:`RecordError` naming the line.
+    """
+    try:
+        raw_lines = [
+            (number, json.loads(text))
+            for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if text.strip()
+        ]
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
+    except ValueError as exc:
+        raise RecordError(f"{path}: not JSON Lines: {exc}") from None
+    if not raw_lines or raw_lines[0][1].get("type") != "header":
+        raise RecordError(f"{path}:1: the first line must be the header")
+    header_doc = dict(raw_lines[0][1])
+    header_doc.setdefault("harnessVersion", "hand-written")
+    header_doc.setdefault("game", game.name)
+    header_doc.setdefault("episodeId", path.stem)
+    header_doc["seats"] = [
+        {"agent": HAND_WRITTEN.model_dump(), **seat} for seat in header_doc.get("seats", [])
+    ]
+    try:
+        header = game.record_adapter.validate_python(header_doc)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise RecordError(f"{path}:1: {where}: {first['msg']}") from None
+    if header.game != game.name:
+        raise RecordError(f"{path}:1: a {header.game} record, not {game.name}")
+    ticks: list[dict[str, Any]] = []
+    end = None
+    for number, line in raw_lines[1:]:
+        kind = line.get("type", "tick")
+        if kind == "end":
+            end = line
+        elif kind == "tick":
+            if not isinstance(line.get("seats"), dict) or not isinstance(line.get("tick"), int):
+                raise RecordError(f"{path}:{number}: a tick line needs 'tick' and 'seats'")
+            if line["tick"] != len(ticks):
+                raise RecordError(
+                    f"{path}:{number}: expected tick {len(ticks)}, got {line['tick']}"
+                )
+            ticks.append(line)
+        else:
+            raise RecordError(f"{path}:{number}: unknown line type {kind!r}")
+    return LoadedRecord(path, header, ticks, end)
+
+
+@dataclass
+class ReparseChange:
+    """A recorded decision that the current parser would change."""
+
+    tick: int
+    seat: str
+    recorded_source: str
+    recorded_decision: dict[str, Any]
+    new_source: str
+    new_decision: dict[str, Any] | None
+    note: str = ""
+
+
+class RecordedSeat:
+    """A seat that answers with what the record says it decided at each tick."""
+
+    def __init__(
+        self,
+        seat: str,
+        agent: AgentInfo,
+        turns: Mapping[int, dict[str, Any]],
+        *,
+        ends_by_deadline_at: int | None = None,
+        reparse: list[ReparseChange] | None = None,
+    ) -> None:
+        self.seat = seat
+        self._agent = agent
+        self._turns = turns
+        self._deadline_at = ends_by_deadline_at
+        self._reparse = reparse
+
+    @property
+    def agent(self) -> AgentInfo:
+        return self._agent
+
+    async def decide(self, request: SeatRequest) -> SeatReply:
+        turn = self._turns.get(request.tick)
+        if turn is None:
+            if self._deadline_at is not None and request.tick >= self._deadline_at:
+                raise PlayBudgetExhausted(f"tick {request.tick}: the record ends by deadline")
+            raise RecordError(f"tick {request.tick}: no decision recorded for {self.seat}")
+        game = request.game
+        try:
+            decision = game.decision_from_json(turn.get("decision"))
+        except (ValidationError, TypeError, ValueError) as exc:
+            raise RecordError(f"tick {request.tick}: {self.seat}: bad decision: {exc}") from None
+        if self._reparse is not None:
+            self._check_reparse(request, turn)
+        source: Source = turn.get("source", "scripted")
+        latency = (turn.get("wallClock") or {}).get("latencyMs", 0.0) / 1000.0
+        return SeatReply(
+            raw=turn.get("raw", json.dumps(turn.get("decision"))),
+            decision=decision,
+            source=source,
+            latency_s=latency,
+            replies=tuple(ModelReply.model_validate(r) for r in turn.get("replies", [])),
+            calls=tuple(CallRecord.model_validate(c) for c in turn.get("calls", [])),
+        )
+
+    def _check_reparse(self, request: SeatRequest, turn: dict[str, Any]) -> None:
+        replies = turn.get("replies", [])
+        if not replies:
+            return  # a baseline, or a call that never answered: nothing to re-parse
+        game, obs = request.game, request.observation
+        parsed = [_reparse_one(game, obs, reply) for reply in replies]
+        recorded_source = turn.get("source", "scripted")
+        note = ""
+        new_decision: Any = None
+        if not isinstance(parsed[0], ParseFailure):
+            new_source, new_decision = "llm", parsed[0]
+        elif len(parsed) > 1 and not isinstance(parsed[1], ParseFailure):
+            new_source, new_decision = "llm_retry", parsed[1]
+        elif len(parsed) > 1:
+            new_source = "fallback_parse"
+            new_decision = game.parse_reply(obs, game.baseline_reply(obs))
+        else:
+            new_source = "rejected"
+            note = (
+                f"the current parser rejects the reply ({parsed[0].message}); "
+                "no retry reply was recorded"
+            )
+        new_doc = _decision_doc(game, new_decision)
+        if new_source != recorded_source or new_doc != turn.get("decision"):
+            assert self._reparse is not None
+            self._reparse.append(
+                ReparseChange(
+                    request.tick, self.seat, recorded_source, turn.get("decision", {}),
+                    new_source, new_doc, note,
+                )
+            )  # fmt: skip
+
+
+def _reparse_one(game: Game[Any], observation: Any, reply: dict[str, Any]) -> Any:
+    if reply.get("rawClipped") or reply.get("rawLength", 0) > MAX_REPLY_BYTES:
+        return ParseFailure("too_long", "reply too long")
+    return game.parse_reply(observation, reply.get("raw", ""))
+
+
+def _decision_doc(game: Game[Any], decision: Any) -> dict[str, Any] | None:
+    if decision is None or isinstance(decision, ParseFailure):
+        return None
+    doc: dict[str, Any] = game.decision_model(decision).model_dump(mode="json", by_alias=True)
+    return doc
+
+
+class SwitchAt:
+    """Plays ``before`` for ticks before ``tick`` and ``after`` from then on."""
+
+    def __init__(self, tick: int, before: Seat, after: Seat) -> None:
+        self.tick, self.before, self.after = tick, before, after
+
+    @property
+    def agent(self) -> AgentInfo:
+        after = self.after.agent
+        details = {**after.details, "fromTick": str(self.tick), "before": self.before.agent.name}
+        return AgentInfo(kind=after.kind, name=after.name, details=details)
+
+    async def decide(self, request: SeatRequest) -> SeatReply:
+        seat = self.before if request.tick < self.tick else self.after
+        return await seat.decide(request)
+
+
+def recorded_seats(
+    record: LoadedRecord,
+    *,
+    reparse: list[ReparseChange] | None = None,
+) -> dict[str, RecordedSeat]:
+    """One :class:`RecordedSeat` per seat of the record's header."""
+    deadline_at = len(record.ticks) if record.deadline_ended else None
+    return {
+        info.seat: RecordedSeat(
+            info.seat,
+            info.agent,
+            {
+                i: line["seats"][info.seat]
+                for i, line in enumerate(record.ticks)
+                if info.seat in line["seats"]
+            },
+            ends_by_deadline_at=deadline_at,
+            reparse=reparse,
+        )
+        for info in record.header.seats
+    }
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The first place where the replay and the record disagree."""
+
+    tick: int | None
+    field: str
+    recorded: Any
+    replayed: Any
+
+    def describe(self) -> str:
+        """One line for the terminal."""
+        where = "results" if self.tick is None else f"tick {self.tick}"
+        return f"{where}: {self.field}: recorded {self.recorded!r}, replayed {self.replayed!r}"
+
+
+@dataclass
+class ReplayResult:
+    """What a replay found."""
+
+    record: LoadedRecord
+    lines: tuple[Any, ...] = ()
+    mismatch: Mismatch | None = None
+    reparse: list[ReparseChange] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        """Whether every tick and the results matched."""
+        return self.mismatch is None
+
+
+def first_difference(recorded: Any, replayed: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first (path, recorded, replayed) where two JSON values differ, or None."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        for key in list(recorded) + [k for k in replayed if k not in recorded]:
+            sub = f"{path}.{key}" if path else key
+            if key not in replayed or key not in recorded:
+                return (sub, recorded.get(key), replayed.get(key))
+            found = first_difference(recorded[key], replayed[key], sub)
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(replayed, list):
+        for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
+            found = first_difference(a, b, f"{path}.{i}")
+            if found:
+                return found
+        if len(recorded) != len(replayed):
+            return (f"{path}.length", len(recorded), len(replayed))
+        return None
+    numbers = isinstance(recorded, int | float) and isinstance(replayed, int | float)
+    if numbers and (isinstance(recorded, float) or isinstance(replayed, float)):
+        return None if abs(recorded - replayed) <= 1e-9 else (path, recorded, replayed)
+    return None if recorded == replayed else (path, recorded, replayed)
+
+
+def compare(record: LoadedRecord, lines: tuple[BaseModel, ...]) -> Mismatch | None:
+    """The first disagreement between a record and the lines its replay produced."""
+    produced = [line.model_dump(mode="json", by_alias=True) for line in lines]
+    ticks = [line for line in produced if line["type"] == "tick"]
+    for recorded, replayed in zip(record.ticks, ticks, strict=False):
+        if set(recorded["seats"]) != set(replayed["seats"]):
+            # a decision for a seat that was not asked (say, a runner already out)
+            return Mismatch(
+                recorded["tick"], "seats", sorted(recorded["seats"]), sorted(replayed["seats"])
+            )
+        if "state" not in recorded:
+            continue  # a hand-written tick: nothing to check
+        found = first_difference(recorded["state"], replayed["state"], "state")
+        if found:
+            return Mismatch(recorded["tick"], *found)
+    if len(ticks) != len(record.ticks):
+        return Mismatch(None, "ticks", len(record.ticks), len(ticks))
+    if record.end is not None:
+        found = first_difference(record.end.get("results"), produced[-1]["results"], "results")
+        if found:
+            return Mismatch(None, *found)
+    return None
+
+
+async def replay(
+    path: Path,
+    game: Game[Any],
+    *,
+    reparse: bool = False,
+    writer: RecordWriter | None = None,
+) -> ReplayResult:
+    """Re-resolve the record at ``path`` with the current engine and compare (see module)."""
+    record = load_record(path, game)
+    changes: list[ReparseChange] = []
+    seats = recorded_seats(record, reparse=changes if reparse else None)
+    result = ReplayResult(record, reparse=changes)
+    try:
+        outcome = await run_episode(
+            game,
+            game.start_state(record.header),
+            seats,
+            episode_id=record.header.episode_id,
+            seed=record.header.seed,
+            variant=record.header.variant,
+            writer=writer,
+        )
+    except (RecordError, RulesError) as exc:
+        tick = _tick_of(str(exc))
+        result.mismatch = Mismatch(tick, "decisions", "a decision the rules accept", str(exc))
+        return result
+    result.lines = outcome.lines
+    result.mismatch = compare(record, outcome.lines)
+    return result
+
+
+def _tick_of(message: str) -> int | None:
+    head = message.split(":", 1)[0]
+    return (
+        int(head.removeprefix("tick ")) if head.startswith("tick ") and head[5:].isdigit() else None
+    )
+
+
+async def counterfactual(
+    path: Path,
+    game: Game[Any],
+    until_tick: int,
+    new_seats: Mapping[str, Seat],
+    *,
+    writer: RecordWriter | None = None,
+    episode_id: str | None = None,
+) -> tuple[LoadedRecord, Any]:
+    """Replay the record up to ``until_tick``, then play on live with ``new_seats``.
+
+    Seats not in ``new_seats`` keep playing as recorded, which needs them to be
+    baselines (the record cannot speak for a model past its last tick).
+    """
+    record = load_record(path, game)
+    if not 0 <= until_tick <= len(record.ticks):
+        raise RecordError(f"--until-tick: {until_tick} is outside 0..{len(record.ticks)}")
+    recorded = recorded_seats(record)
+    seats: dict[str, Seat] = {}
+    for info in record.header.seats:
+        live = new_seats.get(info.seat)
+        if live is None:
+            if info.agent.kind != "baseline":
+                raise RecordError(
+                    f"{info.seat} was played by {info.agent.name}; say who plays it from "
+                    f"tick {until_tick} (e.g. --keeper or --runners)"
+                )
+            live = BaselineSeat(info.agent.name)
+        seats[info.seat] = SwitchAt(until_tick, recorded[info.seat], live)
+    outcome = await run_episode(
+        game,
+        game.start_state(record.header),
+        seats,
+        episode_id=episode_id or f"{record.header.episode_id}--from-t{until_tick}",
+        seed=record.header.seed,
+        variant=record.header.variant,
+        writer=writer,
+        derived_from=DerivedFrom(
+            episode_id=record.header.episode_id, record=path.name, until_tick=until_tick
+        ),
+    )
+    return record, outcome
+
+
+__all__ = [
+    "HAND_WRITTEN",
+    "LoadedRecord",
+    "Mismatch",
+    "RecordedSeat",
+    "ReparseChange",
+    "ReplayResult",
+    "SwitchAt",
+    "compare",
+    "counterfactual",
+    "first_difference",
+    "load_record",
+    "recorded_seats",
+    "replay",
+]

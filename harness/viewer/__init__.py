@@ -1,0 +1,1 @@
+"""Looking at episodes: a terminal stepper and a self-contained HTML viewer."""

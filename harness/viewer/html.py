@@ -1,0 +1,66 @@
+"""A self-contained HTML viewer of one episode: no network, no external assets.
+
+The page (``page.html``) is game-agnostic: a tick slider, play and pause, previous
+and next, the radio and each seat's raw reply, notes and source. The board drawing
+comes from the game (:meth:`Game.viewer_script`), and so do the frames.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.game import Game
+
+PAGE = Path(__file__).with_name("page.html")
+
+
+def _inline_json(value: Any) -> str:
+    # Inside <script>, "</" could close the element early: escape it.
+    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+
+
+def render_html(game: Game[Any], lines: Sequence[Any]) -> str:
+    """The viewer page of an episode's record lines."""
+    header, end = lines[0], lines[-1]
+    summary = game.render_results(end.results) if end.type == "end" else "unfinished"
+    seats = ", ".join(f"{s.name or s.seat}: {s.agent.name}" for s in header.seats)
+    episode = {
+        "episodeId": header.episode_id,
+        "summary": f"{summary} | {seats}",
+        "frames": game.view_frames(lines),
+    }
+    script = game.viewer_script()
+    style = _board_style(script)
+    title = html.escape(f"{game.name.capitalize()} - {header.episode_id}")
+    page = PAGE.read_text(encoding="utf-8")
+    for key, value in (
+        ("__TITLE__", title),
+        ("__BOARD_STYLE__", style),
+        ("__BOARD_SCRIPT__", script.replace("</", "<\\/")),
+        ("__EPISODE__", _inline_json(episode)),
+    ):
+        page = page.replace(key, value)
+    return page
+
+
+def _board_style(script: str) -> str:
+    # A game's script may carry its CSS as `window.boardStyle = \`...\``.
+    marker = "window.boardStyle = `"
+    start = script.find(marker)
+    if start < 0:
+        return ""
+    start += len(marker)
+    return script[start : script.find("`", start)]
+
+
+def write_html(game: Game[Any], lines: Sequence[Any], path: Path) -> None:
+    """Write the viewer page of an episode to ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(game, lines), encoding="utf-8")
+
+
+__all__ = ["render_html", "write_html"]

@@ -1,0 +1,52 @@
+"""Stepping through an episode in the terminal."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from harness.game import Game
+
+HELP = "[Enter] next  [b] back  [number] go to tick  [q] quit"
+
+
+def step_through(
+    game: Game[Any],
+    lines: Sequence[Any],
+    *,
+    read: Callable[[str], str] | None = None,
+    out: TextIO | None = None,
+) -> None:
+    """Show the episode frame by frame; interactive when reading from a terminal.
+
+    Without a terminal (or ``read``) every frame is printed once, in order.
+    """
+    out = out or sys.stdout
+    frames = game.view_frames(lines)
+    interactive = read is not None or sys.stdin.isatty()
+    if not interactive:
+        for frame in frames:
+            out.write(game.render_view(frame) + "\n\n")
+        return
+    ask = read or input
+    i = 0
+    while True:
+        out.write(game.render_view(frames[i]) + "\n")
+        try:
+            answer = ask(f"{frames[i]['label']} ({i}/{len(frames) - 1}) {HELP} > ").strip()
+        except EOFError:
+            return
+        if answer == "q":
+            return
+        if answer == "b":
+            i = max(i - 1, 0)
+        elif answer.isdigit():
+            i = min(int(answer) + 1, len(frames) - 1)  # tick k is frame k + 1
+        elif i == len(frames) - 1:
+            return
+        else:
+            i += 1
+
+
+__all__ = ["step_through"]
