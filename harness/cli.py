@@ -62,7 +62,7 @@ def _baseline_of(spec: str, role: str) -> str | None:
 
 def _seat_options(spec: str, role: str, args: argparse.Namespace) -> LLMSeatOptions | None:
     """A seat spec as LLM options: None for a baseline, else ``kind:MODEL``."""
-    baseline = " or ".join(LighthouseGame().baselines(role))
+    baseline = "a baseline (" + ", ".join(LighthouseGame().baselines(role)) + ")"
     if _baseline_of(spec, role) is not None:
         return None
     kind, _, model = spec.partition(":")
