@@ -29,6 +29,19 @@ class SeatSpec:
 
 
 @dataclass(frozen=True)
+class SeatGroup:
+    """Seats a tournament config names together, e.g. Lighthouse's ``runners``.
+
+    ``key`` is the config key (and ``play``'s option), ``role`` the seats' role, and
+    ``seats`` their ids; an entrant gives one spec for all of them or one per seat.
+    """
+
+    key: str
+    role: str
+    seats: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ParseFailure:
     """A reply that does not parse: an expected outcome, returned rather than raised.
 
@@ -47,6 +60,27 @@ class Game(Protocol[StateT]):
     name: str
     #: Validates and parses any line of this game's records.
     record_adapter: TypeAdapter[Any]
+
+    def seat_groups(self) -> tuple[SeatGroup, ...]:
+        """The game's seats as configs name them; the first group leads the leaderboard."""
+        ...
+
+    def variants(self) -> tuple[str, ...]:
+        """The rules variants a tournament may choose from; the first is the default."""
+        ...
+
+    def make_config(
+        self,
+        variant: str,
+        overrides: Mapping[str, Any],
+        episode_timeout_seconds: float | None = None,
+    ) -> BaseModel:
+        """The rules parameters of ``variant`` with ``overrides`` (raises ConfigError)."""
+        ...
+
+    def new_state(self, config: Any, seed: int) -> StateT:
+        """The starting state of the episode ``seed`` under ``config``."""
+        ...
 
     def seats(self, state: StateT) -> tuple[SeatSpec, ...]:
         """Every seat of the episode, in the order of ``results.scores``."""
@@ -78,6 +112,14 @@ class Game(Protocol[StateT]):
 
     def parse_reply(self, observation: Any, text: str) -> Any | ParseFailure:
         """A reply to ``observation`` as a decision, or a :class:`ParseFailure`."""
+        ...
+
+    def refuse(self, observation: Any, decision: Any) -> ParseFailure | None:
+        """Why the rules would refuse a parsed decision (kind ``refused:<reason>``), or None.
+
+        A refusal is sent back to the model as its one retry hint, like a parse
+        failure; a game whose every parsed decision is legal returns None.
+        """
         ...
 
     def decision_model(self, decision: Any) -> BaseModel:
@@ -128,6 +170,14 @@ class Game(Protocol[StateT]):
         """A tick line of the record as text for the terminal."""
         ...
 
+    def render_start(self, state: StateT) -> str:
+        """The starting position as text for the terminal."""
+        ...
+
+    def record_schema(self) -> dict[str, Any]:
+        """The JSON Schema of one line of this game's records."""
+        ...
+
     def render_results(self, results: Any) -> str:
         """A results model as text for the terminal."""
         ...
@@ -157,4 +207,4 @@ class Game(Protocol[StateT]):
         ...
 
 
-__all__ = ["Game", "ParseFailure", "SeatSpec"]
+__all__ = ["Game", "ParseFailure", "SeatGroup", "SeatSpec"]

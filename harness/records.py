@@ -34,10 +34,12 @@ Source = Literal[
     "fallback_parse",
     "fallback_timeout",
     "fallback_api",
+    "fallback_refused",
     "scripted",
 ]
-"""Where a decision came from (decision R7); ``scripted``: given directly, as in a
-hand-written record replayed."""
+"""Where a decision came from (decision R7). ``fallback_refused``: the rules refused the
+model's action twice (games with refusals, e.g. Relayroam); ``scripted``: given
+directly, as in a hand-written record replayed."""
 AgentKind = Literal["baseline", "llm", "scripted"]
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)

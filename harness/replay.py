@@ -196,7 +196,10 @@ class RecordedSeat:
 def _reparse_one(game: Game[Any], observation: Any, reply: dict[str, Any]) -> Any:
     if reply.get("rawClipped") or reply.get("rawLength", 0) > MAX_REPLY_BYTES:
         return ParseFailure("too_long", "reply too long")
-    return game.parse_reply(observation, reply.get("raw", ""))
+    decision = game.parse_reply(observation, reply.get("raw", ""))
+    if isinstance(decision, ParseFailure):
+        return decision
+    return game.refuse(observation, decision) or decision
 
 
 def _decision_doc(game: Game[Any], decision: Any) -> dict[str, Any] | None:

@@ -105,15 +105,22 @@ class LLMSeat:
                 return finish(*self._baseline(request), source)
             text = report.completion.text
             decision = game.parse_reply(observation, text)
-            replies.append(_model_reply(text, decision))
-            if not isinstance(decision, ParseFailure):
+            # A parsed decision the rules would refuse is sent back like a parse failure.
+            problem = (
+                decision
+                if isinstance(decision, ParseFailure)
+                else game.refuse(observation, decision)
+            )
+            replies.append(_model_reply(text, problem))
+            if problem is None:
                 return finish(text, decision, "llm_retry" if retry else "llm")
             messages = [
                 *messages,
                 Message("assistant", truncate_runes(text, RETRY_ECHO_RUNES)),
-                Message("user", self.prompts.retry_hint.fill(problem=decision.message)),
+                Message("user", self.prompts.retry_hint.fill(problem=problem.message)),
             ]
-        return finish(*self._baseline(request), "fallback_parse")
+        refused = problem is not None and problem.kind.startswith("refused")
+        return finish(*self._baseline(request), "fallback_refused" if refused else "fallback_parse")
 
     async def _call(self, messages: list[Message], deadline: float) -> CallReport:
         request = CompletionRequest(
@@ -144,11 +151,11 @@ class LLMSeat:
         return raw, decision
 
 
-def _model_reply(text: str, parsed: Any) -> ModelReply:
+def _model_reply(text: str, problem: ParseFailure | None) -> ModelReply:
     clipped = clip_reply(text)
     error = (
-        ParseErrorRecord(kind=str(parsed.kind), message=parsed.message)
-        if isinstance(parsed, ParseFailure)
+        ParseErrorRecord(kind=str(problem.kind), message=problem.message)
+        if problem is not None
         else None
     )
     return ModelReply(

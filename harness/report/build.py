@@ -6,7 +6,7 @@ LLM figures (fallback rate by role, tokens, cost, latency p50/p95). Against a
 reference entrant: per-seed paired differences (paired on seed and variant,
 repetitions averaged) with a seeded bootstrap interval and wins/ties/losses. The same
 again on episodes without any LLM fallback, and a keeper leaderboard when keepers
-differ.
+differ (Lighthouse: a keeper leaderboard).
 """
 
 from __future__ import annotations
@@ -37,8 +37,12 @@ def _num(value: float) -> float | None:
 
 def _entrant_row(game: Game[Any], name: str, episodes: list[EpisodeSummary]) -> dict[str, Any]:
     first = episodes[0]
-    keeper = first.seats["keeper"].agent
-    runners = sorted({s.agent for seat, s in first.seats.items() if seat != "keeper"})
+    seats = {
+        group.key: ", ".join(
+            sorted({first.seats[s].agent for s in group.seats if s in first.seats})
+        )
+        for group in game.seat_groups()
+    }
     turns: Counter[str] = Counter()
     fallbacks: Counter[str] = Counter()
     latencies: list[float] = []
@@ -59,8 +63,7 @@ def _entrant_row(game: Game[Any], name: str, episodes: list[EpisodeSummary]) -> 
     metrics = [ep.metrics for ep in episodes]
     return {
         "entrant": name,
-        "keeper": keeper,
-        "runners": ", ".join(runners),
+        "seats": seats,
         "episodes": len(episodes),
         "score": _interval([ep.score for ep in episodes]),
         "columns": {c.key: c.value(metrics) for c in game.report_columns()},
@@ -131,9 +134,13 @@ def build_report(
     """The whole report as plain data (what ``--format json`` prints)."""
     by_entrant = _group(summaries, order)
     clean = _group([ep for ep in summaries if ep.fallback_free], order)
+    groups = game.seat_groups()
     report: dict[str, Any] = {
         "title": title,
         "game": game.name,
+        "seatGroups": [g.key for g in groups],
+        "roles": sorted({g.role for g in groups}),
+        "leader": groups[0].key,
         "episodes": len(summaries),
         "reference": reference,
         "columns": [
@@ -146,19 +153,21 @@ def build_report(
             "entrants": [_entrant_row(game, n, eps) for n, eps in clean.items()],
             "paired": _paired(clean, reference),
         },
-        "keepers": [],
+        "leaderboard": [],
     }
-    keepers: dict[str, list[float]] = defaultdict(list)
-    keeper_entrants: dict[str, set[str]] = defaultdict(set)
+    # A leaderboard of the lead seat (Lighthouse: the keeper) when entrants differ in it.
+    lead_seat = groups[0].seats[0]
+    scores: dict[str, list[float]] = defaultdict(list)
+    entrants: dict[str, set[str]] = defaultdict(set)
     for ep in summaries:
-        keepers[ep.seats["keeper"].agent].append(ep.score)
-        keeper_entrants[ep.seats["keeper"].agent].add(ep.entrant)
-    if len(keepers) > 1:
+        scores[ep.seats[lead_seat].agent].append(ep.score)
+        entrants[ep.seats[lead_seat].agent].add(ep.entrant)
+    if len(scores) > 1:
         rows = [
-            {"keeper": k, "entrants": sorted(keeper_entrants[k]), "score": _interval(v)}
-            for k, v in keepers.items()
+            {"agent": k, "entrants": sorted(entrants[k]), "score": _interval(v)}
+            for k, v in scores.items()
         ]
-        report["keepers"] = sorted(rows, key=lambda r: -(r["score"]["mean"] or 0.0))
+        report["leaderboard"] = sorted(rows, key=lambda r: -(r["score"]["mean"] or 0.0))
     return report
 
 

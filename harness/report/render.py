@@ -38,13 +38,13 @@ def _pct(value: float | None) -> str:
 
 def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
     columns = _columns(report)
+    groups = report["seatGroups"]
     main = _table(
-        ["entrant", "keeper", "runners", "episodes", "score (95% CI)", "reasons"],
+        ["entrant", *groups, "episodes", "score (95% CI)", "reasons"],
         [
             [
                 r["entrant"],
-                r["keeper"],
-                r["runners"],
+                *(r["seats"][g] for g in groups),
                 str(r["episodes"]),
                 _ci(r["score"]),
                 ", ".join(f"{k} {v}" for k, v in r["reasons"].items()),
@@ -58,16 +58,16 @@ def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[
     )
     out = [main, "", game]
     if any(r["calls"] for r in rows):
+        roles = report["roles"]
         llm = _table(
-            ["entrant", "calls", "retries", "fallback keeper", "fallback runners",
+            ["entrant", "calls", "retries", *(f"fallback {role}" for role in roles),
              "tokens in/out", "cost", "latency p50/p95"],
             [
                 [
                     r["entrant"],
                     str(r["calls"]),
                     str(r["retries"]),
-                    _pct(r["fallbackRate"].get("keeper")),
-                    _pct(r["fallbackRate"].get("runner")),
+                    *(_pct(r["fallbackRate"].get(role)) for role in roles),
                     f"{r['inputTokens']:,}/{r['outputTokens']:,}",
                     f"${r['costUsd']:.4f}",
                     _latency(r["latencyMs"]),
@@ -134,16 +134,17 @@ def to_markdown(report: dict[str, Any]) -> str:
             parts += _entrant_tables(report, clean["entrants"])
         if clean["paired"]:
             parts += ["", _paired_table(clean["paired"])]
-    if report["keepers"]:
+    if report["leaderboard"]:
+        lead = report["leader"]
         parts += [
             "",
-            "## Keeper leaderboard",
+            f"## {lead.capitalize()} leaderboard",
             "",
             _table(
-                ["keeper", "entrants", "episodes", "score (95% CI)"],
+                [lead, "entrants", "episodes", "score (95% CI)"],
                 [
-                    [k["keeper"], ", ".join(k["entrants"]), str(k["score"]["n"]), _ci(k["score"])]
-                    for k in report["keepers"]
+                    [k["agent"], ", ".join(k["entrants"]), str(k["score"]["n"]), _ci(k["score"])]
+                    for k in report["leaderboard"]
                 ],
             ),
         ]
@@ -159,9 +160,11 @@ def to_csv(report: dict[str, Any]) -> str:
     """One row per entrant, every figure in its own column (paired figures included)."""
     paired = {r["entrant"]: r for r in report["paired"]}
     columns = [c["key"] for c in report["columns"]]
+    groups = report["seatGroups"]
+    roles = report["roles"]
     header = [
-        "entrant", "keeper", "runners", "episodes", "score_mean", "score_low", "score_high",
-        *columns, "reasons", "calls", "retries", "fallback_rate_keeper", "fallback_rate_runner",
+        "entrant", *groups, "episodes", "score_mean", "score_low", "score_high",
+        *columns, "reasons", "calls", "retries", *(f"fallback_rate_{r}" for r in roles),
         "input_tokens", "output_tokens", "cost_usd", "latency_ms_p50", "latency_ms_p95",
         "fallback_free_episodes", "paired_vs", "paired_pairs", "paired_diff_mean",
         "paired_diff_low", "paired_diff_high", "wins", "ties", "losses",
@@ -174,12 +177,11 @@ def to_csv(report: dict[str, Any]) -> str:
         diff = p.get("difference", {})
         writer.writerow(
             [
-                r["entrant"], r["keeper"], r["runners"], r["episodes"],
+                r["entrant"], *(r["seats"][g] for g in groups), r["episodes"],
                 r["score"]["mean"], r["score"]["low"], r["score"]["high"],
                 *(r["columns"][k] for k in columns),
                 ";".join(f"{k}={v}" for k, v in r["reasons"].items()),
-                r["calls"], r["retries"],
-                r["fallbackRate"].get("keeper", ""), r["fallbackRate"].get("runner", ""),
+                r["calls"], r["retries"], *(r["fallbackRate"].get(role, "") for role in roles),
                 r["inputTokens"], r["outputTokens"], r["costUsd"],
                 r["latencyMs"]["p50"], r["latencyMs"]["p95"], r["fallbackFreeEpisodes"],
                 p.get("reference", ""), p.get("pairs", ""), diff.get("mean", ""),

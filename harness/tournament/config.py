@@ -32,7 +32,7 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -47,12 +47,10 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from harness.errors import ConfigError
-from harness.games.lighthouse.config import (
-    LighthouseConfig,
-    Variant,
-    format_validation_error,
-)
+from harness.game import Game
+from harness.games.registry import game_names, get_game
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
+from harness.validation import format_validation_error
 
 ENTRANT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -97,12 +95,39 @@ SeatConfig = Annotated[
 ]
 
 
+def _one_or_many(value: Any) -> str:
+    return "many" if isinstance(value, list) else "one"
+
+
+SeatSpecs = Annotated[
+    Annotated[SeatConfig, Tag("one")] | Annotated[list[SeatConfig], Tag("many")],
+    Discriminator(_one_or_many),
+]
+#: Path segments a config file does not spell: union tags and the entrant's seat map.
+HIDDEN_SEGMENTS = frozenset({"one", "many", "llm", "baseline", "seats"})
+
+
 class EntrantConfig(_Strict):
-    """One entrant: a name, its keeper, and its runners (one spec for all, or three)."""
+    """One entrant: a name and a spec for each of the game's seat groups.
+
+    In TOML the groups are keys of the entrant (Lighthouse: ``keeper`` and
+    ``runners``; Relayroam: ``player``); a group of several seats takes one spec for
+    all or a list with one per seat. Which keys are valid depends on the game, so
+    they are checked when the config is resolved against it.
+    """
 
     name: str
-    keeper: SeatConfig
-    runners: SeatConfig | list[SeatConfig]
+    seats: dict[str, SeatSpecs]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _collect_seats(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "seats" not in data:
+            return {
+                "name": data.get("name"),
+                "seats": {k: v for k, v in data.items() if k != "name"},
+            }
+        return data
 
     @field_validator("name")
     @classmethod
@@ -114,19 +139,15 @@ class EntrantConfig(_Strict):
             )
         return value
 
-    @field_validator("runners")
-    @classmethod
-    def _three_runners(cls, value: Any) -> Any:
-        if isinstance(value, list) and len(value) != 3:
-            raise ValueError(f"give one runner spec for all, or exactly 3; got {len(value)}")
-        return value
-
-    def runner_seats(self) -> tuple[SeatConfig, SeatConfig, SeatConfig]:
-        """The three runners' specs."""
-        if isinstance(self.runners, list):
-            a, b, c = self.runners
-            return (a, b, c)
-        return (self.runners, self.runners, self.runners)
+    def seat_specs(self, game: Game[Any]) -> dict[str, tuple[str, SeatConfig]]:
+        """Every seat id of ``game`` with its role and spec (the entrant is resolved)."""
+        out: dict[str, tuple[str, SeatConfig]] = {}
+        for group in game.seat_groups():
+            spec = self.seats[group.key]
+            specs = spec if isinstance(spec, list) else [spec] * len(group.seats)
+            for seat, one in zip(group.seats, specs, strict=True):
+                out[seat] = (group.role, one)
+        return out
 
 
 class SeedRange(_Strict):
@@ -142,17 +163,13 @@ class SeedRange(_Strict):
         return self
 
 
-def _default_variants() -> list[Variant]:
-    return ["default"]
-
-
 class TournamentConfig(_Strict):
     """A whole tournament."""
 
     name: str = Field(min_length=1)
-    game: Literal["lighthouse"] = "lighthouse"
+    game: str = Field("lighthouse", description="The game: lighthouse or relayroam.")
     seeds: list[Annotated[int, Field(ge=0)]] | SeedRange
-    variants: list[Variant] = Field(default_factory=lambda: _default_variants(), min_length=1)
+    variants: list[str] | None = Field(None, description="Default: the game's first variant.")
     repetitions: int = Field(1, ge=1)
     episode_timeout_seconds: float = Field(900.0, gt=0)
     rules: dict[str, Any] = Field(
@@ -179,9 +196,16 @@ class TournamentConfig(_Strict):
 
     @field_validator("variants")
     @classmethod
-    def _variants_distinct(cls, value: list[Variant]) -> list[Variant]:
-        if len(set(value)) != len(value):
-            raise ValueError("variants must be distinct")
+    def _variants_distinct(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and (not value or len(set(value)) != len(value)):
+            raise ValueError("give distinct variants, at least one")
+        return value
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, value: str) -> str:
+        if value not in game_names():
+            raise ValueError(f"unknown game {value!r}; choose one of {list(game_names())}")
         return value
 
     @model_validator(mode="after")
@@ -207,11 +231,13 @@ class TournamentConfig(_Strict):
             return list(range(self.seeds.start, self.seeds.stop))
         return list(self.seeds)
 
-    def game_config(self, variant: Variant) -> LighthouseConfig:
+    def variant_list(self) -> list[str]:
+        """The variants played (the game's default when none are given)."""
+        return self.variants or [get_game(self.game).variants()[0]]
+
+    def game_config(self, variant: str) -> Any:
         """The rules parameters of ``variant`` with this tournament's overrides."""
-        return LighthouseConfig.for_variant(
-            variant, **{**self.rules, "episode_timeout_seconds": self.episode_timeout_seconds}
-        )
+        return get_game(self.game).make_config(variant, self.rules, self.episode_timeout_seconds)
 
     def seat_options(self, seat: LLMSeatConfig) -> LLMSeatOptions:
         """An LLM seat's full options, its provider resolved."""
@@ -229,19 +255,20 @@ class TournamentConfig(_Strict):
 
 
 def _seats_of(entrant: EntrantConfig) -> list[tuple[str, SeatConfig]]:
-    seats: list[tuple[str, SeatConfig]] = [("keeper", entrant.keeper)]
-    if isinstance(entrant.runners, list):
-        seats += [(f"runners.{i}", seat) for i, seat in enumerate(entrant.runners)]
-    else:
-        seats.append(("runners", entrant.runners))
+    """Each seat spec of an entrant with its key path (``runners.1``)."""
+    seats: list[tuple[str, SeatConfig]] = []
+    for key, spec in entrant.seats.items():
+        if isinstance(spec, list):
+            seats += [(f"{key}.{i}", one) for i, one in enumerate(spec)]
+        else:
+            seats.append((key, spec))
     return seats
 
 
-def load_tournament(path: Path, *, baselines: dict[str, tuple[str, ...]]) -> TournamentConfig:
+def load_tournament(path: Path) -> TournamentConfig:
     """Read, validate and resolve a tournament config.
 
-    ``baselines`` maps each role to the game's baseline names. Raises
-    :class:`ConfigError` whose message names the file, the key and the problem.
+    Raises :class:`ConfigError` whose message names the file, the key and the problem.
     """
     source = str(path)
     try:
@@ -253,52 +280,69 @@ def load_tournament(path: Path, *, baselines: dict[str, tuple[str, ...]]) -> Tou
     try:
         config = TournamentConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, source)) from None
-    return _resolve(config, path.parent, source, baselines)
+        raise ConfigError(format_validation_error(exc, source, hidden=HIDDEN_SEGMENTS)) from None
+    return _resolve(config, path.parent, source)
 
 
-def _resolve(
-    config: TournamentConfig, base: Path, source: str, baselines: dict[str, tuple[str, ...]]
-) -> TournamentConfig:
+def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentConfig:
+    game = get_game(config.game)
+    groups = {g.key: g for g in game.seat_groups()}
     entrants = []
     for index, entrant in enumerate(config.entrants):
+        where_entrant = f"{source}: entrants.{index}"
+        unknown = sorted(set(entrant.seats) - set(groups))
+        if unknown:
+            raise ConfigError(
+                f"{where_entrant}.{unknown[0]}: not a seat of {game.name}; "
+                f"its seats are {list(groups)}"
+            )
+        missing = [key for key in groups if key not in entrant.seats]
+        if missing:
+            raise ConfigError(f"{where_entrant}: missing {missing[0]!r} (who plays it?)")
         seats: dict[str, Any] = {}
-        for where, seat in _seats_of(entrant):
-            role = "keeper" if where == "keeper" else "runner"
-            if isinstance(seat, BaselineSeatConfig):
-                if seat.baseline not in baselines[role]:
-                    raise ConfigError(
-                        f"{source}: entrants.{index}.{where}.baseline: {seat.baseline!r} is not "
-                        f"a {role} baseline; choose one of {list(baselines[role])}"
-                    )
-                seats[where] = seat
-                continue
-            prompts = seat.prompts
-            if prompts is not None:
-                resolved = {}
-                for field in ("system", "observation", "retry_hint"):
-                    file = getattr(prompts, field)
-                    file = file if file.is_absolute() else (base / file)
-                    if not file.is_file():
-                        raise ConfigError(
-                            f"{source}: entrants.{index}.{where}.prompts.{field}: "
-                            f"no such file {file}"
-                        )
-                    resolved[field] = file.resolve()
-                prompts = PromptFiles.model_validate(resolved)
-            seats[where] = seat.model_copy(update={"prompts": prompts})
-        runners: Any = (
-            [seats[f"runners.{i}"] for i in range(3)]
-            if isinstance(entrant.runners, list)
-            else seats["runners"]
-        )
-        entrants.append(entrant.model_copy(update={"keeper": seats["keeper"], "runners": runners}))
-    for variant in config.variants:
+        for key, spec in entrant.seats.items():
+            group = groups[key]
+            if isinstance(spec, list) and len(spec) != len(group.seats):
+                raise ConfigError(
+                    f"{where_entrant}.{key}: give one spec for all, or exactly "
+                    f"{len(group.seats)}; got {len(spec)}"
+                )
+            specs = spec if isinstance(spec, list) else [spec]
+            resolved = [
+                _resolve_seat(one, game, group.role, base, f"{where_entrant}.{key}" + (
+                    f".{i}" if isinstance(spec, list) else ""))
+                for i, one in enumerate(specs)
+            ]  # fmt: skip
+            seats[key] = resolved if isinstance(spec, list) else resolved[0]
+        entrants.append(entrant.model_copy(update={"seats": seats}))
+    for variant in config.variant_list():
         try:
             config.game_config(variant)
         except ConfigError as exc:
-            raise ConfigError(f"{source}: rules: {exc}") from None
+            raise ConfigError(f"{source}: {exc}") from None
     return config.model_copy(update={"entrants": entrants})
+
+
+def _resolve_seat(
+    seat: SeatConfig, game: Game[Any], role: str, base: Path, where: str
+) -> SeatConfig:
+    if isinstance(seat, BaselineSeatConfig):
+        if seat.baseline not in game.baselines(role):
+            raise ConfigError(
+                f"{where}.baseline: {seat.baseline!r} is not a {role} baseline; "
+                f"choose one of {list(game.baselines(role))}"
+            )
+        return seat
+    if seat.prompts is None:
+        return seat
+    resolved = {}
+    for field in ("system", "observation", "retry_hint"):
+        file = getattr(seat.prompts, field)
+        file = file if file.is_absolute() else (base / file)
+        if not file.is_file():
+            raise ConfigError(f"{where}.prompts.{field}: no such file {file}")
+        resolved[field] = file.resolve()
+    return seat.model_copy(update={"prompts": PromptFiles.model_validate(resolved)})
 
 
 __all__ = [

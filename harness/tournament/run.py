@@ -12,9 +12,7 @@ from typing import Any
 from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import Game
-from harness.games.lighthouse.board import generate_board
-from harness.games.lighthouse.game import LighthouseGame
-from harness.games.lighthouse.state import new_game
+from harness.games.registry import get_game
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
@@ -23,7 +21,6 @@ from harness.tournament.config import (
     BaselineSeatConfig,
     EntrantConfig,
     LLMSeatConfig,
-    SeatConfig,
     TournamentConfig,
 )
 from harness.tournament.progress import Progress
@@ -65,7 +62,7 @@ def plan_episodes(config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> 
     plans = [
         EpisodePlan(entrant, variant, seed, rep)
         for rep in range(config.repetitions)
-        for variant in config.variants
+        for variant in config.variant_list()
         for seed in config.seed_list()
         for entrant in config.entrants
     ]
@@ -73,25 +70,21 @@ def plan_episodes(config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> 
     return [p for i, p in enumerate(plans) if i % count == index - 1]
 
 
-def game_of(config: TournamentConfig) -> LighthouseGame:
+def game_of(config: TournamentConfig) -> Game[Any]:
     """The game a config plays."""
-    return LighthouseGame()
+    return get_game(config.game)
 
 
 def prompt_hashes(config: TournamentConfig, game: Game[Any]) -> dict[str, str]:
     """sha256 of every prompt file an LLM seat of the config uses, by path."""
     hashes = {}
     for entrant in config.entrants:
-        for role, seat in _entrant_seats(entrant):
+        for role, seat in entrant.seat_specs(game).values():
             if isinstance(seat, LLMSeatConfig):
                 files = seat.prompts or default_prompt_files(game.name, role)
                 for prompt in vars(PromptSet.load(files)).values():
                     hashes[str(prompt.path)] = prompt.sha256
     return dict(sorted(hashes.items()))
-
-
-def _entrant_seats(entrant: EntrantConfig) -> list[tuple[str, SeatConfig]]:
-    return [("keeper", entrant.keeper), *(("runner", s) for s in entrant.runner_seats())]
 
 
 @dataclass
@@ -181,9 +174,7 @@ def _build_seats(
     out: dict[str, dict[str, Seat]] = {}
     for entrant in {p.entrant.name: p.entrant for p in todo}.values():
         seats: dict[str, Seat] = {}
-        for seat_id, (role, spec) in zip(
-            ("keeper", "runner1", "runner2", "runner3"), _entrant_seats(entrant), strict=True
-        ):
+        for seat_id, (role, spec) in entrant.seat_specs(game).items():
             if isinstance(spec, BaselineSeatConfig):
                 seats[seat_id] = BaselineSeat(spec.baseline)
             else:
@@ -194,13 +185,12 @@ def _build_seats(
 
 async def _play_one(
     config: TournamentConfig,
-    game: LighthouseGame,
+    game: Game[Any],
     folder: ResultsFolder,
     plan: EpisodePlan,
     seats: dict[str, Seat],
 ) -> None:
-    rules = config.game_config(plan.variant)  # type: ignore[arg-type]
-    state = new_game(rules, generate_board(rules, plan.seed))
+    state = game.new_state(config.game_config(plan.variant), plan.seed)
     writer = RecordWriter(folder.partial_path(plan.episode_id))
     try:
         await run_episode(

@@ -10,7 +10,9 @@ from pydantic import Field
 from harness.game import Game
 from harness.records import RecordModel
 
-FALLBACK_SOURCES = frozenset({"fallback_parse", "fallback_timeout", "fallback_api"})
+FALLBACK_SOURCES = frozenset(
+    {"fallback_parse", "fallback_timeout", "fallback_api", "fallback_refused"}
+)
 
 
 class SeatStats(RecordModel):

@@ -51,7 +51,10 @@ def test_play_with_an_llm_keeper(server: ScriptedLLMServer, tmp_path: Path) -> N
 def test_play_refuses_an_unknown_seat_spec() -> None:
     proc = lighthouse("play", "--seed", "1", "--keeper", "gemini:pro")
     assert proc.returncode == 2
-    assert "--keeper: 'gemini:pro' is not a baseline (lantern, silent), openai:MODEL or anthropic:MODEL" in proc.stderr
+    assert (
+        "--keeper: 'gemini:pro' is not a baseline (lantern, silent), openai:MODEL or anthropic:MODEL"
+        in proc.stderr
+    )
 
 
 def test_play_without_the_key_variable_says_which_is_missing(tmp_path: Path) -> None:

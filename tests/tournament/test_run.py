@@ -51,7 +51,7 @@ runners = { baseline = "wallhug" }
 def config_at(tmp_path: Path, text: str = SMALL) -> TournamentConfig:
     path = tmp_path / "small.toml"
     path.write_text(text)
-    return load_tournament(path, baselines=BASELINES)
+    return load_tournament(path)
 
 
 def run(config: TournamentConfig, out: Path, **kwargs: Any) -> Any:

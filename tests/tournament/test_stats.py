@@ -115,7 +115,8 @@ def test_report_by_hand() -> None:
     # without fallbacks seed 0 has one repetition left: 10 - 9 = 1
     (clean,) = report["fallbackFree"]["paired"]
     assert clean["difference"]["mean"] == pytest.approx((1 + 0 - 5) / 3)
-    assert [k["keeper"] for k in report["keepers"]] == ["openai:m", "lantern"]
+    assert report["leader"] == "keeper"
+    assert [k["agent"] for k in report["leaderboard"]] == ["openai:m", "lantern"]
 
 
 def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from harness.errors import ConfigError
+from harness.validation import format_validation_error
 
 Variant = Literal["default", "spring"]
 VARIANTS: tuple[Variant, ...] = ("default", "spring")
@@ -104,16 +105,6 @@ def load_config(data: dict[str, Any], *, source: str = "config") -> LighthouseCo
         return LighthouseConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, source)) from None
-
-
-def format_validation_error(exc: ValidationError, source: str) -> str:
-    """One line per problem, ``source: field.path: message``."""
-    lines = []
-    for err in exc.errors():
-        where = ".".join(str(part) for part in err["loc"])
-        message = err["msg"].removeprefix("Value error, ")
-        lines.append(f"{source}: {where}: {message}" if where else f"{source}: {message}")
-    return "\n".join(lines)
 
 
 __all__ = [

@@ -8,9 +8,10 @@ from typing import Any, Final
 from baselines.lantern import lantern
 from baselines.silent import silent
 from baselines.wallhug import wallhug
-from harness.errors import RulesError
-from harness.game import ParseFailure, SeatSpec
-from harness.games.lighthouse.config import LighthouseConfig
+from harness.errors import ConfigError, RulesError
+from harness.game import ParseFailure, SeatGroup, SeatSpec
+from harness.games.lighthouse.board import generate_board
+from harness.games.lighthouse.config import VARIANTS, LighthouseConfig
 from harness.games.lighthouse.metrics import COLUMNS, episode_metrics
 from harness.games.lighthouse.observe import (
     KeeperObservation,
@@ -30,6 +31,7 @@ from harness.games.lighthouse.record import (
     LighthouseTickState,
     RunnerDecisionModel,
     RunnerStateModel,
+    record_schema,
 )
 from harness.games.lighthouse.replies import parse_keeper_reply, parse_runner_reply
 from harness.games.lighthouse.rules import end_by_deadline, resolve_tick, results
@@ -67,6 +69,42 @@ class LighthouseGame:
 
     name = "lighthouse"
     record_adapter = LIGHTHOUSE_RECORD
+    #: teamScore's ceiling (rules, "Scoring"), for plots.
+    max_score = 42.0
+
+    def seat_groups(self) -> tuple[SeatGroup, ...]:
+        return (
+            SeatGroup("keeper", KEEPER, (KEEPER,)),
+            SeatGroup("runners", RUNNER, tuple(runner_seat_id(s) for s in (1, 2, 3))),
+        )
+
+    def variants(self) -> tuple[str, ...]:
+        return VARIANTS
+
+    def make_config(
+        self,
+        variant: str,
+        overrides: Mapping[str, Any],
+        episode_timeout_seconds: float | None = None,
+    ) -> LighthouseConfig:
+        if variant not in VARIANTS:
+            raise ConfigError(f"variants: {variant!r} is not one of {list(VARIANTS)}")
+        values = dict(overrides)
+        if episode_timeout_seconds is not None:
+            values["episode_timeout_seconds"] = episode_timeout_seconds
+        return LighthouseConfig.for_variant(variant, **values)
+
+    def render_start(self, state: GameState) -> str:
+        return "\n".join("    " + row for row in state.board.to_ascii())
+
+    def record_schema(self) -> dict[str, Any]:
+        return record_schema()
+
+    def new_state(self, config: LighthouseConfig, seed: int) -> GameState:
+        return new_game(config, generate_board(config, seed))
+
+    def refuse(self, observation: Any, decision: Any) -> ParseFailure | None:
+        return None  # every parsed Lighthouse decision is legal: a blocked move is a bump
 
     def initial_state(self, config: LighthouseConfig, board: BoardModel) -> GameState:
         """The tick-0 state of a recorded header's config and board."""

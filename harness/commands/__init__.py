@@ -1,0 +1,1 @@
+"""The ``lighthouse`` command's subcommands, one module each."""

@@ -1,0 +1,131 @@
+"""``lighthouse run``, ``report`` and ``merge``: tournaments and their results."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.errors import ConfigError
+from harness.games.registry import get_game
+
+
+def add_parsers(sub: Any) -> None:
+    """Register ``run``, ``report`` and ``merge``."""
+    run_p = sub.add_parser("run", help="play a tournament config; resumes where it stopped")
+    run_p.add_argument("config", type=Path)
+    run_p.add_argument("--out", type=Path, help="results folder (default results/<name>)")
+    run_p.add_argument("--concurrency", type=int, help="episodes at once (default: config's)")
+    run_p.add_argument("--shard", help="I/N: play only this machine's share")
+    run_p.add_argument("--no-report", action="store_true", help="do not print the report")
+    run_p.set_defaults(func=run)
+
+    report = sub.add_parser("report", help="report on a results folder")
+    report.add_argument("dir", type=Path)
+    report.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    report.add_argument("--reference", help="the entrant to pair against")
+    report.add_argument("--plot", type=Path, help="also write an SVG of the score distributions")
+    report.set_defaults(func=report_command)
+
+    merge = sub.add_parser("merge", help="join the results folders of a tournament's shards")
+    merge.add_argument("dirs", type=Path, nargs="+")
+    merge.add_argument("--out", type=Path, required=True)
+    merge.set_defaults(func=merge_command)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play (or resume) a tournament and print its report."""
+    from harness.tournament.config import load_tournament
+    from harness.tournament.progress import Progress
+    from harness.tournament.run import parse_shard, plan_episodes, run_tournament
+
+    config = load_tournament(args.config)
+    shard = parse_shard(args.shard) if args.shard else (1, 1)
+    out = args.out or Path("results") / (
+        config.name if shard == (1, 1) else f"{config.name}-shard{shard[0]}of{shard[1]}"
+    )
+    progress = Progress(len(plan_episodes(config, shard)), 0)
+    print(f"tournament {config.name}: results in {out}", file=sys.stderr)
+    try:
+        outcome = asyncio.run(
+            run_tournament(
+                config,
+                out,
+                concurrency=args.concurrency,
+                shard=shard,
+                progress=progress,
+                config_file=str(args.config),
+            )
+        )
+    except KeyboardInterrupt:
+        progress.show(final=True)
+        print(
+            f"lighthouse: interrupted with {progress.done} of {progress.total} episodes "
+            "finished; run the same command again to play the rest",
+            file=sys.stderr,
+        )
+        return 130
+    print(
+        f"{outcome.played} episodes played, {outcome.already_done} already done, "
+        f"{outcome.planned} in all",
+        file=sys.stderr,
+    )
+    if not args.no_report:
+        print(report_text(out, "md", None))
+    return 0
+
+
+def _folder(path: Path) -> Any:
+    from harness.tournament.store import ResultsFolder
+
+    folder = ResultsFolder(path)
+    if not folder.manifest_path.exists():
+        raise ConfigError(f"{path}: no manifest.json here; is it a results folder?")
+    return folder
+
+
+def report_text(folder_path: Path, fmt: str, reference: str | None) -> str:
+    """The report of a results folder in ``fmt`` (md, csv or json)."""
+    from harness.report.build import build_report
+    from harness.report.render import to_csv, to_json, to_markdown
+
+    folder = _folder(folder_path)
+    manifest = folder.manifest()
+    config = manifest.get("config", {})
+    report = build_report(
+        get_game(manifest.get("game", "lighthouse")),
+        folder.summaries(),
+        reference=reference or config.get("reference"),
+        order=[e["name"] for e in config.get("entrants", [])],
+        title=f"Tournament {config.get('name', folder_path.name)}",
+    )
+    render = {"md": to_markdown, "csv": to_csv, "json": to_json}[fmt]
+    return render(report)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """Print a report; write the plot when asked."""
+    print(report_text(args.dir, args.format, args.reference), end="")
+    if args.plot:
+        from harness.report.render import to_svg
+
+        folder = _folder(args.dir)
+        summaries = folder.summaries()
+        order = [e["name"] for e in folder.manifest().get("config", {}).get("entrants", [])]
+        high = max([s.score for s in summaries] + [1.0])
+        game = get_game(folder.manifest().get("game", "lighthouse"))
+        high = float(getattr(game, "max_score", high) or high)
+        args.plot.write_text(to_svg(summaries, order, high=high), encoding="utf-8")
+        print(f"plot written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+def merge_command(args: argparse.Namespace) -> int:
+    """Join shards."""
+    from harness.tournament.merge import merge_folders
+
+    merged = merge_folders(args.dirs, args.out)
+    print(f"merged {len(args.dirs)} folders into {args.out}: {merged} episodes", file=sys.stderr)
+    return 0
