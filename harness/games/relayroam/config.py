@@ -1,0 +1,32 @@
+"""Relayroam's parameters in the harness (decision RR19), validated at the boundary."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+VARIANTS: tuple[str, ...] = ("default",)
+
+
+class RelayroamConfig(BaseModel):
+    """A bounded Relayroam episode: the harness banks at ``chamberCap`` clears (RR19)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
+    )
+
+    chamber_cap: int = Field(6, ge=1, description="Clears after which the harness banks.")
+    decisions_per_chamber: int = Field(
+        60, ge=1, description="Guard: decisions (refusals included) per chamber, then bank."
+    )
+    episode_timeout_seconds: float = Field(
+        900.0, gt=0, description="Wall-clock timeout; the play budget is 60% of it."
+    )
+
+    @property
+    def play_budget_seconds(self) -> float:
+        """The wall-clock play budget: 60% of episodeTimeoutSeconds (as in Lighthouse)."""
+        return 0.6 * self.episode_timeout_seconds
+
+
+__all__ = ["VARIANTS", "RelayroamConfig"]
