@@ -172,7 +172,7 @@ def play_phase(toml: str, folder: Path, *, traced: bool) -> dict[str, Any]:
 
     path = folder / "tournament.toml"
     path.write_text(toml, encoding="utf-8")
-    config = load_tournament(path, baselines=BASELINES)
+    config = load_tournament(path)
     out = folder / "results"
     sampler = Sampler()
     rss_start = current_rss()

@@ -49,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
         f"{g.key} {specs.get(g.key, game.baselines(g.role)[0])}" for g in game.seat_groups()
     )
     print(f"{game.name.capitalize()}, seed {args.seed}, variant {variant}: {names}")
-    print(game.render_start(state))
+    if not args.quiet:
+        print(game.render_start(state))
 
     def show(line: Any) -> None:
         print(game.render_tick(line))
