@@ -174,7 +174,8 @@ class RecordedSeat:
         elif len(parsed) > 1 and not isinstance(parsed[1], ParseFailure):
             new_source, new_decision = "llm_retry", parsed[1]
         elif len(parsed) > 1:
-            new_source = "fallback_parse"
+            refused = str(parsed[1].kind).startswith("refused")
+            new_source = "fallback_refused" if refused else "fallback_parse"
             new_decision = game.parse_reply(obs, game.baseline_reply(obs))
         else:
             new_source = "rejected"
