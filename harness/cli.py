@@ -40,6 +40,14 @@ def _cmd_board(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from harness.server.app import serve
+
+    print(f"Relayroam: http://{args.host}:{args.port}/relayroam/ (Ctrl-C stops)", file=sys.stderr)
+    serve(host=args.host, port=args.port)
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     print(json.dumps(get_game(args.game).record_schema(), indent=2, sort_keys=True))
     return 0
@@ -62,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parser(sub)
     tournament.add_parsers(sub)
     replay.add_parser(sub)
+
+    serve = sub.add_parser("serve", help="serve Relayroam's HTTP API and playable page")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(func=_cmd_serve)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of a record line")
     schema.add_argument("--game", choices=game_names(), default="lighthouse")
