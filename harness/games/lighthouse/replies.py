@@ -8,12 +8,12 @@ retry hint can quote it to the model (decision R5).
 from __future__ import annotations
 
 import json
-import re
 from enum import StrEnum
 from typing import Any
 
 from harness.game import ParseFailure
 from harness.games.lighthouse.state import KeeperDecision, Move, RunnerDecision
+from harness.json_reply import decode_json_object, json_type
 from harness.text import (
     MAX_REPLY_BYTES,
     ClippedReply,
@@ -34,10 +34,6 @@ MOVE_ALIASES: dict[str, Move] = {
     "W": Move.W, "WEST": Move.W, "LEFT": Move.W,
     "WAIT": Move.WAIT, "STAY": Move.WAIT, "HOLD": Move.WAIT, "H": Move.WAIT,
 }  # fmt: skip
-
-# One fence around the whole reply: ```tag? body ```; the tag is checked separately so
-# that a wrong tag gets its own message.
-_FENCE = re.compile(r"\A```([A-Za-z0-9_.+-]*)(.*)```\Z", re.DOTALL)
 
 
 class FailureKind(StrEnum):
@@ -112,65 +108,14 @@ def parse_runner_reply(text: str, *, notes_cap: int) -> RunnerDecision | ParseFa
 
 
 def _json_object(text: str, shape: str) -> dict[str, Any] | ParseFailure:
-    """Decode exactly one strict JSON object, optionally inside one code fence (R1, R3, R8)."""
-    size = utf8_length(text)
-    if size > MAX_REPLY_BYTES:
-        return ParseFailure(
-            FailureKind.TOO_LONG,
-            f"reply too long: {size} bytes, the limit is {MAX_REPLY_BYTES}; "
-            f"reply with one short JSON object like {shape}",
-        )
-    body = scrub_surrogates(text).strip()
-    if not body:
-        return ParseFailure(FailureKind.EMPTY, f"the reply is empty; expected {shape}")
-    if body.startswith("```"):
-        fence = _FENCE.match(body)
-        if fence is None or fence.group(2).strip().startswith("```"):
-            return ParseFailure(
-                FailureKind.BAD_FENCE,
-                "the code fence is not closed by ``` at the very end of the reply; "
-                f"send one JSON object, optionally inside one ```json fence: {shape}",
-            )
-        tag = fence.group(1)
-        if tag.lower() not in ("", "json"):
-            return ParseFailure(
-                FailureKind.BAD_FENCE,
-                f"the code fence is tagged {tag!r}; only ``` or ```json may wrap the reply",
-            )
-        body = fence.group(2).strip()
-    try:
-        value = json.loads(body, parse_constant=_reject_constant)
-    except _NonJsonConstant as exc:
-        return ParseFailure(FailureKind.NOT_JSON, f"{exc} is not JSON; expected {shape}")
-    except json.JSONDecodeError as exc:
-        hint = (
-            "the reply must be exactly one JSON object with nothing before or after it"
-            if exc.msg in ("Expecting value", "Extra data")
-            else "the reply is not valid JSON"
-        )
-        return ParseFailure(
-            FailureKind.NOT_JSON,
-            f"{hint} ({exc.msg} at line {exc.lineno} column {exc.colno}); expected {shape}",
-        )
-    if not isinstance(value, dict):
-        return ParseFailure(
-            FailureKind.NOT_OBJECT,
-            f"the reply is a JSON {_json_type(value)}, not an object; expected {shape}",
-        )
-    return {key: _scrub_value(item) for key, item in value.items()}
+    """Exactly one strict JSON object, optionally in one code fence (R1, R3, R8).
 
-
-class _NonJsonConstant(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> Any:
-    raise _NonJsonConstant(name)
-
-
-def _scrub_value(value: Any) -> Any:
-    # JSON escapes such as "\ud800" decode to lone surrogates: replace them too (R3).
-    return scrub_surrogates(value) if isinstance(value, str) else value
+    With duplicate keys the last wins (R1).
+    """
+    obj = decode_json_object(text, expect=f"expected {shape}")
+    if isinstance(obj, ParseFailure):
+        return ParseFailure(FailureKind(obj.kind), obj.message)
+    return obj
 
 
 def _check_types(obj: dict[str, Any], types: dict[str, type], shape: str) -> ParseFailure | None:
@@ -179,23 +124,9 @@ def _check_types(obj: dict[str, Any], types: dict[str, type], shape: str) -> Par
             wanted = "a boolean (true or false)" if expected is bool else "a string"
             return ParseFailure(
                 FailureKind.WRONG_TYPE,
-                f'"{key}" must be {wanted}, got {_json_type(obj[key])}; expected {shape}',
+                f'"{key}" must be {wanted}, got {json_type(obj[key])}; expected {shape}',
             )
     return None
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 __all__ = [
