@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,21 +13,13 @@ import pytest
 from harness.games.lighthouse.game import LighthouseGame
 from harness.replay import replay
 from harness.viewer.html import render_html
+from tests.browser import chromium, require_browser
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-
-if not (CHROMIUM and DRIVER):
-    # CI installs both (see .ci/run) and sets LIGHTHOUSE_REQUIRE_BROWSER so a missing
-    # browser fails there instead of skipping.
-    if os.environ.get("LIGHTHOUSE_REQUIRE_BROWSER"):
-        pytest.fail("chromium and chromedriver are required", pytrace=False)
-    pytest.skip("chromium and chromedriver are not installed", allow_module_level=True)
+require_browser()
 
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -45,18 +35,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--window-size=1280,900",
-        # offline: every network request would fail
-        "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
-    ):  # fmt: skip
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = chromium(tmp_path_factory.mktemp("chromium"))
     try:
         yield driver
     finally:

@@ -3,8 +3,6 @@ against a real uvicorn server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,20 +12,12 @@ from harness.games.relayroam.observe import observe
 from harness.games.relayroam.rules import new_game, step
 from harness.games.relayroam.solver import solve_chamber
 from harness.games.relayroam.state import chamber_setup
+from tests.browser import chromium, require_browser
 from tests.relayroam.live_server import running_server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-
-if not (CHROMIUM and DRIVER):
-    # CI installs both (see .ci/run) and sets LIGHTHOUSE_REQUIRE_BROWSER so a missing
-    # browser fails there instead of skipping.
-    if os.environ.get("LIGHTHOUSE_REQUIRE_BROWSER"):
-        pytest.fail("chromium and chromedriver are required", pytrace=False)
-    pytest.skip("chromium and chromedriver are not installed", allow_module_level=True)
+require_browser()
 
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -49,19 +39,7 @@ def base() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--window-size=1280,900",
-        # offline: every network request would fail (loopback bypasses the proxy)
-        "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
-    ):  # fmt: skip
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = chromium(tmp_path_factory.mktemp("chromium"), console_log=True)
     try:
         yield driver
     finally:
@@ -187,11 +165,12 @@ def test_a_chamber_is_cleared_and_the_next_one_started(browser: Any, base: str) 
     for i, action in enumerate(optimum.actions):
         kind = action["type"]
         if kind == "move" and i % 2 == 0:
-            press(browser, KEYS[action["direction"]])  # key presses, queued in order
+            press(browser, KEYS[action["direction"]])  # key presses and buttons, alternately
         else:
             browser.find_element(By.ID, action.get("direction", kind)).click()
+        settle(browser)  # one action at a time: each answer is drawn before the next
+        assert text(browser, "turn") == str(i + 1)
         state = step(state, action).state
-    settle(browser)
     assert text(browser, "refusal") == ""
     assert text(browser, "phase") == "chamber-clear"
     assert text(browser, "score") == "544"
