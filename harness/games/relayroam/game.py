@@ -8,6 +8,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from pydantic import ValidationError
+
 from baselines.greedy import greedy, vent_aware_greedy
 from harness.errors import ConfigError, RulesError
 from harness.game import ParseFailure, SeatGroup, SeatSpec
@@ -118,8 +120,8 @@ class RelayroamGame:
             values["episode_timeout_seconds"] = episode_timeout_seconds
         try:
             return RelayroamConfig.model_validate(values)
-        except ValueError as exc:
-            raise ConfigError(format_validation_error(exc, "rules")) from None  # type: ignore[arg-type]
+        except ValidationError as exc:
+            raise ConfigError(format_validation_error(exc, "rules")) from None
 
     def new_state(self, config: RelayroamConfig, seed: int) -> Episode:
         try:
