@@ -10,8 +10,12 @@ closing the pipe, or the parent dying, stops it.
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
 import sys
+from collections.abc import Iterator, Sequence
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from harness.testing.llm_server import Reply, ScriptedLLMServer
@@ -42,6 +46,33 @@ def system_text(body: dict[str, Any]) -> str:
 def answer(path: str, body: dict[str, Any]) -> Reply:
     """A keeper's or a runner's reply, by the request's system prompt."""
     return KEEPER_REPLY if "KEEPER" in system_text(body) else RUNNER_REPLY
+
+
+@contextlib.contextmanager
+def spawn(argv: Sequence[str], *, cwd: Path) -> Iterator[int]:
+    """Run ``python argv`` (a server that prints ``PORT <n>``); yield the port; stop it.
+
+    The server stops at end of file on its stdin, so closing the pipe ends it, and so
+    does this process dying.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, *argv], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    try:
+        line = proc.stdout.readline()
+        if not line.startswith("PORT "):
+            raise RuntimeError(f"the server process did not start (it said {line!r})")
+        yield int(line.split()[1])
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
 
 
 def main() -> None:

@@ -39,8 +39,6 @@ import bisect
 import contextlib
 import os
 import platform
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -50,6 +48,7 @@ from pathlib import Path
 from typing import Any, get_args
 from unittest import mock
 
+from benchmarks._llm_server_process import spawn
 from harness.episode import run_episode
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
@@ -106,32 +105,9 @@ def dummy_environment() -> Iterator[None]:
         yield
 
 
-@contextlib.contextmanager
-def server_process() -> Iterator[int]:
+def server_process() -> contextlib.AbstractContextManager[int]:
     """Start the scripted server in its own process; yield its port; stop it on exit."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks._llm_server_process"],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ),
-    )
-    assert proc.stdin is not None
-    assert proc.stdout is not None
-    try:
-        line = proc.stdout.readline()
-        if not line.startswith("PORT "):
-            raise RuntimeError(f"the server process did not start (it said {line!r})")
-        yield int(line.split()[1])
-    finally:
-        proc.stdin.close()  # end of file on its stdin: the server stops
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+    return spawn(["-m", "benchmarks._llm_server_process"], cwd=ROOT)
 
 
 def provider_options(sdk: ProviderKind, transport: Transport, port: int) -> ProviderOptions:

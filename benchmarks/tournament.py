@@ -79,12 +79,12 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from benchmarks._llm_server_process import spawn
 from harness.tournament.progress import Progress
 from harness.tournament.summary import EpisodeSummary
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "benchmarks.tournament"
-BASELINES: dict[str, tuple[str, ...]] = {"keeper": ("lantern", "silent"), "runner": ("wallhug",)}
 KEY_ENV = "BENCH_KEY"
 DUMMY_KEY = "dummy-benchmark-key-not-real"
 MODEL = "bench-model"
@@ -331,41 +331,10 @@ def serve(latency: float, times: Path) -> None:
         times.write_text(json.dumps(data), encoding="utf-8")
 
 
-@contextlib.contextmanager
-def server_process(latency: float, times: Path) -> Iterator[int]:
+def server_process(latency: float, times: Path) -> contextlib.AbstractContextManager[int]:
     """Start the server in its own process; yield its port; stop it on exit."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            MODULE,
-            "--phase",
-            "server",
-            "--latency",
-            str(latency),
-            "--result",
-            str(times),
-        ],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdin is not None
-    assert proc.stdout is not None
-    try:
-        line = proc.stdout.readline()
-        if not line.startswith("PORT "):
-            raise RuntimeError(f"the server process did not start (it said {line!r})")
-        yield int(line.split()[1])
-    finally:
-        proc.stdin.close()  # end of file on its stdin: the server stops
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+    argv = ["-m", MODULE, "--phase", "server", "--latency", str(latency), "--result", str(times)]
+    return spawn(argv, cwd=ROOT)
 
 
 def run_child(args: list[str], result: Path) -> dict[str, Any]:
