@@ -1,4 +1,4 @@
-"""One strict JSON object, optionally inside one code fence: the reply shape every game uses.
+"""Strict JSON: the reply shape every game uses, and the loader for states and bodies.
 
 Lighthouse's decision R1 settles it and Relayroam (RR19) takes the same shape: the
 reply, stripped, may be wrapped in one fence (```` ``` ```` or ```` ```json ````, the tag
@@ -94,6 +94,29 @@ def decode_json_object(
     return value
 
 
+class StrictJsonError(ValueError):
+    """Text that is not strict JSON: invalid, NaN or Infinity, a repeated key, too deep."""
+
+
+def strict_loads(text: str) -> Any:
+    """Decode strict JSON: no NaN or Infinity, no repeated key, surrogates scrubbed.
+
+    Every failure, however deep or large the input, is a :class:`StrictJsonError`.
+    """
+    try:
+        return json.loads(
+            text, parse_constant=_reject_constant, object_pairs_hook=_pairs_rejecting_duplicates
+        )
+    except _NonJsonConstant as exc:
+        raise StrictJsonError(f"{exc} is not a JSON number") from None
+    except _DuplicateKey as exc:
+        raise StrictJsonError(f"duplicate key {str(exc)!r}") from None
+    except RecursionError:
+        raise StrictJsonError("nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, and integers past Python's digit limit
+        raise StrictJsonError(str(exc)) from None
+
+
 def json_type(value: Any) -> str:
     """The JSON name of a decoded value's type (null, boolean, number, ...)."""
     if value is None:
@@ -145,4 +168,4 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-__all__ = ["FailureKind", "decode_json_object", "json_type"]
+__all__ = ["FailureKind", "StrictJsonError", "decode_json_object", "json_type", "strict_loads"]

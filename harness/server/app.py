@@ -47,6 +47,7 @@ from harness.games.relayroam.token import (
     encode_token,
     server_key,
 )
+from harness.json_reply import StrictJsonError, strict_loads
 
 API = "/api/games/relayroam"
 PAGE_PATH = "/relayroam/"
@@ -97,19 +98,6 @@ def _parse_seed(request: Request) -> int:
     return int(text)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"the key {json.dumps(key)} appears more than once in one object")
-        result[key] = value
-    return result
-
-
 async def _read_body(request: Request) -> bytes:
     chunks: list[bytes] = []
     size = 0
@@ -129,14 +117,10 @@ async def _read_body(request: Request) -> bytes:
 def _parse_envelope(raw: bytes) -> tuple[str, object]:
     """The body's token and action, or :class:`_Refused` at the route boundary."""
     try:
-        body = json.loads(
-            raw.decode("utf-8"), parse_constant=_reject_constant, object_pairs_hook=_unique_keys
-        )
+        body = strict_loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise _Refused(400, "invalid_json", "the request body is not UTF-8 text") from None
-    except RecursionError:
-        raise _Refused(400, "invalid_json", "the request body is nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, NaN/Infinity, duplicate keys, huge ints
+    except StrictJsonError as exc:
         raise _Refused(400, "invalid_json", f"the request body is not strict JSON: {exc}") from None
     if not isinstance(body, dict):
         kind = "an array" if isinstance(body, list) else "not an object"

@@ -318,3 +318,15 @@ def test_seeded_chamber_state_must_match_its_draws() -> None:
     assert "reflected" in (state_problem(flipped) or "")
     bumped = replace(state, rng_cursor=state.rng_cursor + 1)
     assert "rngCursor" in (state_problem(bumped) or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("[" * 5000 + "]" * 5000, "nested too deeply"),
+        ('{"seed": ' + "9" * 5000 + "}", "not strict JSON"),
+    ],
+)
+def test_pathological_json_is_a_state_error(text: str, says: str) -> None:
+    with pytest.raises(StateError, match=says):
+        from_canonical_json(text)

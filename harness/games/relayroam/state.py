@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args
 from harness.errors import RecordError
 from harness.games.relayroam.layouts import Layout, Pos, layout_for
 from harness.games.relayroam.rng import MAX_SEED, output
+from harness.json_reply import StrictJsonError, strict_loads
 
 Phase = Literal["playing", "chamber-clear", "ended"]
 EndReason = Literal["banked", "depleted"]
@@ -242,8 +243,8 @@ def from_canonical_json(text: str) -> State:
     agree, and that reflection, offsets and rngCursor are what the seed gives.
     """
     try:
-        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
-    except (json.JSONDecodeError, _BadJson) as exc:
+        data = strict_loads(text)
+    except StrictJsonError as exc:
         raise StateError(f"state: not strict JSON ({exc})") from None
     if not isinstance(data, dict):
         raise StateError(f"state: must be a JSON object, got {_json_type(data)}")
@@ -406,23 +407,6 @@ def _phase_problem(state: State, layout: Layout) -> str | None:
     ):
         return "a cleared chamber needs every relay repaired and the player on the exit"
     return None
-
-
-class _BadJson(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> Any:
-    raise _BadJson(f"{name} is not a JSON number")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _BadJson(f"duplicate key {key!r}")
-        result[key] = value
-    return result
 
 
 def _int_field(

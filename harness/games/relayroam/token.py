@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from harness.errors import ConfigError, HarnessError
-from harness.games.relayroam.state import State, from_canonical_json, to_canonical_json
+from harness.games.relayroam.state import State, StateError, from_canonical_json, to_canonical_json
 
 #: The version prefix of every token (the first dot-separated part).
 PREFIX = "rr1"
@@ -164,8 +164,7 @@ def decode_token(token: str, key: bytes) -> State:
         ) from None
     try:
         state = from_canonical_json(text)
-    except (ValueError, RecursionError) as exc:
-        # StateError is a ValueError; so is the int-digit limit of json.loads.
+    except StateError as exc:  # every failure of a state's JSON, however deep or large
         detail = str(exc)
         if len(detail) > MAX_DETAIL:
             detail = detail[: MAX_DETAIL - 3] + "..."
