@@ -235,19 +235,47 @@ def test_the_key_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     assert decode_token(token, env_key) == new_game(7)
 
 
-def test_serve_runs_uvicorn_on_the_given_address(monkeypatch: pytest.MonkeyPatch) -> None:
-    import uvicorn
+def test_serve_configures_uvicorn_with_the_address_and_limits() -> None:
     from starlette.applications import Starlette
 
-    from harness.server import serve
+    from harness.server.limits import ServerLimits
+    from harness.server.protocol import HeaderDeadlineProtocol
+    from harness.server.serving import server_config
 
-    calls: list[tuple[Any, dict[str, Any]]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
-    serve()
-    serve(host="0.0.0.0", port=9123)
-    assert [kw["host"] for _, kw in calls] == ["127.0.0.1", "0.0.0.0"]
-    assert [kw["port"] for _, kw in calls] == [8000, 9123]
-    assert all(isinstance(app, Starlette) for app, _ in calls)
+    default = server_config()
+    assert (default.host, default.port) == ("127.0.0.1", 8000)
+    assert (default.limit_concurrency, default.timeout_keep_alive) == (100, 5.0)
+    limits = ServerLimits(
+        header_timeout=2.5, body_timeout=3.0, keep_alive_timeout=4.0, max_connections=7
+    )
+    config = server_config("0.0.0.0", 9123, limits)
+    assert (config.host, config.port) == ("0.0.0.0", 9123)
+    assert (config.limit_concurrency, config.timeout_keep_alive) == (7, 4.0)
+    assert isinstance(config.app, Starlette)
+    protocol = config.http
+    assert isinstance(protocol, type)
+    assert issubclass(protocol, HeaderDeadlineProtocol)
+    assert protocol.header_timeout == 2.5
+    assert "harness.server" in config.log_config["loggers"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"header_timeout": 0},
+        {"body_timeout": -1.0},
+        {"keep_alive_timeout": float("nan")},
+        {"body_timeout": float("inf")},
+        {"max_connections": 0},
+        {"max_connections": True},
+        {"max_connections": 2.0},
+    ],
+)
+def test_server_limits_refuse_a_deadline_or_cap_that_is_not_one(bad: dict[str, Any]) -> None:
+    from harness.server.limits import ServerLimits
+
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        ServerLimits(**bad)
 
 
 # Rules refusals: HTTP 200, ok false, the token sent back unchanged
