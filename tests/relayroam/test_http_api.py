@@ -219,6 +219,38 @@ def test_the_server_is_stateless_a_token_can_be_replayed(base: str) -> None:
     assert other["observation"]["player"] == {"x": 1, "y": 2}
 
 
+def test_an_old_token_is_the_intended_undo_and_draws_nothing_new(base: str) -> None:
+    # Decision (docs/relayroam.md, "Old tokens are an undo"): the server keeps no
+    # record of spent tokens, so any token it issued still plays. An undo changes no
+    # outcome a client could not reach by replaying from init: chamber 4+ draws come
+    # from the seed and rngCursor inside the token, so undoing a `next` and doing it
+    # again gives the same chamber, not a new roll.
+    nxt = {"type": "next"}
+    token = init(base, 11)["stateToken"]
+    for chamber in (1, 2, 3):
+        if chamber > 1:
+            token = play(base, token, [nxt])
+        token = play(base, token, list(solve_seeded_chamber(11, chamber).actions))
+    saved = token  # chamber 3 cleared
+    first = act(base, saved, nxt)
+    assert first["observation"]["chamber"] == 4
+    later = play(base, first["stateToken"], list(solve_seeded_chamber(11, 4).actions))
+    assert decode_token(later, KEY).score > first["score"]
+
+    again = act(base, saved, nxt)  # the undo: back to before chamber 4
+    assert again == first
+    setup = chamber_setup(11, 4)
+    assert again["observation"]["reflected"] == setup.reflected
+    assert [v["offset"] for v in again["observation"]["vents"]] == list(setup.vent_offsets)
+    # and the same state as a fresh game played to the same point
+    fresh = new_game(11)
+    for chamber in (1, 2, 3):
+        actions = ([nxt] if chamber > 1 else []) + list(solve_seeded_chamber(11, chamber).actions)
+        for action in actions:
+            fresh = step(fresh, action).state
+    assert decode_token(saved, KEY) == fresh
+
+
 def test_a_token_from_another_server_is_refused(base: str) -> None:
     with running_server(OTHER_KEY) as other:
         token = init(other, 7)["stateToken"]
