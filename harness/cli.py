@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from harness import __version__
-from harness.commands import play, replay, tournament
+from harness.commands import play, replay, serve, tournament
 from harness.errors import HarnessError
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import VARIANTS, LighthouseConfig
@@ -40,14 +40,6 @@ def _cmd_board(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_serve(args: argparse.Namespace) -> int:
-    from harness.server.app import serve
-
-    print(f"Relayroam: http://{args.host}:{args.port}/relayroam/ (Ctrl-C stops)", file=sys.stderr)
-    serve(host=args.host, port=args.port)
-    return 0
-
-
 def _cmd_schema(args: argparse.Namespace) -> int:
     print(json.dumps(get_game(args.game).record_schema(), indent=2, sort_keys=True))
     return 0
@@ -71,10 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_parsers(sub)
     replay.add_parser(sub)
 
-    serve = sub.add_parser("serve", help="serve Relayroam's HTTP API and playable page")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.set_defaults(func=_cmd_serve)
+    serve.add_parser(sub)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of a record line")
     schema.add_argument("--game", choices=game_names(), default="lighthouse")

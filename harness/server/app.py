@@ -18,12 +18,16 @@ Routes:
 * ``GET /relayroam/`` -> the page (``relayroam.html``); ``/relayroam`` redirects there.
 
 Errors are ``{"error": code, "message": sentence}``: 400 ``invalid_seed``,
-``invalid_json``, ``invalid_body``, ``invalid_state_token``; 413 ``body_too_large``;
-404 ``not_found``; 405 ``method_not_allowed``.
+``invalid_json``, ``invalid_body``, ``invalid_state_token``; 408 ``body_timeout`` (the
+body did not arrive within the body deadline; the connection is closed); 413
+``body_too_large``; 404 ``not_found``; 405 ``method_not_allowed``. A client that goes
+away before its body arrives gets one log line, nothing else. The other bounds
+(header deadline, connection cap) are in :mod:`harness.server.limits`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -33,7 +37,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
@@ -48,6 +52,7 @@ from harness.games.relayroam.token import (
     server_key,
 )
 from harness.json_reply import StrictJsonError, strict_loads
+from harness.server.limits import DEFAULT_BODY_TIMEOUT, LOG, ServerLimits
 
 API = "/api/games/relayroam"
 PAGE_PATH = "/relayroam/"
@@ -59,6 +64,10 @@ MAX_BODY_BYTES = 64 * 1024
 #: Up to 16 decimal digits: MAX_SEED (2**53 - 1) has 16.
 _SEED = re.compile(r"[0-9]{1,16}")
 _API_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+
+
+class _ClientGone(Exception):
+    """The client closed its connection before its request body arrived."""
 
 
 class _Refused(Exception):
@@ -76,7 +85,12 @@ def _json(body: dict[str, Any], status: int = 200) -> JSONResponse:
 
 
 def _error(status: int, error: str, message: str) -> JSONResponse:
-    return _json({"error": error, "message": message}, status)
+    response = _json({"error": error, "message": message}, status)
+    if status == 408:
+        # The body is still owed and will not be read: the connection cannot carry
+        # another request, so close it (and free its file descriptor) now.
+        response.headers["Connection"] = "close"
+    return response
 
 
 def _parse_seed(request: Request) -> int:
@@ -98,20 +112,47 @@ def _parse_seed(request: Request) -> int:
     return int(text)
 
 
-async def _read_body(request: Request) -> bytes:
+async def _read_body(request: Request, timeout: float) -> bytes:
+    """The request body, read chunk by chunk within ``timeout`` seconds.
+
+    Over :data:`MAX_BODY_BYTES` is a 413 (refused unread), past the deadline a 408;
+    a client that goes away meanwhile raises :class:`_ClientGone`.
+    """
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise _Refused(
-                413,
-                "body_too_large",
-                f"the request body is over {MAX_BODY_BYTES} bytes; an action body is a "
-                'small object {"stateToken": ..., "action": ...}',
-            )
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(timeout):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise _Refused(
+                        413,
+                        "body_too_large",
+                        f"the request body is over {MAX_BODY_BYTES} bytes; an action body "
+                        'is a small object {"stateToken": ..., "action": ...}',
+                    )
+                chunks.append(chunk)
+    except TimeoutError:
+        raise _Refused(
+            408,
+            "body_timeout",
+            f"the request body did not arrive within {timeout:g} s ({size} bytes came); "
+            "send the whole body at once",
+        ) from None
+    except ClientDisconnect:
+        LOG.info(
+            "client %s went away mid-request (%s %s, %d body bytes read)",
+            _client(request),
+            request.method,
+            request.url.path,
+            size,
+        )
+        raise _ClientGone from None
     return b"".join(chunks)
+
+
+def _client(request: Request) -> str:
+    return f"{request.client.host}:{request.client.port}" if request.client else "a client"
 
 
 def _parse_envelope(raw: bytes) -> tuple[str, object]:
@@ -179,11 +220,13 @@ def _csp(page: str) -> str:
     )
 
 
-def create_app(key: bytes | None = None) -> Starlette:
-    """The Relayroam ASGI app; tokens are signed with ``key`` (default :func:`server_key`)."""
+def create_app(key: bytes | None = None, body_timeout: float = DEFAULT_BODY_TIMEOUT) -> Starlette:
+    """The Relayroam ASGI app; tokens are signed with ``key`` (default :func:`server_key`)
+    and a request body must arrive within ``body_timeout`` seconds."""
     signing_key = server_key() if key is None else key
     if not isinstance(signing_key, bytes) or not signing_key:
         raise ValueError("the state token key must be non-empty bytes")
+    ServerLimits(body_timeout=body_timeout)  # the same checks as the flag's
     page = PAGE_FILE.read_text(encoding="utf-8")
     page_headers = {
         "Content-Security-Policy": _csp(page),
@@ -212,10 +255,12 @@ def create_app(key: bytes | None = None) -> Starlette:
 
     async def action(request: Request) -> Response:
         try:
-            token, act = _parse_envelope(await _read_body(request))
+            token, act = _parse_envelope(await _read_body(request, body_timeout))
             state = _decode(token, signing_key)
         except _Refused as exc:
             return _error(exc.status, exc.error, exc.message)
+        except _ClientGone:
+            return Response(status_code=400)  # nobody is left to read it; never sent
         result = step(state, act)
         # A refusal leaves the state as it was (RR14): hand back the very token sent.
         new_token = token if not result.ok else encode_token(result.state, signing_key)
@@ -255,16 +300,10 @@ def create_app(key: bytes | None = None) -> Starlette:
     )
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the app with uvicorn until interrupted (``lighthouse serve``).
-
-    The signing key comes from ``RELAYROAM_TOKEN_KEY`` (hex) or is made at start and
-    kept for the server's life; it is never logged.
-    """
-    import uvicorn
-
-    app = create_app()
-    uvicorn.run(app, host=host, port=port, log_level="info")
-
-
-__all__ = ["API", "ENVELOPE_KEYS", "MAX_BODY_BYTES", "PAGE_PATH", "create_app", "serve"]
+__all__ = [
+    "API",
+    "ENVELOPE_KEYS",
+    "MAX_BODY_BYTES",
+    "PAGE_PATH",
+    "create_app",
+]

@@ -219,6 +219,38 @@ def test_the_server_is_stateless_a_token_can_be_replayed(base: str) -> None:
     assert other["observation"]["player"] == {"x": 1, "y": 2}
 
 
+def test_an_old_token_is_the_intended_undo_and_draws_nothing_new(base: str) -> None:
+    # Decision (docs/relayroam.md, "Old tokens are an undo"): the server keeps no
+    # record of spent tokens, so any token it issued still plays. An undo changes no
+    # outcome a client could not reach by replaying from init: chamber 4+ draws come
+    # from the seed and rngCursor inside the token, so undoing a `next` and doing it
+    # again gives the same chamber, not a new roll.
+    nxt = {"type": "next"}
+    token = init(base, 11)["stateToken"]
+    for chamber in (1, 2, 3):
+        if chamber > 1:
+            token = play(base, token, [nxt])
+        token = play(base, token, list(solve_seeded_chamber(11, chamber).actions))
+    saved = token  # chamber 3 cleared
+    first = act(base, saved, nxt)
+    assert first["observation"]["chamber"] == 4
+    later = play(base, first["stateToken"], list(solve_seeded_chamber(11, 4).actions))
+    assert decode_token(later, KEY).score > first["score"]
+
+    again = act(base, saved, nxt)  # the undo: back to before chamber 4
+    assert again == first
+    setup = chamber_setup(11, 4)
+    assert again["observation"]["reflected"] == setup.reflected
+    assert [v["offset"] for v in again["observation"]["vents"]] == list(setup.vent_offsets)
+    # and the same state as a fresh game played to the same point
+    fresh = new_game(11)
+    for chamber in (1, 2, 3):
+        actions = ([nxt] if chamber > 1 else []) + list(solve_seeded_chamber(11, chamber).actions)
+        for action in actions:
+            fresh = step(fresh, action).state
+    assert decode_token(saved, KEY) == fresh
+
+
 def test_a_token_from_another_server_is_refused(base: str) -> None:
     with running_server(OTHER_KEY) as other:
         token = init(other, 7)["stateToken"]
@@ -235,19 +267,47 @@ def test_the_key_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     assert decode_token(token, env_key) == new_game(7)
 
 
-def test_serve_runs_uvicorn_on_the_given_address(monkeypatch: pytest.MonkeyPatch) -> None:
-    import uvicorn
+def test_serve_configures_uvicorn_with_the_address_and_limits() -> None:
     from starlette.applications import Starlette
 
-    from harness.server import serve
+    from harness.server.limits import ServerLimits
+    from harness.server.protocol import HeaderDeadlineProtocol
+    from harness.server.serving import server_config
 
-    calls: list[tuple[Any, dict[str, Any]]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
-    serve()
-    serve(host="0.0.0.0", port=9123)
-    assert [kw["host"] for _, kw in calls] == ["127.0.0.1", "0.0.0.0"]
-    assert [kw["port"] for _, kw in calls] == [8000, 9123]
-    assert all(isinstance(app, Starlette) for app, _ in calls)
+    default = server_config()
+    assert (default.host, default.port) == ("127.0.0.1", 8000)
+    assert (default.limit_concurrency, default.timeout_keep_alive) == (100, 5.0)
+    limits = ServerLimits(
+        header_timeout=2.5, body_timeout=3.0, keep_alive_timeout=4.0, max_connections=7
+    )
+    config = server_config("0.0.0.0", 9123, limits)
+    assert (config.host, config.port) == ("0.0.0.0", 9123)
+    assert (config.limit_concurrency, config.timeout_keep_alive) == (7, 4.0)
+    assert isinstance(config.app, Starlette)
+    protocol = config.http
+    assert isinstance(protocol, type)
+    assert issubclass(protocol, HeaderDeadlineProtocol)
+    assert protocol.header_timeout == 2.5
+    assert "harness.server" in config.log_config["loggers"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"header_timeout": 0},
+        {"body_timeout": -1.0},
+        {"keep_alive_timeout": float("nan")},
+        {"body_timeout": float("inf")},
+        {"max_connections": 0},
+        {"max_connections": True},
+        {"max_connections": 2.0},
+    ],
+)
+def test_server_limits_refuse_a_deadline_or_cap_that_is_not_one(bad: dict[str, Any]) -> None:
+    from harness.server.limits import ServerLimits
+
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        ServerLimits(**bad)
 
 
 # Rules refusals: HTTP 200, ok false, the token sent back unchanged

@@ -1,0 +1,77 @@
+"""``lighthouse serve``: the app under uvicorn, with the server's limits and log setup."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import sys
+
+import uvicorn
+from uvicorn.config import LOGGING_CONFIG, STARTUP_FAILURE
+
+from harness.server.app import create_app
+from harness.server.limits import LOG, RESERVED_FDS, ServerLimits, quiet_accept_errors
+from harness.server.protocol import protocol_class
+
+
+def server_config(
+    host: str = "127.0.0.1", port: int = 8000, limits: ServerLimits | None = None
+) -> uvicorn.Config:
+    """The uvicorn ``Config`` of ``lighthouse serve``: the app, the address, the limits
+    (header deadline in the protocol, body deadline in the app, keep-alive, connection
+    cap) and a log setup that includes the server's own lines."""
+    limits = ServerLimits() if limits is None else limits
+    log_config = copy.deepcopy(LOGGING_CONFIG)
+    log_config["loggers"][LOG.name] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return uvicorn.Config(
+        create_app(body_timeout=limits.body_timeout),
+        host=host,
+        port=port,
+        http=protocol_class(limits.header_timeout),
+        timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]
+        limit_concurrency=limits.max_connections,
+        log_config=log_config,
+        log_level="info",
+        lifespan="off",
+    )
+
+
+def _check_descriptors(limits: ServerLimits) -> None:
+    """One warning when the process may run out of file descriptors before the cap."""
+    try:
+        import resource
+    except ImportError:  # Windows: no RLIMIT_NOFILE
+        return
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = limits.max_connections + RESERVED_FDS
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        LOG.warning(
+            "only %d file descriptors are allowed (ulimit -n) but --max-connections %d "
+            "needs about %d; connections past the limit wait until others close",
+            soft,
+            limits.max_connections,
+            needed,
+        )
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, limits: ServerLimits | None = None) -> None:
+    """Run the app with uvicorn until interrupted (``lighthouse serve``).
+
+    The signing key comes from ``RELAYROAM_TOKEN_KEY`` (hex) or is made at start and
+    kept for the server's life; it is never logged. ``limits`` (default
+    :class:`ServerLimits`) bounds slow and excess connections.
+    """
+    config = server_config(host, port, limits)
+    server = uvicorn.Server(config)
+
+    async def run() -> None:
+        asyncio.get_running_loop().set_exception_handler(quiet_accept_errors)
+        await server.serve()
+
+    _check_descriptors(ServerLimits() if limits is None else limits)
+    asyncio.run(run())
+    if not server.started:  # e.g. the port is taken; uvicorn has said why
+        sys.exit(STARTUP_FAILURE)
+
+
+__all__ = ["serve", "server_config"]
