@@ -1,0 +1,184 @@
+"""Hand mutations the test suite must kill: ``python -m tests.mutations``.
+
+Each mutation breaks one promise on purpose (an unbounded episode pool, a limit not
+passed to the seats, a figure zeroed in a results line, ...) in a scratch copy of the
+repository, then runs the tests that should notice. A mutation the tests do not kill
+("survived") is a promise nothing checks; the script exits 1 if any survives.
+
+    python -m tests.mutations                 # every mutation, its own tests
+    python -m tests.mutations --full          # every mutation against the whole suite
+    python -m tests.mutations --only rate     # mutations whose name contains "rate"
+    python -m tests.mutations --list
+
+The copy is made from the files git tracks (plus untracked, unignored ones), so the
+working tree is never touched; a mutation whose text is not found exactly once is an
+error, so the list cannot silently rot as the code moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """Replace ``old`` (which must occur exactly once in ``path``) with ``new``."""
+
+    name: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+
+
+CLAIMS = ("tests/tournament/test_claims.py",)
+
+MUTATIONS: tuple[Mutation, ...] = (
+    Mutation(
+        "tournament concurrency unbounded",
+        "harness/tournament/run.py",
+        "asyncio.Semaphore(concurrency or config.concurrency)",
+        "asyncio.Semaphore(1_000_000)",
+        CLAIMS,
+    ),
+    Mutation(
+        "tournament concurrency always 1",
+        "harness/tournament/run.py",
+        "asyncio.Semaphore(concurrency or config.concurrency)",
+        "asyncio.Semaphore(1)",
+        CLAIMS,
+    ),
+    Mutation(
+        "provider in-flight cap not passed to the seats",
+        "harness/llm/seat.py",
+        "period_s=p.period_seconds, in_flight=p.max_in_flight",
+        "period_s=p.period_seconds, in_flight=None",
+        CLAIMS,
+    ),
+    Mutation(
+        "provider rate limit not passed to the seats",
+        "harness/llm/seat.py",
+        "requests=p.requests_per_period, period_s",
+        "requests=None, period_s",
+        CLAIMS,
+    ),
+    Mutation(
+        "fallbackFree always true",
+        "harness/tournament/summary.py",
+        "fallback_free=fallbacks == 0",
+        "fallback_free=True",
+        CLAIMS,
+    ),
+    Mutation(
+        "input tokens zeroed in a results line",
+        "harness/tournament/summary.py",
+        '_add(stats, "input_tokens", call.input_tokens)',
+        '_add(stats, "input_tokens", 0)',
+        CLAIMS,
+    ),
+    Mutation(
+        "retries not counted in a results line",
+        "harness/tournament/summary.py",
+        '_add(stats, "retries", 1)',
+        '_add(stats, "retries", 0)',
+        CLAIMS,
+    ),
+)
+
+
+def _copy_repo(dest: Path) -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout.split(b"\0")
+    for raw in listed:
+        if not raw:
+            continue
+        rel = Path(os.fsdecode(raw))
+        source = ROOT / rel
+        if not source.is_file():
+            continue  # deleted in the working tree
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+
+
+def _apply(copy: Path, mutation: Mutation) -> None:
+    path = copy / mutation.path
+    text = path.read_text(encoding="utf-8")
+    found = text.count(mutation.old)
+    if found != 1:
+        raise SystemExit(
+            f"mutation {mutation.name!r}: {mutation.old!r} occurs {found} times in "
+            f"{mutation.path}; update the list in tests/mutations.py"
+        )
+    path.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
+
+
+def run_one(mutation: Mutation, *, full: bool) -> tuple[bool, str]:
+    """(killed, the last lines pytest printed) for one mutation, in a scratch copy."""
+    with tempfile.TemporaryDirectory(prefix="mutant-") as scratch:
+        copy = Path(scratch)
+        _copy_repo(copy)
+        _apply(copy, mutation)
+        # The copy comes first on the path, so it shadows the editable install; the
+        # check below makes sure the mutant is what the tests import.
+        env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+        where = subprocess.run(
+            [sys.executable, "-c", "import harness; print(harness.__file__)"],
+            cwd=copy,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        if not where.startswith(str(copy)):
+            raise SystemExit(f"the mutant is not what Python imports ({where})")
+        targets = [] if full else list(mutation.tests)
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *targets],
+            cwd=copy,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        tail = "\n".join(result.stdout.strip().splitlines()[-3:])
+        return result.returncode != 0, tail
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the mutations; exit 1 if any survives."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="", help="run mutations whose name has this text")
+    parser.add_argument("--full", action="store_true", help="run the whole suite per mutant")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTATIONS if args.only in m.name]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name}  ({m.path})")
+        return 0
+    survived = []
+    for mutation in chosen:
+        killed, tail = run_one(mutation, full=args.full)
+        last = tail.splitlines()[-1] if tail else ""
+        print(f"{'killed  ' if killed else 'SURVIVED'}  {mutation.name}  [{last}]", flush=True)
+        if not killed:
+            survived.append(mutation.name)
+    print(f"{len(chosen) - len(survived)} of {len(chosen)} mutations killed")
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
