@@ -236,7 +236,16 @@ def test_accounting_tokens_cost_and_prompt_hashes(
         Path(__file__).resolve().parents[2] / "prompts/lighthouse/keeper.system.md"
     ).read_text()
     assert agent["details"]["systemPromptSha256"] == hashlib.sha256(system.encode()).hexdigest()
-    assert KEY_ENV not in json.dumps(played.lines[0]) or True  # the variable's name is harmless
+    # The header names the provider, never its credentials: exactly these details.
+    assert set(agent["details"]) == {
+        "provider",
+        "model",
+        "baseUrl",
+        "systemPromptSha256",
+        "observationPromptSha256",
+        "retryHintSha256",
+    }
+    assert (agent["details"]["provider"], agent["details"]["model"]) == (sdk, "test-model")
     assert FAKE_KEY not in played.path.read_text()
 
 

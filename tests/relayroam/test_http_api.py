@@ -235,7 +235,11 @@ def test_the_key_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     assert decode_token(token, env_key) == new_game(7)
 
 
-def test_serve_runs_uvicorn_on_the_given_address(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_hands_uvicorn_the_app_and_its_address_by_default_127_0_0_1_8000(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Only the arguments: the real server is run and asked by
+    # test_lighthouse_serve_answers_on_the_port_it_was_given.
     import uvicorn
     from starlette.applications import Starlette
 
