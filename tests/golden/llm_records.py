@@ -3,8 +3,8 @@
 The scripted replies depend only on what each request says (the tick in the
 observation, whether a retry hint is present), so the records are the same on every
 run apart from their wallClock fields. ``tests/test_golden_llm_records.py`` compares
-them with the files under ``tests/golden/records/``; set LIGHTHOUSE_UPDATE_GOLDEN=1
-to rewrite the files after a deliberate change.
+them with the files under ``tests/golden/records/``; ``python -m tests.golden.update``
+rewrites the files after a deliberate change.
 """
 
 from __future__ import annotations
