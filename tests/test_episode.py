@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import looptime
 import pytest
 
 from harness.episode import run_episode
@@ -34,14 +35,20 @@ def start(seed: int, variant: str = "default", **overrides: Any) -> GameState:
 
 
 def play(
-    state: GameState, path: Path | None = None, seats: dict[str, Seat] | None = None, **kwargs: Any
+    state: GameState,
+    path: Path | None = None,
+    seats: dict[str, Seat] | None = None,
+    *,
+    loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
+    **kwargs: Any,
 ) -> Any:
     seats = seats or baseline_seats(GAME, state)
     writer = RecordWriter(path) if path else None
     try:
-        return asyncio.run(
-            run_episode(GAME, state, seats, episode_id="test", writer=writer, **kwargs)
-        )
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            return runner.run(
+                run_episode(GAME, state, seats, episode_id="test", writer=writer, **kwargs)
+            )
     finally:
         if writer:
             writer.close()
@@ -179,11 +186,15 @@ class HangAt:
 def test_budget_running_out_ends_with_deadline_and_leaves_the_tick_unresolved(
     tmp_path: Path,
 ) -> None:
-    state = start(7, episode_timeout_seconds=0.5)  # play budget 0.3 s
+    # The loop's clock is fast-forwarded (looptime): it stands still while any task
+    # can run and jumps to the next timer when all of them wait. Ticks 0-2 take no
+    # loop time however busy the machine is, and the hang at tick 3 lasts exactly
+    # until the play budget runs out, at once in real time.
+    state = start(7, episode_timeout_seconds=900)  # play budget 540 s
     seats = baseline_seats(GAME, state)
     seats["runner2"] = HangAt(3)
     path = tmp_path / "deadline.jsonl"
-    outcome = play(state, path, seats=seats)
+    outcome = play(state, path, seats=seats, loop_factory=looptime.new_event_loop)
     lines = list(read_lines(path, LIGHTHOUSE_RECORD))
     ticks = [line for line in lines if line.type == "tick"]
     assert [t.tick for t in ticks] == [0, 1, 2]  # tick 3 was never resolved
@@ -193,6 +204,8 @@ def test_budget_running_out_ends_with_deadline_and_leaves_the_tick_unresolved(
     assert end.results.ticks == 3
     assert end.results.clock == ticks[-1].state.clock
     assert outcome.results.reason == "deadline"
+    raw_end = json.loads(path.read_text().splitlines()[-1])
+    assert raw_end["wallClock"]["playSeconds"] == 540.0  # the budget, to the microsecond
 
 
 # --- errors -----------------------------------------------------------------------------
