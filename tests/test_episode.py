@@ -98,6 +98,15 @@ def test_same_seed_gives_identical_records(tmp_path: Path, seed: int, variant: s
     assert all("wallClock" in path for path in differences), differences
 
 
+def test_the_baseline_golden_records_are_all_there() -> None:
+    # The tests below are made one per file: a lost file would drop its test silently.
+    assert [record.name for record in GOLDEN_RECORDS] == [
+        "baseline-default-seed12.jsonl",
+        "baseline-default-seed7.jsonl",
+        "baseline-spring-seed3.jsonl",
+    ]
+
+
 @pytest.mark.parametrize("record", GOLDEN_RECORDS, ids=lambda p: p.name)
 def test_golden_records_are_reproduced(tmp_path: Path, record: Path) -> None:
     header = json.loads(record.read_text().splitlines()[0])
