@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import Any
+
+import pytest
 
 from harness.games.lighthouse.board import Board
 from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.state import GameState, new_game
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The test run only compares golden files; the variable that once made it rewrite
+    # them is refused so that nobody believes it still does.
+    if os.environ.get("LIGHTHOUSE_UPDATE_GOLDEN"):
+        raise pytest.UsageError(
+            "LIGHTHOUSE_UPDATE_GOLDEN is no longer read: the tests never write golden "
+            "files. Run `python -m tests.golden.update` (see tests/golden/README.md)."
+        )
+
 
 #: An open 11 x 9 room: the exit at the top, three keys, starts on row 7.
 OPEN_ROOM = """

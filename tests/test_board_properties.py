@@ -334,7 +334,9 @@ def test_resolve_tick_never_mutates_its_inputs_and_follows_the_rules(
 ) -> None:
     state = new_game(config, generate_board(config, seed))
     style = data.draw(st.tuples(DISCIPLINE, CHATTER), label="discipline, chatter")
-    while not state.over:
+    for _ in tick_budget(state):
+        if state.over:
+            break
         keeper, runners = draw_tick(state, data, style)
         frozen = state_fingerprint(state)
         snapshot = copy.deepcopy(state)
@@ -366,7 +368,18 @@ def test_resolve_tick_never_mutates_its_inputs_and_follows_the_rules(
         assert nxt.reason == ref["reason"]
         assert (events.transmission is not None) == ref["spoke"]
         state = nxt
+    else:
+        pytest.fail("the game outlasted maxTicks")
     assert state.tick <= config.max_ticks
+
+
+def tick_budget(state: GameState) -> range:
+    """One step more than the ticks the game can still last: bounds every play loop.
+
+    The game ends at maxTicks at the latest, so a loop over this range that never
+    sees it end has found a bug instead of hanging.
+    """
+    return range(state.config.max_ticks - state.tick + 1)
 
 
 def check_results(state: GameState) -> None:
@@ -406,9 +419,13 @@ def check_results(state: GameState) -> None:
 def test_team_score_of_any_finished_game(config: LighthouseConfig, seed: int, data: Any) -> None:
     state = new_game(config, generate_board(config, seed))
     style = data.draw(st.tuples(DISCIPLINE, CHATTER), label="discipline, chatter")
-    while not state.over:
+    for _ in tick_budget(state):
+        if state.over:
+            break
         keeper, runners = draw_tick(state, data, style)
         state, _ = resolve_tick(state, keeper, runners)
+    else:
+        pytest.fail("the game outlasted maxTicks")
     check_results(state)
     res = results(state)
     event(f"reason {res.reason.value}, escaped {res.escaped}, bonus {res.time_bonus > 0}")
@@ -430,12 +447,16 @@ def test_smart_games_reach_every_scoring_term() -> None:
         )
         state = new_game(config, generate_board(config, i))
         chatty = i % 2 == 0
-        while not state.over:
+        for _ in tick_budget(state):
+            if state.over:
+                break
             moves = smart_moves(state)
             keeper = KeeperDecision(None, "Sprocket N" if chatty else "")
             state, _ = resolve_tick(
                 state, keeper, {seat: RunnerDecision(m) for seat, m in moves.items()}
             )
+        else:
+            pytest.fail("the game outlasted maxTicks")
         check_results(state)
         outcomes.add(results(state).escaped)
         bonuses += results(state).time_bonus > 0
@@ -461,10 +482,14 @@ def test_smart_moves_helper_walks_a_shortest_path() -> None:
     moves = smart_moves(state)
     assert moves[2] == Move.E
     assert moves[3] == Move.N
-    while not state.over:
+    for _ in tick_budget(state):
+        if state.over:
+            break
         moves = smart_moves(state)
         state, _ = resolve_tick(
             state, KeeperDecision(None), {s: RunnerDecision(m) for s, m in moves.items()}
         )
+    else:
+        pytest.fail("the game outlasted maxTicks")
     assert state.reason is Reason.COMPLETE
     assert results(state).escaped == 3

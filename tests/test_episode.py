@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import looptime
 import pytest
 
 from harness.episode import run_episode
@@ -33,14 +35,20 @@ def start(seed: int, variant: str = "default", **overrides: Any) -> GameState:
 
 
 def play(
-    state: GameState, path: Path | None = None, seats: dict[str, Seat] | None = None, **kwargs: Any
+    state: GameState,
+    path: Path | None = None,
+    seats: dict[str, Seat] | None = None,
+    *,
+    loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
+    **kwargs: Any,
 ) -> Any:
     seats = seats or baseline_seats(GAME, state)
     writer = RecordWriter(path) if path else None
     try:
-        return asyncio.run(
-            run_episode(GAME, state, seats, episode_id="test", writer=writer, **kwargs)
-        )
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            return runner.run(
+                run_episode(GAME, state, seats, episode_id="test", writer=writer, **kwargs)
+            )
     finally:
         if writer:
             writer.close()
@@ -62,6 +70,18 @@ def stable_lines(path: Path) -> list[str]:
     ]
 
 
+def differing_paths(a: Any, b: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """The path of every leaf where two JSON values differ."""
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        for key in a:
+            yield from differing_paths(a[key], b[key], (*path, key))
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            yield from differing_paths(x, y, (*path, str(index)))
+    elif a != b:
+        yield path
+
+
 # --- determinism -----------------------------------------------------------------------
 
 
@@ -72,8 +92,19 @@ def test_same_seed_gives_identical_records(tmp_path: Path, seed: int, variant: s
     play(start(seed, variant), b, seed=seed, variant=variant)
     assert stable_lines(a) == stable_lines(b)
     # the wall clock really is confined to its fields: they differ, nothing else does
-    raw_a = a.read_text().splitlines()
-    assert any('"wallClock"' in line for line in raw_a)
+    raw_a, raw_b = ([json.loads(line) for line in p.read_text().splitlines()] for p in (a, b))
+    differences = list(differing_paths(raw_a, raw_b))
+    assert differences  # playSeconds alone is kept to the microsecond
+    assert all("wallClock" in path for path in differences), differences
+
+
+def test_the_baseline_golden_records_are_all_there() -> None:
+    # The tests below are made one per file: a lost file would drop its test silently.
+    assert [record.name for record in GOLDEN_RECORDS] == [
+        "baseline-default-seed12.jsonl",
+        "baseline-default-seed7.jsonl",
+        "baseline-spring-seed3.jsonl",
+    ]
 
 
 @pytest.mark.parametrize("record", GOLDEN_RECORDS, ids=lambda p: p.name)
@@ -133,9 +164,12 @@ def test_only_active_seats_are_asked() -> None:
     state = start(3, "spring")
     outcome = play(state)
     ticks = [line for line in outcome.lines if line.type == "tick"]
+    assert set(ticks[0].seats) == {"keeper", "runner1", "runner2", "runner3"}
     for before, line in itertools.pairwise(ticks):
         active_after = {f"runner{r.seat}" for r in before.state.runners if r.status == "active"}
         assert set(line.seats) == {"keeper", *active_after}
+    # the game is one where runners do drop out, so the check above narrowed the seats
+    assert len(ticks[-1].seats) < 4
 
 
 # --- the deadline (D2) -----------------------------------------------------------------
@@ -161,11 +195,15 @@ class HangAt:
 def test_budget_running_out_ends_with_deadline_and_leaves_the_tick_unresolved(
     tmp_path: Path,
 ) -> None:
-    state = start(7, episode_timeout_seconds=0.5)  # play budget 0.3 s
+    # The loop's clock is fast-forwarded (looptime): it stands still while any task
+    # can run and jumps to the next timer when all of them wait. Ticks 0-2 take no
+    # loop time however busy the machine is, and the hang at tick 3 lasts exactly
+    # until the play budget runs out, at once in real time.
+    state = start(7, episode_timeout_seconds=900)  # play budget 540 s
     seats = baseline_seats(GAME, state)
     seats["runner2"] = HangAt(3)
     path = tmp_path / "deadline.jsonl"
-    outcome = play(state, path, seats=seats)
+    outcome = play(state, path, seats=seats, loop_factory=looptime.new_event_loop)
     lines = list(read_lines(path, LIGHTHOUSE_RECORD))
     ticks = [line for line in lines if line.type == "tick"]
     assert [t.tick for t in ticks] == [0, 1, 2]  # tick 3 was never resolved
@@ -175,6 +213,8 @@ def test_budget_running_out_ends_with_deadline_and_leaves_the_tick_unresolved(
     assert end.results.ticks == 3
     assert end.results.clock == ticks[-1].state.clock
     assert outcome.results.reason == "deadline"
+    raw_end = json.loads(path.read_text().splitlines()[-1])
+    assert raw_end["wallClock"]["playSeconds"] == 540.0  # the budget, to the microsecond
 
 
 # --- errors -----------------------------------------------------------------------------

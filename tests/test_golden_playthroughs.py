@@ -9,13 +9,14 @@ Each game under ``tests/golden/playthroughs/`` is two files:
   results.
 
 The test plays each inputs file with the engine, renders the transcript and
-compares it with ``NAME.txt``, showing a unified diff on mismatch. After an
-intended rules change, regenerate the transcripts with::
+compares it with ``NAME.txt``, showing a unified diff on mismatch; the test never
+writes. After an intended rules change, regenerate the transcripts with::
 
-    LIGHTHOUSE_UPDATE_GOLDEN=1 pytest tests/test_golden_playthroughs.py
+    python -m tests.golden.update
 
 and review the diff of ``tests/golden/playthroughs/*.txt`` line by line before
-committing it: a transcript is only worth pinning once a person has checked it.
+committing it with a message that says why it changed: a transcript is only worth
+pinning once a person has checked it (tests/golden/README.md).
 
 Inputs grammar (``#`` starts a comment line; blank lines are ignored)::
 
@@ -38,7 +39,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,7 +67,7 @@ from harness.games.lighthouse.observe import keeper_grid
 from harness.games.lighthouse.rules import TickEvents
 
 GOLDEN_DIR = Path(__file__).parent / "golden" / "playthroughs"
-UPDATE_ENV = "LIGHTHOUSE_UPDATE_GOLDEN"
+UPDATE_COMMAND = "python -m tests.golden.update"
 
 
 class InputsError(ValueError):
@@ -224,7 +224,7 @@ def _describe_header(game: Playthrough) -> list[str]:
     aliases = ", ".join(f"{seat} {alias}" for seat, alias in enumerate(config.aliases, start=1))
     return [
         f"# Golden playthrough {game.name!r}: rendered from {game.name}.inputs.txt by",
-        "# tests/test_golden_playthroughs.py; regenerate with LIGHTHOUSE_UPDATE_GOLDEN=1.",
+        "# tests/test_golden_playthroughs.py; changed only by python -m tests.golden.update.",
         "config " + json.dumps(config.to_json(), separators=(", ", ": ")),
         f"board {game.source}: {board.width} x {board.height}",
         *_grid(board.to_ascii()),
@@ -337,8 +337,16 @@ def play(game: Playthrough) -> tuple[GameState, str]:
 INPUT_FILES = sorted(GOLDEN_DIR.glob("*.inputs.txt"))
 
 
-def test_there_are_at_least_three_playthroughs() -> None:
-    assert len(INPUT_FILES) >= 3
+def test_every_playthrough_has_a_transcript_and_a_story() -> None:
+    games = {path.name.removesuffix(".inputs.txt") for path in INPUT_FILES}
+    transcripts = {
+        path.name.removesuffix(".txt")
+        for path in GOLDEN_DIR.glob("*.txt")
+        if not path.name.endswith(".inputs.txt")
+    }
+    # No transcript without its inputs, none missing, and each game's story is checked.
+    assert games == transcripts == set(COVERAGE)
+    assert len(games) >= 3
 
 
 @pytest.mark.parametrize("inputs_path", INPUT_FILES, ids=lambda p: p.name.split(".")[0])
@@ -346,11 +354,8 @@ def test_playthrough_matches_its_transcript(inputs_path: Path) -> None:
     game = parse_inputs(inputs_path)
     _, actual = play(game)
     expected_path = inputs_path.with_name(f"{game.name}.txt")
-    if os.environ.get(UPDATE_ENV) == "1":
-        expected_path.write_text(actual, encoding="utf-8")
-        return
     if not expected_path.exists():
-        pytest.fail(f"{expected_path} is missing; create it with {UPDATE_ENV}=1", pytrace=False)
+        pytest.fail(f"{expected_path} is missing; create it with {UPDATE_COMMAND}", pytrace=False)
     expected = expected_path.read_text(encoding="utf-8")
     if actual != expected:
         diff = "".join(
@@ -363,7 +368,8 @@ def test_playthrough_matches_its_transcript(inputs_path: Path) -> None:
         )
         pytest.fail(
             f"the playthrough {game.name!r} no longer matches its transcript "
-            f"(if the change is intended, rerun with {UPDATE_ENV}=1 and review):\n{diff}",
+            f"(if the change is intended, run {UPDATE_COMMAND}, review the diff and "
+            f"commit it saying why):\n{diff}",
             pytrace=False,
         )
 

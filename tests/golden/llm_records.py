@@ -2,9 +2,12 @@
 
 The scripted replies depend only on what each request says (the tick in the
 observation, whether a retry hint is present), so the records are the same on every
-run apart from their wallClock fields. ``tests/test_golden_llm_records.py`` compares
-them with the files under ``tests/golden/records/``; set LIGHTHOUSE_UPDATE_GOLDEN=1
-to rewrite the files after a deliberate change.
+run apart from their wallClock fields. They are played on a fast-forwarded loop clock
+(looptime): it stands still while any task can run and jumps to the next timer when all
+of them wait, so the deadline scenario ends after exactly the ticks it scripts however
+busy the machine is, and at once. ``tests/test_golden_llm_records.py`` compares
+them with the files under ``tests/golden/records/``; ``python -m tests.golden.update``
+rewrites the files after a deliberate change.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import asyncio
 import re
 from collections.abc import Callable
 from pathlib import Path
+
+import looptime
 
 from harness.episode import run_episode
 from harness.errors import BadResponseError
@@ -113,4 +118,5 @@ def build(name: str, path: Path) -> None:
                 GAME, state, seats, episode_id=name, seed=seed, variant="default", writer=writer
             )
 
-    asyncio.run(go())
+    with asyncio.Runner(loop_factory=looptime.new_event_loop) as runner:
+        runner.run(go())

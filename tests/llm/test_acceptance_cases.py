@@ -57,8 +57,10 @@ def scripted_case(sdk: str, case: str) -> tuple[list[Action], dict[str, Any]]:
         "prose_twice": ([Reply(f"Sure! {VALID}"), Reply("I think N")], {}),
         "rate_limited": ([Fail(429, headers={"retry-after": "0.3"}), Reply(VALID)], {}),
         "server_errors": (
+            # The first retry waits at most 0.5 s (the backoff's first step), so a
+            # 2 s allowance leaves room for a second attempt on a busy machine too.
             [Fail(500)] * 200,
-            {"call_timeout_seconds": 0.5, "allowance_seconds": 1.0},
+            {"call_timeout_seconds": 0.5, "allowance_seconds": 2.0},
         ),
         "too_slow": (
             [Reply(VALID, delay_s=1.0)] * 50,
@@ -120,7 +122,8 @@ def test_case(
         call = turn["calls"][0]
         assert call["failure"] == "server"
         assert call["attempts"] >= 2
-        assert set(call["errors"]) == {"server"}
+        assert call["errors"] == ["server"] * call["attempts"]
+        assert len(server.requests) == call["attempts"]
     if case == "too_slow":
         assert turn["calls"][0]["failure"] == "timeout"
         assert set(turn["calls"][0]["errors"]) == {"timeout"}
@@ -148,19 +151,23 @@ def test_retry_after_is_honoured(server: ScriptedLLMServer, tmp_path: Path, sdk:
 def test_hang_past_the_play_budget_ends_with_deadline(
     server: ScriptedLLMServer, tmp_path: Path, sdk: str
 ) -> None:
-    # Tick 0 answers normally; at tick 1 the keeper's call hangs past the budget.
-    server.push(Reply(VALID), Hang(30))
+    # The keeper's first call hangs (30 s) far past the budget (0.6 s), so the outcome
+    # does not depend on how fast the machine is: no tick is resolved. That a deadline
+    # keeps the ticks resolved before it is checked on a loop clock the test controls
+    # (tests/test_episode.py).
+    server.push(Hang(30))
     played = play_llm(
         server,
         sdk,
         tmp_path / "r.jsonl",
         max_ticks=10,
-        episode_timeout=2.0,  # play budget 1.2 s
+        episode_timeout=1.0,  # play budget 0.6 s
         call_timeout_seconds=30.0,
         allowance_seconds=30.0,
     )
-    assert [t["tick"] for t in played.ticks()] == [0]  # tick 1 was never resolved
+    assert played.ticks() == []  # tick 0 was never resolved
     end = played.lines[-1]
     assert end["results"]["reason"] == "deadline"
-    assert end["results"]["ticks"] == 1
+    assert end["results"]["ticks"] == 0
+    assert len(server.requests) <= 1  # the hanging call was not retried
     assert_valid_record(played.lines)

@@ -18,18 +18,22 @@ from harness.games.relayroam.solver import solve_seeded_chamber
 from harness.games.relayroam.state import State, chamber_start
 
 Policy = Callable[[Observation], Action]
+MAX_CHAMBER_ACTIONS = 1_000
 
 
 def run_chamber(policy: Policy, chamber: int, seed: int = 0) -> State:
     """Play one chamber from its start until it is clear or the run ends."""
     state = chamber_start(seed, chamber, cleared_chamber_count=chamber - 1)
-    while state.phase == "playing":
+    # Every move or wait costs charge, so a chamber lasts far fewer actions than this.
+    for _ in range(MAX_CHAMBER_ACTIONS):
+        if state.phase != "playing":
+            return state
         action = policy(observe(state))
         assert action in legal_actions(state)
         result = step(state, action)
         assert result.ok, result.message
         state = result.state
-    return state
+    pytest.fail(f"chamber {chamber} still in play after {MAX_CHAMBER_ACTIONS} actions")
 
 
 @pytest.mark.parametrize(

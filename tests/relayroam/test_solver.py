@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import itertools
-import time
+import json
+import os
+import subprocess
+import sys
+from typing import Any
 
 import pytest
 
@@ -11,11 +15,18 @@ from harness.games.relayroam.layouts import layout_for
 from harness.games.relayroam.rules import legal_actions, step
 from harness.games.relayroam.solver import (
     ChamberOptimum,
+    _Chamber,
     episode_optimum,
     solve_chamber,
     solve_seeded_chamber,
 )
-from harness.games.relayroam.state import State, chamber_setup, chamber_start
+from harness.games.relayroam.state import (
+    CHARGE_CAP,
+    VENT_PERIOD,
+    State,
+    chamber_setup,
+    chamber_start,
+)
 
 #: RR22: the optimum of chambers 1 (A), 2 (B) and 3 (C) with their RR9 offsets.
 CALIBRATION = {1: 544, 2: 508, 3: 452}
@@ -100,11 +111,35 @@ def test_a_whole_episode_of_optimal_chambers_reaches_the_episode_optimum() -> No
     assert state.score == episode_optimum(seed, 6)
 
 
-def test_the_solver_is_fast() -> None:
+def test_the_solver_expands_each_node_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The solver's cost is the number of nodes it expands: memoised, each node of
+    # (cell, charge, turn mod 3, used objects, shocked) is expanded at most once.
+    models: list[_Chamber] = []
+    expanded: list[object] = []
+    real_init, real_edges = _Chamber.__init__, _Chamber.edges
+
+    def init(self: _Chamber, *args: Any) -> None:
+        real_init(self, *args)
+        models.append(self)
+
+    def edges(self: _Chamber, node: Any) -> Any:
+        expanded.append(node)
+        return real_edges(self, node)
+
+    monkeypatch.setattr(_Chamber, "__init__", init)
+    monkeypatch.setattr(_Chamber, "edges", edges)
     for chamber in (1, 2, 3):
-        began = time.perf_counter()
-        solve_chamber(chamber, False, (2,) * len(layout_for(chamber, False).vents))
-        assert time.perf_counter() - began < 1.0
+        models.clear()
+        expanded.clear()
+        layout = layout_for(chamber, False)
+        optimum = solve_chamber(chamber, False, (2,) * len(layout.vents))
+        (model,) = models
+        walked = [a for a in optimum.actions if a["type"] != "bank"]
+        # value() expands each memoised node once; rebuilding the play walks its path once.
+        assert len(expanded) == len(model.memo) + len(walked)
+        assert len(set(expanded)) == len(model.memo)
+        space = len(layout.floor) * (CHARGE_CAP + 1) * VENT_PERIOD * 2 ** len(layout.objects) * 2
+        assert 0 < len(model.memo) < space
 
 
 def test_the_solver_refuses_offsets_that_do_not_fit() -> None:
@@ -115,4 +150,20 @@ def test_the_solver_refuses_offsets_that_do_not_fit() -> None:
 
 
 def test_the_optimal_sequence_is_deterministic() -> None:
-    assert solve_chamber(2, True, (1, 2)) == solve_chamber(2, True, (1, 2))
+    # The same optimum, action for action, from fresh interpreters with other hash seeds.
+    here = solve_chamber(2, True, (1, 2))
+    code = (
+        "import json, sys; from harness.games.relayroam.solver import solve_chamber; "
+        "o = solve_chamber(2, True, (1, 2)); "
+        "sys.stdout.write(json.dumps([o.score, list(o.actions)]))"
+    )
+    for hash_seed in ("0", "4242"):
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
+        assert json.loads(done.stdout) == [here.score, list(here.actions)]

@@ -6,7 +6,10 @@ import base64
 import hashlib
 import hmac
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -69,6 +72,24 @@ def played_states() -> Iterator[State]:
     yield step(new_game(123456789), {"type": "bank"}).state
 
 
+def token_in_subprocess(seed: int, hash_seed: str) -> str:
+    """``encode_token(new_game(seed), KEY)`` computed by a fresh interpreter."""
+    code = (
+        "import sys; from harness.games.relayroam.rules import new_game; "
+        "from harness.games.relayroam.token import encode_token; "
+        f"sys.stdout.write(encode_token(new_game({seed}), {KEY!r}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "PYTHONHASHSEED": hash_seed},
+    )
+    return done.stdout
+
+
 def refusal(token: object, key: bytes = KEY) -> InvalidStateToken:
     with pytest.raises(InvalidStateToken) as info:
         decode_token(token, key)  # type: ignore[arg-type]
@@ -120,7 +141,12 @@ def test_payload_is_the_canonical_json_and_signature_is_hmac_sha256() -> None:
 
 def test_tokens_are_deterministic_and_depend_on_the_key_and_state() -> None:
     a, b = new_game(7), new_game(8)
-    assert encode_token(a, KEY) == encode_token(a, KEY)
+    # An equal state built another way (a separate object) gets the same token...
+    twin = from_canonical_json(to_canonical_json(step(a, {"type": "wait"}).state))
+    assert encode_token(twin, KEY) == encode_token(step(new_game(7), {"type": "wait"}).state, KEY)
+    # ... and so does the same state in another process with another hash seed.
+    for hash_seed in ("0", "4242"):
+        assert token_in_subprocess(7, hash_seed) == encode_token(a, KEY)
     assert encode_token(a, KEY) != encode_token(b, KEY)
     same_payload = {t.split(".")[1] for t in (encode_token(a, KEY), encode_token(a, OTHER_KEY))}
     assert len(same_payload) == 1

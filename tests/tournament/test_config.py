@@ -10,7 +10,9 @@ import pytest
 
 from harness.errors import ConfigError
 from harness.games.lighthouse.game import LighthouseGame
+from harness.games.registry import get_game
 from harness.tournament.config import LLMSeatConfig, TournamentConfig, load_tournament
+from harness.tournament.run import plan_episodes
 
 BASELINES = {"keeper": ("lantern", "silent"), "runner": ("wallhug",)}
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,9 +78,32 @@ def test_a_valid_config_loads_and_resolves(tmp_path: Path) -> None:
     assert config.game_config("default").episode_timeout_seconds == 900
 
 
+#: The example configs under configs/, as docs/tournaments.md and the README list them.
+SHIPPED = ["keeper-models", "local-server", "prompt-vs-lantern", "relayroam-smoke", "smoke"]
+
+
 def test_the_shipped_configs_load() -> None:
-    for path in sorted((ROOT / "configs").glob("*.toml")):
-        load(path)
+    paths = sorted((ROOT / "configs").glob("*.toml"))
+    assert [path.stem for path in paths] == SHIPPED
+    for path in paths:
+        config = load(path)
+        assert config.name == path.stem
+        game = get_game(config.game)
+        assert plan_episodes(config)
+        for variant in config.variant_list():
+            rules = config.game_config(variant)
+            assert rules.episode_timeout_seconds == config.episode_timeout_seconds
+        assert config.reference in {entrant.name for entrant in config.entrants}
+        for entrant in config.entrants:
+            specs = entrant.seat_specs(game)
+            assert set(specs) == {seat for group in game.seat_groups() for seat in group.seats}
+            for _, spec in specs.values():
+                if isinstance(spec, LLMSeatConfig):
+                    options = config.seat_options(spec)
+                    assert (options.provider.kind, options.model) == (
+                        config.providers[spec.provider].kind,
+                        spec.model,
+                    )
 
 
 def test_the_hash_changes_with_the_config(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,13 +60,22 @@ def server() -> Iterator[ScriptedLLMServer]:
         yield srv
 
 
-def start(config: Path, out: Path) -> subprocess.Popen[bytes]:
+def start(config: Path, out: Path, stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--no-report"],
         env={**os.environ, KEY_ENV: "sk-crash-test"},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
     )
+
+
+def wait_until(ready: Any, proc: subprocess.Popen[bytes], limit: float = 120.0) -> None:
+    """Poll ``ready()`` until it holds; fail if the run ends or ``limit`` s pass first."""
+    deadline = time.monotonic() + limit
+    while not ready():
+        assert proc.poll() is None, "the run ended before the point the test waits for"
+        assert time.monotonic() < deadline, f"not ready after {limit} s"
+        time.sleep(0.01)
 
 
 def finished(out: Path) -> int:
@@ -125,28 +135,39 @@ def test_sigkill_at_several_points_then_rerun(server: ScriptedLLMServer, tmp_pat
     assert len(folder.summaries()) == 20
 
 
-def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(tmp_path: Path) -> None:
+def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(
+    server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    # The seats' calls are held back until the test lets them go (the preflight call,
+    # which has no system prompt, is answered), so the run is surely in the middle
+    # (some baseline episodes done, model calls waiting) when Ctrl-C arrives, however
+    # fast or busy the machine is.
+    answer = threading.Event()
+
+    def held(path: str, body: dict[str, Any]) -> Action:
+        if "in Lighthouse, a cooperative game" in json.dumps(body):
+            answer.wait(timeout=120)
+        return reply_for(path, body)
+
+    server.default = held
+    config = tmp_path / "crash.toml"
+    config.write_text(CONFIG.format(url=server.openai_url, key_env=KEY_ENV))
     out = tmp_path / "out"
-    config = ROOT / "configs" / "smoke.toml"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--no-report"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 60
-    while finished(out) < 5 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    proc = start(config, out, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: finished(out) >= 1 and server.in_flight >= 1, proc)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        answer.set()
     assert proc.returncode == 130
     assert b"run the same command again" in err
     assert b"Traceback" not in err
     done = finished(out)
-    rerun = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--no-report"],
-        capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
+    assert 1 <= done < 20
+    rerun = start(config, out, stderr=subprocess.PIPE)
+    _, err = rerun.communicate(timeout=300)
     assert rerun.returncode == 0
-    assert f"{done} already done" in rerun.stderr
+    assert f"{done} already done" in err.decode()
     ids = [s.episode_id for s in ResultsFolder(out).summaries()]
-    assert len(ids) == len(set(ids)) == 200
+    assert len(ids) == len(set(ids)) == 20

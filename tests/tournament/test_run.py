@@ -88,7 +88,9 @@ def test_results_lines_match_the_records(tmp_path: Path) -> None:
     out = tmp_path / "out"
     run(config, out)
     folder = ResultsFolder(out)
-    for summary in folder.summaries():
+    summaries = folder.summaries()
+    assert len(summaries) == 24
+    for summary in summaries:
         end = json.loads(folder.record_path(summary.episode_id).read_text().splitlines()[-1])
         assert summary.scores == end["results"]["scores"]
         assert summary.metrics["K"] == end["results"]["K"]
