@@ -56,28 +56,27 @@ def run(args: argparse.Namespace) -> int:
     """Replay one record or a folder of them; check a results folder's lines too."""
     if args.until_tick is not None:
         return _counterfactual(args)
-    paths = record_paths(args.record)
-    if not paths:
-        raise ConfigError(f"{args.record}: no records found")
-    if len(paths) > 1 and (args.complete or args.html or args.view):
-        raise ConfigError("--complete, --html and --view take one record, not a folder")
     from harness.tournament.lock import writer_of
     from harness.tournament.store import EPISODES, MANIFEST
 
     folder = args.record.is_dir()
+    results = folder and any((args.record / name).exists() for name in (EPISODES, MANIFEST))
+    paths = record_paths(args.record)
+    if not paths and not results:
+        raise ConfigError(f"{args.record}: no records found")
+    if len(paths) > 1 and (args.complete or args.html or args.view):
+        raise ConfigError("--complete, --html and --view take one record, not a folder")
     if folder and (writer := writer_of(args.record)) is not None:
         print(f"note: {args.record} is being written right now ({writer}); "
               "episodes in play are not in it yet")  # fmt: skip
     bad = changes = 0
     for path in paths:
-        found = _replay_one(args, path, alone=not folder)
-        if found is None:
-            bad += 1
-        else:
-            changes += found
+        clean, changed = _replay_one(args, path, alone=not folder)
+        bad += not clean
+        changes += changed
     if folder:
         print(f"{len(paths)} records: {len(paths) - bad} clean, {bad} not clean")
-        if (args.record / EPISODES).exists() or (args.record / MANIFEST).exists():
+        if results:
             bad += _check_results(args.record)
     if args.reparse:
         print(f"reparse: {changes} decision(s) would change")
@@ -86,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> int | None:
-    """Replay one record and print what it found: reparse changes, or None when not clean.
+def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> tuple[bool, int]:
+    """Replay one record and print what it found; return (clean, reparse changes).
 
     A record that cannot be read stops a single replay (exit 2); in a folder it is
     reported, and the other records are replayed all the same.
@@ -106,7 +105,7 @@ def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> int | N
         if alone:
             raise
         print(f"{path}: UNREADABLE: {str(exc).removeprefix(f'{path}:').strip()}")
-        return None
+        return False, 0
     if result.mismatch is not None:
         print(f"{path}: MISMATCH at {result.mismatch.describe()}")
     if result.incomplete:
@@ -129,7 +128,7 @@ def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> int | N
 
         write_html(game, result.lines, args.html)
         print(f"viewer written to {args.html}")
-    return len(result.reparse) if result.clean else None
+    return result.clean, len(result.reparse)
 
 
 def _check_results(root: Path) -> int:
