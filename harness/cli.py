@@ -13,9 +13,11 @@ from harness.errors import HarnessError
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import VARIANTS, LighthouseConfig
 from harness.games.registry import game_names, get_game
+from harness.validation import check_seed
 
 
 def _cmd_board(args: argparse.Namespace) -> int:
+    check_seed(args.seed)
     config = LighthouseConfig.for_variant(args.variant)
     board = generate_board(config, args.seed)
     if args.json:

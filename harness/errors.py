@@ -8,7 +8,10 @@ caller can catch the whole family in one place and let genuine bugs through::
     ├── BoardError             a board cannot be generated or an ASCII board is malformed
     ├── RulesError             a game was driven outside its rules (e.g. a move for a
     │                          resolved runner, a tick after the end)
-    ├── RecordError            an episode record is malformed or unreadable
+    ├── RecordError            an episode record is malformed or unreadable, or a
+    │                          results line does not match its record
+    ├── FolderError            a results folder cannot be used: not a folder, no
+    │                          permission, a name too long, or another run writes it
     ├── PlayBudgetExhausted    the episode's play budget ran out during a tick (D2);
     │                          the runner ends the episode with reason deadline
     └── ProviderError          an LLM call failed (messages never contain an API key)
@@ -45,6 +48,10 @@ class RulesError(HarnessError):
 
 class RecordError(HarnessError, ValueError):
     """An episode record is malformed, truncated or of an unknown version."""
+
+
+class FolderError(HarnessError):
+    """A results folder cannot be used (a file system problem, or another writer holds it)."""
 
 
 class PlayBudgetExhausted(HarnessError):
@@ -94,6 +101,7 @@ __all__ = [
     "ConfigError",
     "ErrorKind",
     "FatalProviderError",
+    "FolderError",
     "HarnessError",
     "PlayBudgetExhausted",
     "ProviderError",

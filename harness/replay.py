@@ -32,6 +32,8 @@ from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.text import MAX_REPLY_BYTES
 
 HAND_WRITTEN = AgentInfo(kind="scripted", name="hand-written")
+#: The harness version load_record gives a header that names none: a hand-written one.
+HAND_WRITTEN_VERSION = "hand-written"
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,18 @@ class LoadedRecord:
     def deadline_ended(self) -> bool:
         """Whether the recorded episode ended because its play budget ran out (D2)."""
         return self.end is not None and self.end.get("results", {}).get("reason") == "deadline"
+
+    @property
+    def hand_written(self) -> bool:
+        """A record written by hand: a header and decisions, no states and no end line."""
+        return self.header.harness_version == HAND_WRITTEN_VERSION and not any(
+            "state" in tick for tick in self.ticks
+        )
+
+    @property
+    def incomplete(self) -> bool:
+        """A played record without its end line: cut short, so never clean."""
+        return self.end is None and not self.hand_written
 
 
 def load_record(path: Path, game: Game[Any]) -> LoadedRecord:
@@ -177,6 +191,8 @@ class RecordedSeat:
             refused = str(parsed[1].kind).startswith("refused")
             new_source = "fallback_refused" if refused else "fallback_parse"
             new_decision = game.parse_reply(obs, game.baseline_reply(obs))
+        elif recorded_source in RETRY_FAILED and replies[0].get("parseError") is not None:
+            return  # the retry was asked and failed at the API: still no reply to re-parse
         else:
             new_source = "rejected"
             note = (
@@ -192,6 +208,10 @@ class RecordedSeat:
                     new_source, new_doc, note,
                 )
             )  # fmt: skip
+
+
+#: Sources of a turn whose retry call failed: it had no second reply.
+RETRY_FAILED = frozenset({"fallback_api", "fallback_timeout"})
 
 
 def _reparse_one(game: Game[Any], observation: Any, reply: dict[str, Any]) -> Any:
@@ -232,8 +252,13 @@ def recorded_seats(
     *,
     reparse: list[ReparseChange] | None = None,
 ) -> dict[str, RecordedSeat]:
-    """One :class:`RecordedSeat` per seat of the record's header."""
-    deadline_at = len(record.ticks) if record.deadline_ended else None
+    """One :class:`RecordedSeat` per seat of the record's header.
+
+    A record cut short is replayed as far as it goes: its seats run out of decisions
+    as a deadline would end the episode, so its ticks are still checked.
+    """
+    stops = record.deadline_ended or record.incomplete
+    deadline_at = len(record.ticks) if stops else None
     return {
         info.seat: RecordedSeat(
             info.seat,
@@ -275,9 +300,14 @@ class ReplayResult:
     reparse: list[ReparseChange] = field(default_factory=list)
 
     @property
+    def incomplete(self) -> bool:
+        """Whether the record has no end line (so its results could not be checked)."""
+        return self.record.incomplete
+
+    @property
     def clean(self) -> bool:
-        """Whether every tick and the results matched."""
-        return self.mismatch is None
+        """Whether every tick and the results matched (a record without its end line never is)."""
+        return self.mismatch is None and not self.incomplete
 
 
 def first_difference(recorded: Any, replayed: Any, path: str = "") -> tuple[str, Any, Any] | None:
@@ -413,6 +443,7 @@ async def counterfactual(
 
 __all__ = [
     "HAND_WRITTEN",
+    "HAND_WRITTEN_VERSION",
     "LoadedRecord",
     "Mismatch",
     "RecordedSeat",

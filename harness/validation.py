@@ -1,10 +1,12 @@
-"""Turning pydantic's validation errors into one clear line per problem."""
+"""Checks shared by configs and flags: one clear line per problem, and the seed bounds."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
 from pydantic import ValidationError
+
+from harness.errors import ConfigError
 
 
 def format_validation_error(
@@ -31,4 +33,37 @@ def format_validation_error(
     return "\n".join(lines)
 
 
-__all__ = ["format_validation_error"]
+#: Seeds are integers 0..2**53 - 1, exactly representable as a JSON number, so a
+#: record's seed reads back unchanged anywhere (Relayroam RR10, Hourloom H4). Configs
+#: and flags of every game check seeds against this one bound.
+MAX_SEED = (1 << 53) - 1
+
+
+def check_seed(value: object, where: str = "--seed") -> int:
+    """``value`` when it is a seed; else a :class:`ConfigError` naming ``where``."""
+    if type(value) is int and 0 <= value <= MAX_SEED:
+        return value
+    raise ConfigError(f"{where}: {seed_problem(value)}")
+
+
+def seed_problem(value: object) -> str | None:
+    """Why ``value`` is not a seed, or None when it is one (see :data:`MAX_SEED`)."""
+    if type(value) is int and 0 <= value <= MAX_SEED:
+        return None
+    return f"seed must be an integer 0..{MAX_SEED}, got {short_repr(value)}"
+
+
+def short_repr(value: object) -> str:
+    """``value`` as an error message shows it: quoted, cut short when long.
+
+    A 200-digit number is named by its size, not printed whole (and Python refuses to
+    print an int of more than 4,300 digits at all).
+    """
+    if type(value) is int and value.bit_length() > 80:
+        digits = len(str(abs(value))) if value.bit_length() < 13_000 else "4,000+"
+        return f"a {digits}-digit number"
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+__all__ = ["MAX_SEED", "check_seed", "format_validation_error", "seed_problem", "short_repr"]

@@ -17,6 +17,7 @@ from harness.games.registry import game_names, get_game
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
 from harness.seats import baseline_seats
+from harness.validation import check_seed
 
 
 def add_parser(sub: Any) -> None:
@@ -38,6 +39,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the episode."""
+    check_seed(args.seed)
     game = get_game(args.game)
     variant = args.variant or game.variants()[0]
     if variant not in game.variants():

@@ -53,18 +53,47 @@ def game_of_record(path: Path) -> Game[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Replay one record or a folder of them."""
-    from harness.replay import replay
-
+    """Replay one record or a folder of them; check a results folder's lines too."""
     if args.until_tick is not None:
         return _counterfactual(args)
+    from harness.tournament.lock import writer_of
+    from harness.tournament.store import EPISODES, MANIFEST
+
+    folder = args.record.is_dir()
+    results = folder and any((args.record / name).exists() for name in (EPISODES, MANIFEST))
     paths = record_paths(args.record)
-    if not paths:
+    if not paths and not results:
         raise ConfigError(f"{args.record}: no records found")
     if len(paths) > 1 and (args.complete or args.html or args.view):
         raise ConfigError("--complete, --html and --view take one record, not a folder")
-    failures = changes = 0
+    if folder and (writer := writer_of(args.record)) is not None:
+        print(f"note: {args.record} is being written right now ({writer}); "
+              "episodes in play are not in it yet")  # fmt: skip
+    bad = changes = 0
     for path in paths:
+        clean, changed = _replay_one(args, path, alone=not folder)
+        bad += not clean
+        changes += changed
+    if folder:
+        print(f"{len(paths)} records: {len(paths) - bad} clean, {bad} not clean")
+        if results:
+            bad += _check_results(args.record)
+    if args.reparse:
+        print(f"reparse: {changes} decision(s) would change")
+    if args.complete:
+        print(f"complete record written to {args.complete}")
+    return 1 if bad else 0
+
+
+def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> tuple[bool, int]:
+    """Replay one record and print what it found; return (clean, reparse changes).
+
+    A record that cannot be read stops a single replay (exit 2); in a folder it is
+    reported, and the other records are replayed all the same.
+    """
+    from harness.replay import replay
+
+    try:
         game = game_of_record(path)
         writer = RecordWriter(args.complete) if args.complete else None
         try:
@@ -72,36 +101,65 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if writer is not None:
                 writer.close()
-        if result.clean:
-            if len(paths) == 1:
-                print(f"{path}: replays clean ({len(result.record.ticks)} ticks, results match)")
-        else:
-            failures += 1
-            assert result.mismatch is not None
-            print(f"{path}: MISMATCH at {result.mismatch.describe()}")
-        for change in result.reparse:
-            changes += 1
-            print(
-                f"{path}: tick {change.tick} {change.seat}: {change.recorded_source} "
-                f"{json.dumps(change.recorded_decision)} -> {change.new_source} "
-                f"{json.dumps(change.new_decision)}" + (f" ({change.note})" if change.note else "")
-            )
-        if args.view and result.lines:
-            from harness.viewer.terminal import step_through
+    except (RecordError, ConfigError) as exc:
+        if alone:
+            raise
+        print(f"{path}: UNREADABLE: {str(exc).removeprefix(f'{path}:').strip()}")
+        return False, 0
+    if result.mismatch is not None:
+        print(f"{path}: MISMATCH at {result.mismatch.describe()}")
+    if result.incomplete:
+        print(f"{path}: INCOMPLETE: this record has no end line "
+              f"({len(result.record.ticks)} ticks; its results cannot be checked)")  # fmt: skip
+    if result.clean and alone:
+        print(f"{path}: replays clean ({len(result.record.ticks)} ticks, results match)")
+    for change in result.reparse:
+        print(
+            f"{path}: tick {change.tick} {change.seat}: {change.recorded_source} "
+            f"{json.dumps(change.recorded_decision)} -> {change.new_source} "
+            f"{json.dumps(change.new_decision)}" + (f" ({change.note})" if change.note else "")
+        )
+    if args.view and result.lines:
+        from harness.viewer.terminal import step_through
 
-            step_through(game, result.lines)
-        if args.html and result.lines:
-            from harness.viewer.html import write_html
+        step_through(game, result.lines)
+    if args.html and result.lines:
+        from harness.viewer.html import write_html
 
-            write_html(game, result.lines, args.html)
-            print(f"viewer written to {args.html}")
-    if len(paths) > 1:
-        print(f"{len(paths)} records: {len(paths) - failures} clean, {failures} mismatched")
-    if args.reparse:
-        print(f"reparse: {changes} decision(s) would change")
-    if args.complete:
-        print(f"complete record written to {args.complete}")
-    return 1 if failures else 0
+        write_html(game, result.lines, args.html)
+        print(f"viewer written to {args.html}")
+    return result.clean, len(result.reparse)
+
+
+def _check_results(root: Path) -> int:
+    """Check every results line against its record; print each problem; return how many."""
+    from harness.tournament.audit import audit
+    from harness.tournament.store import ResultsFolder
+
+    folder = ResultsFolder(root)
+    episodes, records = folder.episodes_path, folder.records
+    try:
+        game = get_game(str(folder.manifest().get("game", "lighthouse")))
+    except (RecordError, ConfigError) as exc:
+        print(f"{folder.manifest_path}: UNREADABLE: {exc}")
+        return 1
+    found = audit(episodes, records, game)
+    for check in found.problems:
+        print(f"{episodes}:{check.describe()}")
+    for orphan in found.orphans:
+        print(f"{records / orphan}.jsonl: no results line (the report leaves this episode out; "
+              "`lighthouse run` writes its line when the record replays clean)")  # fmt: skip
+    if found.torn:
+        print(f"{episodes}: the last line is cut short (a run stopped while writing it; "
+              "`lighthouse run` removes it)")  # fmt: skip
+    unhashed = sum(c.unhashed for c in found.checks)
+    if unhashed:
+        print(f"note: {unhashed} results line(s) carry no record sha256 (written by an older "
+              "harness); their figures match their records")  # fmt: skip
+    bad = len(found.problems) + len(found.orphans)
+    print(f"{len(found.checks)} results lines: {len(found.checks) - len(found.problems)} "
+          f"match their records, {len(found.problems)} do not")  # fmt: skip
+    return bad
 
 
 def _counterfactual(args: argparse.Namespace) -> int:

@@ -38,14 +38,18 @@ def add_parsers(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play (or resume) a tournament and print its report."""
     from harness.tournament.config import load_tournament
+    from harness.tournament.lock import check_place
     from harness.tournament.progress import Progress
-    from harness.tournament.run import parse_shard, plan_episodes, run_tournament
+    from harness.tournament.run import check_concurrency, parse_shard, plan_episodes, run_tournament
 
     config = load_tournament(args.config)
+    if args.concurrency is not None:
+        check_concurrency(args.concurrency)
     shard = parse_shard(args.shard) if args.shard else (1, 1)
     out = args.out or Path("results") / (
         config.name if shard == (1, 1) else f"{config.name}-shard{shard[0]}of{shard[1]}"
     )
+    check_place(out, "--out" if args.out else "name")
     progress = Progress(len(plan_episodes(config, shard)), 0)
     print(f"tournament {config.name}: results in {out}", file=sys.stderr)
     try:

@@ -50,9 +50,13 @@ from harness.errors import ConfigError
 from harness.game import Game
 from harness.games.registry import game_names, get_game
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
-from harness.validation import format_validation_error
+from harness.validation import MAX_SEED, format_validation_error, seed_problem, short_repr
 
-ENTRANT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+#: A plain name: it becomes a file or folder name, so no separators, no ``..``, no NUL.
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: The most seeds a range may hold: a tournament is planned in memory, episode by episode.
+MAX_RANGE = 1_000_000
+PLAIN_RULE = "1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
 
 
 class _Strict(BaseModel):
@@ -132,11 +136,8 @@ class EntrantConfig(_Strict):
     @field_validator("name")
     @classmethod
     def _name_is_a_file_name(cls, value: str) -> str:
-        if not ENTRANT_NAME.match(value):
-            raise ValueError(
-                f"{value!r} must be 1-64 letters, digits, '_', '.' or '-', "
-                "starting with a letter or digit"
-            )
+        if not PLAIN_NAME.fullmatch(value):
+            raise ValueError(f"{short_repr(value)} must be {PLAIN_RULE}")
         return value
 
     def seat_specs(self, game: Game[Any]) -> dict[str, tuple[str, SeatConfig]]:
@@ -153,22 +154,43 @@ class EntrantConfig(_Strict):
 class SeedRange(_Strict):
     """Seeds ``start`` (inclusive) to ``stop`` (exclusive)."""
 
-    start: int = Field(ge=0)
+    start: int
     stop: int
+
+    @field_validator("start", mode="before")
+    @classmethod
+    def _start_is_a_seed(cls, value: Any) -> Any:
+        problem = seed_problem(value)
+        if problem is not None:
+            raise ValueError(problem.replace("seed", "start", 1))
+        return value
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _stop_follows_a_seed(cls, value: Any) -> Any:
+        # stop is excluded, so it may be one past the largest seed
+        if type(value) is not int or not 0 < value <= MAX_SEED + 1:
+            raise ValueError(
+                f"stop must be an integer 1..{MAX_SEED + 1} (it is excluded), "
+                f"got {short_repr(value)}"
+            )
+        return value
 
     @model_validator(mode="after")
     def _not_empty(self) -> SeedRange:
         if self.stop <= self.start:
             raise ValueError(f"stop ({self.stop}) must be greater than start ({self.start})")
+        if self.stop - self.start > MAX_RANGE:
+            raise ValueError(f"a range holds at most {MAX_RANGE:,} seeds")
         return self
 
 
 class TournamentConfig(_Strict):
     """A whole tournament."""
 
-    name: str = Field(min_length=1)
+    name: str = Field(description="A plain name; the default results folder is results/<name>.")
     game: str = Field("lighthouse", description="The game: lighthouse or relayroam.")
-    seeds: list[Annotated[int, Field(ge=0)]] | SeedRange
+    seeds: list[Annotated[int, Field(ge=0, le=MAX_SEED)]] | SeedRange
     variants: list[str] | None = Field(None, description="Default: the game's first variant.")
     repetitions: int = Field(1, ge=1)
     episode_timeout_seconds: float = Field(900.0, gt=0)
@@ -188,10 +210,23 @@ class TournamentConfig(_Strict):
             return SeedRange.model_validate(value)
         if not isinstance(value, list) or not value:
             raise ValueError("give a non-empty list of seeds or { start = A, stop = B }")
-        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
-            raise ValueError("seeds must be whole numbers >= 0")
+        for index, seed in enumerate(value):
+            problem = seed_problem(seed)
+            if problem is not None:
+                raise ValueError(f"{problem} (position {index})")
         if len(set(value)) != len(value):
             raise ValueError("seeds must be distinct")
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_plain(cls, value: str) -> str:
+        # The name becomes the folder results/<name>: it must not lead anywhere else.
+        if not PLAIN_NAME.fullmatch(value):
+            raise ValueError(
+                f"{short_repr(value)} must be a plain name, {PLAIN_RULE} (it names the "
+                "results folder results/<name>; use --out to put the results elsewhere)"
+            )
         return value
 
     @field_validator("variants")
@@ -214,6 +249,14 @@ class TournamentConfig(_Strict):
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"entrants: duplicate names {duplicates}")
+        first_of: dict[str, str] = {}
+        for name in names:
+            other = first_of.setdefault(name.casefold(), name)
+            if other != name:
+                raise ValueError(
+                    f"entrants: {other!r} and {name!r} differ only in case; their files "
+                    "would collide on a case-insensitive file system (macOS, Windows)"
+                )
         if self.reference is not None and self.reference not in names:
             raise ValueError(f"reference: {self.reference!r} is not an entrant ({names})")
         for index, entrant in enumerate(self.entrants):
@@ -272,11 +315,19 @@ def load_tournament(path: Path) -> TournamentConfig:
     """
     source = str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{source}: not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except ValueError:  # an integer of more than 4,300 digits
+        raise ConfigError(f"{source}: not valid TOML: a number too long to read") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: not valid TOML: nested too deeply") from None
     try:
         config = TournamentConfig.model_validate(data)
     except ValidationError as exc:

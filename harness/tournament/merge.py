@@ -5,18 +5,27 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
-from harness.errors import ConfigError
+from harness.errors import ConfigError, RecordError
+from harness.games.registry import get_game
+from harness.tournament.audit import audit
+from harness.tournament.lock import FolderLock, check_place
 from harness.tournament.store import ResultsFolder, write_atomically
+from harness.tournament.summary import EpisodeSummary
 
 
 def merge_folders(sources: Sequence[Path], out: Path) -> int:
     """Copy every finished episode of ``sources`` into ``out``; return how many.
 
-    The shards must come from the same config. An episode found in two shards is
-    kept once.
+    The shards must come from the same config, and no run may be writing them. Every
+    results line is checked against its record first (see ``audit``); a shard with a
+    line that does not match is refused, so resume it (``lighthouse run``) to repair
+    it. The lines copied carry their record's sha256. An episode found in two shards
+    is kept once.
     """
+    check_place(out)
     folders = [ResultsFolder(p) for p in sources]
     manifests = [f.manifest() for f in folders]
     hashes = {m.get("configHash") for m in manifests}
@@ -25,22 +34,33 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
     target = ResultsFolder(out)
     if target.manifest_path.exists():
         raise ConfigError(f"merge: {out} already holds results; choose a new --out")
-    target.records.mkdir(parents=True, exist_ok=True)
-    manifest = {**manifests[0], "shard": "merged", "mergedFrom": [str(p) for p in sources]}
-    manifest["episodes"] = sum(int(m.get("episodes", 0)) for m in manifests)
-    write_atomically(target.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    seen: set[str] = set()
-    for folder in folders:
-        for summary in folder.summaries():
-            if summary.episode_id in seen:
-                continue
-            record = folder.record_path(summary.episode_id)
-            if not record.exists():
-                continue
-            shutil.copyfile(record, target.record_path(summary.episode_id))
+    game = get_game(str(manifests[0].get("game", "lighthouse")))
+    with ExitStack() as held:
+        for folder in folders:
+            held.enter_context(FolderLock(folder.root, shared=True))
+        chosen: dict[str, tuple[ResultsFolder, EpisodeSummary]] = {}
+        for folder in folders:
+            found = audit(folder.episodes_path, folder.records, game)
+            if found.problems:
+                listed = "; ".join(c.describe() for c in found.problems[:5])
+                raise RecordError(
+                    f"merge: {folder.episodes_path}: {len(found.problems)} results line(s) do "
+                    f"not match their records (line {listed}); run `lighthouse run` on that "
+                    "shard to repair it, or `lighthouse replay` it to see every problem"
+                )
+            for check in found.checks:
+                if check.derived is not None:
+                    chosen.setdefault(check.derived.episode_id, (folder, check.derived))
+        held.enter_context(FolderLock(out))
+        target.records.mkdir(parents=True, exist_ok=True)
+        manifest = {**manifests[0], "shard": "merged", "mergedFrom": [str(p) for p in sources]}
+        manifest["episodes"] = sum(int(m.get("episodes", 0)) for m in manifests)
+        text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+        write_atomically(target.manifest_path, text)
+        for episode, (folder, summary) in chosen.items():
+            shutil.copyfile(folder.record_path(episode), target.record_path(episode))
             target.append(summary)
-            seen.add(summary.episode_id)
-    return len(seen)
+    return len(chosen)
 
 
 __all__ = ["merge_folders"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +23,11 @@ from harness.tournament.config import (
     LLMSeatConfig,
     TournamentConfig,
 )
+from harness.tournament.lock import FolderLock, check_place
 from harness.tournament.progress import Progress
 from harness.tournament.store import ResultsFolder
+from harness.tournament.summary import episode_id
+from harness.validation import short_repr
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class EpisodePlan:
     @property
     def episode_id(self) -> str:
         """``<entrant>--<variant>--s<seed>--r<repetition>``: stable across reruns."""
-        return f"{self.entrant.name}--{self.variant}--s{self.seed}--r{self.repetition}"
+        return episode_id(self.entrant.name, self.variant, self.seed, self.repetition)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -95,6 +98,15 @@ class TournamentOutcome:
     planned: int
     already_done: int
     played: int
+    notes: list[str] = field(default_factory=list)
+    """What resuming dropped or wrote again, and why (also shown as warnings)."""
+
+
+def check_concurrency(value: int) -> int:
+    """``value`` if it is a whole number of episodes at once (>= 1); else a ConfigError."""
+    if type(value) is not int or value < 1:
+        raise ConfigError(f"--concurrency: must be a whole number >= 1, got {short_repr(value)}")
+    return value
 
 
 async def run_tournament(
@@ -107,64 +119,96 @@ async def run_tournament(
     environ: Mapping[str, str] | None = None,
     config_file: str | None = None,
 ) -> TournamentOutcome:
-    """Play every episode of ``config`` not yet finished in ``out``."""
+    """Play every episode of ``config`` not yet finished in ``out``.
+
+    Everything that can be checked is checked before anything is written: the
+    arguments, the place (:func:`check_place`), the folder's lock (one writer per
+    folder), its manifest and results lines, the seats and the providers' preflight.
+    A run refused by any of these leaves no trace of itself on disk.
+    """
+    width = check_concurrency(config.concurrency if concurrency is None else concurrency)
     game = game_of(config)
     plans = plan_episodes(config, shard)
+    check_place(out)
+    manifest = {
+        "game": game.name,
+        "configHash": config.config_hash(),
+        "config": json.loads(config.canonical_json()),
+        "configFile": config_file,
+        "shard": f"{shard[0]}/{shard[1]}",
+        "prompts": prompt_hashes(config, game),
+        "episodes": len(plans),
+    }
     folder = ResultsFolder(out)
-    folder.open(
-        {
-            "game": game.name,
-            "configHash": config.config_hash(),
-            "config": json.loads(config.canonical_json()),
-            "configFile": config_file,
-            "shard": f"{shard[0]}/{shard[1]}",
-            "prompts": prompt_hashes(config, game),
-            "episodes": len(plans),
-        }
-    )
-    by_id = {p.episode_id: p for p in plans}
-    finished = folder.repair(game, {i: (p.entrant.name, p.repetition) for i, p in by_id.items()})
-    done_ids = {s.episode_id for s in finished}
-    todo = [p for p in plans if p.episode_id not in done_ids]
-    if progress is not None:
-        progress.total, progress.done, progress.started_with = (
-            len(plans),
-            len(done_ids),
-            len(done_ids),
-        )
-        progress.show()
-
-    factory = SeatFactory(environ)
+    lock = FolderLock(out)
+    await asyncio.to_thread(lock.acquire)
+    written = False
     try:
-        seats = _build_seats(config, game, factory, todo)
-        for warning in await factory.preflight():
-            if progress is not None:
-                progress.stream.write(f"warning: {warning}\n")
-        slots = asyncio.Semaphore(concurrency or config.concurrency)
-        commits = asyncio.Lock()
-
-        async def play(plan: EpisodePlan) -> None:
-            async with slots:
-                await _play_one(config, game, folder, plan, seats[plan.entrant.name])
-            # fsyncs and a re-read of the record: off the event loop, one at a time
-            async with commits:
-                summary = await asyncio.to_thread(
-                    folder.commit, game, plan.episode_id, plan.entrant.name, plan.repetition
-                )
-            if progress is not None:
-                progress.add(summary)
-
-        tasks = [asyncio.ensure_future(play(p)) for p in todo]
+        by_id = {p.episode_id: p for p in plans}
+        owners = {i: (p.entrant.name, p.repetition) for i, p in by_id.items()}
+        await asyncio.to_thread(folder.check_manifest, manifest)
+        repair = await asyncio.to_thread(folder.examine, game, owners)
+        done_ids = {s.episode_id for s in repair.finished}
+        todo = [p for p in plans if p.episode_id not in done_ids]
+        factory = SeatFactory(environ)
         try:
-            await asyncio.gather(*tasks)
+            seats = _build_seats(config, game, factory, todo)
+            warnings = [*repair.notes, *await factory.preflight()]
+            written = True
+            await asyncio.to_thread(folder.open, manifest)
+            await asyncio.to_thread(folder.apply, repair)
+            if progress is not None:
+                for warning in warnings:
+                    progress.stream.write(f"warning: {warning}\n")
+                progress.total, progress.done, progress.started_with = (
+                    len(plans),
+                    len(done_ids),
+                    len(done_ids),
+                )
+                progress.show()
+            await _play_all(config, game, folder, todo, seats, width, progress)
         finally:
-            for task in tasks:
-                task.cancel()
+            await factory.aclose()
+    except BaseException:
+        if not written:
+            lock.abandon()  # nothing was written: leave the disk as it was found
+        raise
     finally:
-        await factory.aclose()
+        lock.release()
     if progress is not None:
         progress.show(final=True)
-    return TournamentOutcome(folder, len(plans), len(done_ids), len(todo))
+    return TournamentOutcome(folder, len(plans), len(done_ids), len(todo), repair.notes)
+
+
+async def _play_all(
+    config: TournamentConfig,
+    game: Game[Any],
+    folder: ResultsFolder,
+    todo: list[EpisodePlan],
+    seats: dict[str, dict[str, Seat]],
+    width: int,
+    progress: Progress | None,
+) -> None:
+    slots = asyncio.Semaphore(width)
+    commits = asyncio.Lock()
+
+    async def play(plan: EpisodePlan) -> None:
+        async with slots:
+            await _play_one(config, game, folder, plan, seats[plan.entrant.name])
+        # fsyncs and a re-read of the record: off the event loop, one at a time
+        async with commits:
+            summary = await asyncio.to_thread(
+                folder.commit, game, plan.episode_id, plan.entrant.name, plan.repetition
+            )
+        if progress is not None:
+            progress.add(summary)
+
+    tasks = [asyncio.ensure_future(play(p)) for p in todo]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 def _build_seats(
@@ -209,6 +253,7 @@ async def _play_one(
 __all__ = [
     "EpisodePlan",
     "TournamentOutcome",
+    "check_concurrency",
     "game_of",
     "parse_shard",
     "plan_episodes",

@@ -1,15 +1,18 @@
 """The results folder, written so that a crash at any moment loses nothing finished.
 
     DIR/manifest.json           the config as run, its hash, harness version, prompts' sha256
-    DIR/episodes.jsonl          one results line per finished episode
+    DIR/episodes.jsonl          one results line per finished episode, with its record's sha256
     DIR/records/ID.jsonl        each finished episode's full record
     DIR/records/ID.jsonl.partial  an episode being played (never read as finished)
+    DIR/.lock                   locked by the one process writing the folder (lock.py)
 
 An episode is finished only once its record has been fsynced and renamed into place
 AND its results line has been appended and fsynced, in that order. On resume, a torn
 last line of episodes.jsonl is cut off, partial records are discarded, and a finished
 record whose results line never made it is summarised again from the record alone, so
-a crash at any point costs at most the episodes that were in play.
+a crash at any point costs at most the episodes that were in play. Resume also checks
+every results line against its record, so an edited line or record never moves the
+report silently (:meth:`ResultsFolder.examine`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +31,7 @@ from harness import __version__
 from harness.errors import ConfigError, RecordError
 from harness.game import Game
 from harness.records import read_lines
+from harness.tournament.audit import audit, derive, engine_problem, file_sha256
 from harness.tournament.summary import EpisodeSummary, summarize
 
 MANIFEST = "manifest.json"
@@ -55,6 +60,25 @@ def write_atomically(path: Path, text: str) -> None:
     fsync_dir(path.parent)
 
 
+@dataclass(frozen=True)
+class Repair:
+    """What resuming a folder will do, worked out before anything is written."""
+
+    keep: list[EpisodeSummary]
+    """Results lines that match their records, in the order written."""
+    add: list[EpisodeSummary]
+    """Lines written again from records that replay clean (lost in a crash, or untrusted)."""
+    notes: list[str]
+    """What was dropped or replaced, and why: the run prints these as warnings."""
+    rewrite: bool
+    """episodes.jsonl is written anew (a line dropped, replaced, re-hashed or torn)."""
+
+    @property
+    def finished(self) -> list[EpisodeSummary]:
+        """Every finished episode once the repair is applied."""
+        return self.keep + self.add
+
+
 class ResultsFolder:
     """One tournament's (or one shard's) results folder."""
 
@@ -66,21 +90,30 @@ class ResultsFolder:
 
     # --- the manifest ---------------------------------------------------------------
 
+    def check_manifest(self, manifest: dict[str, Any]) -> bool:
+        """Whether the folder was started already; refuse one made by another config or shard.
+
+        Reads only.
+        """
+        if not self.manifest_path.exists():
+            return False
+        existing = self.manifest()
+        for key in ("configHash", "shard", "game"):
+            if existing.get(key) != manifest.get(key):
+                raise ConfigError(
+                    f"{self.root}: this folder was made by a different "
+                    f"{'config' if key == 'configHash' else key} "
+                    f"({key} {existing.get(key)!r}, now {manifest.get(key)!r}); "
+                    "run the original config, or choose another --out"
+                )
+        return True
+
     def open(self, manifest: dict[str, Any]) -> bool:
         """Create the folder, or check that it was made by the same config and shard.
 
         Returns True when resuming an existing folder.
         """
-        if self.manifest_path.exists():
-            existing = self.manifest()
-            for key in ("configHash", "shard", "game"):
-                if existing.get(key) != manifest.get(key):
-                    raise ConfigError(
-                        f"{self.root}: this folder was made by a different "
-                        f"{'config' if key == 'configHash' else key} "
-                        f"({key} {existing.get(key)!r}, now {manifest.get(key)!r}); "
-                        "run the original config, or choose another --out"
-                    )
+        if self.check_manifest(manifest):
             return True
         self.records.mkdir(parents=True, exist_ok=True)
         stamped = {**manifest, "harnessVersion": __version__,
@@ -91,9 +124,11 @@ class ResultsFolder:
     def manifest(self) -> dict[str, Any]:
         """The folder's manifest."""
         try:
-            data: dict[str, Any] = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
             raise RecordError(f"{self.manifest_path}: unreadable manifest: {exc}") from None
+        if not isinstance(data, dict):
+            raise RecordError(f"{self.manifest_path}: unreadable manifest: not a JSON object")
         return data
 
     # --- finished episodes --------------------------------------------------------------
@@ -113,7 +148,7 @@ class ResultsFolder:
         data = self.episodes_path.read_bytes()
         whole = data[: data.rfind(b"\n") + 1]
         out = []
-        for number, line in enumerate(whole.decode("utf-8").splitlines(), start=1):
+        for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
             try:
                 out.append(EpisodeSummary.model_validate_json(line))
             except ValidationError as exc:
@@ -122,69 +157,115 @@ class ResultsFolder:
                 ) from None
         return out
 
-    def repair(self, game: Game[Any], plans: dict[str, tuple[str, int]]) -> list[EpisodeSummary]:
-        """Bring the folder to a consistent state after a crash; return the finished episodes.
+    def examine(self, game: Game[Any], plans: dict[str, tuple[str, int]]) -> Repair:
+        """Work out how to bring the folder to a trusted, consistent state (reads only).
 
         ``plans`` maps each episode id of the tournament to (entrant, repetition).
+        Every results line is checked against its record (sha256 and figures). A line
+        that is not a results line, names no episode of the tournament, repeats one, or
+        whose record is gone is dropped (the episode is played again). A line that does
+        not match its record, and a record a crash left without a line, are written
+        (again) from the record when it is complete, names its episode and replays
+        clean with the current engine; if any record fails that, the folder is refused
+        with a :class:`RecordError` naming each, and nothing is changed.
         """
+        if not self.root.is_dir():
+            return Repair([], [], [], rewrite=False)
+        found = audit(self.episodes_path, self.records, game)
+        keep: list[EpisodeSummary] = []
+        notes: list[str] = []
+        suspect: dict[str, str] = {}
+        named: set[str] = set()
+        rewrite, rehashed = found.torn, 0
+        for check in found.checks:
+            episode, where = check.episode_id, f"{EPISODES}:{check.describe()}"
+            if check.problem is None and check.line is not None and episode in plans:
+                named.add(check.line.episode_id)
+                keep.append(check.derived if check.unhashed and check.derived else check.line)
+                rehashed += check.unhashed
+                rewrite |= check.unhashed
+                continue
+            rewrite = True
+            if episode is None or episode not in plans:
+                notes.append(f"{where}: dropped (not a results line of this tournament)")
+            elif episode in named:
+                notes.append(f"{where}: dropped")
+            elif not self.record_path(episode).is_file():
+                notes.append(f"{where}: dropped; the episode is played again")
+            else:
+                named.add(episode)
+                suspect[episode] = check.problem or ""
+        if rehashed:
+            notes.append(
+                f"{rehashed} results line(s) written before lines carried their record's "
+                "sha256 match their records; they were written again with it"
+            )
+        add: list[EpisodeSummary] = []
+        refused: list[str] = []
+        for episode in [*suspect, *(o for o in found.orphans if o in plans)]:
+            summary, problem = self._from_record(game, episode, plans[episode])
+            if summary is None:
+                refused.append(f"{episode}: {problem}")
+                continue
+            add.append(summary)
+            if episode in suspect:
+                notes.append(
+                    f"{episode}: its results line did not match its record "
+                    f"({suspect[episode]}); the record replays clean, so the line was "
+                    "written again from it"
+                )
+        if refused:
+            raise RecordError(
+                f"{self.root}: cannot resume: {len(refused)} record(s) cannot be trusted "
+                f"({'; '.join(refused)}); nothing was changed. `lighthouse replay "
+                f"{self.root}` shows every problem; delete a record to play its episode again"
+            )
+        return Repair(keep, add, notes, rewrite=rewrite)
+
+    def _from_record(
+        self, game: Game[Any], episode: str, plan: tuple[str, int]
+    ) -> tuple[EpisodeSummary | None, str]:
+        path = self.record_path(episode)
+        try:
+            summary = derive(game, path)
+        except RecordError as exc:
+            return None, str(exc)
+        if (summary.entrant, summary.repetition) != plan:
+            return None, f"{path}: not the episode planned under this id"
+        problem = engine_problem(game, path)
+        if problem is not None:
+            return None, f"{path}: {problem}"
+        return summary, ""
+
+    def apply(self, repair: Repair) -> None:
+        """Carry out a :class:`Repair`: drop partial records, write the results lines."""
         self.records.mkdir(parents=True, exist_ok=True)
-        if self.episodes_path.exists():
-            data = self.episodes_path.read_bytes()
-            cut = data.rfind(b"\n") + 1
-            if cut != len(data):  # a line torn by a crash mid-write: drop it
-                with self.episodes_path.open("r+b") as handle:
-                    handle.truncate(cut)
-                    os.fsync(handle.fileno())
         for partial in self.records.glob(f"*{PARTIAL}"):
             partial.unlink()
-        summaries = []
-        seen: set[str] = set()
-        dropped = False
-        for summary in self.summaries():
-            if summary.episode_id in seen or not self.record_path(summary.episode_id).exists():
-                dropped = True  # a duplicate, or a record deleted by hand: play it again
-                continue
-            seen.add(summary.episode_id)
-            summaries.append(summary)
-        if dropped:
-            write_atomically(
-                self.episodes_path,
-                "".join(s.model_dump_json(by_alias=True) + "\n" for s in summaries),
-            )
-        for record in sorted(self.records.glob("*.jsonl")):
-            episode_id = record.name.removesuffix(".jsonl")
-            if episode_id in seen or episode_id not in plans:
-                continue
-            lines = self._finished_record(game, record)
-            if lines is None:
-                record.unlink()  # unfinished or damaged: play it again
-                continue
-            entrant, repetition = plans[episode_id]
-            summary = summarize(game, lines, entrant=entrant, repetition=repetition)
-            self.append(summary)
-            summaries.append(summary)
-            seen.add(episode_id)
-        return summaries
+        if repair.rewrite:
+            text = "".join(s.model_dump_json(by_alias=True) + "\n" for s in repair.finished)
+            write_atomically(self.episodes_path, text)
+        else:
+            for summary in repair.add:
+                self.append(summary)
 
-    @staticmethod
-    def _finished_record(game: Game[Any], path: Path) -> list[Any] | None:
-        try:
-            lines = list(read_lines(path, game.record_adapter))
-        except (RecordError, ValueError):
-            return None
-        if not lines or lines[0].type != "header" or lines[-1].type != "end":
-            return None
-        return lines
+    def repair(self, game: Game[Any], plans: dict[str, tuple[str, int]]) -> list[EpisodeSummary]:
+        """Examine the folder and apply the repair; return the finished episodes."""
+        repair = self.examine(game, plans)
+        self.apply(repair)
+        return repair.finished
 
     def commit(
         self, game: Game[Any], episode_id: str, entrant: str, repetition: int
     ) -> EpisodeSummary:
         """Finish an episode whose record was written (and fsynced) to its partial path."""
         partial, final = self.partial_path(episode_id), self.record_path(episode_id)
+        digest = file_sha256(partial)
         lines = list(read_lines(partial, game.record_adapter))
         os.replace(partial, final)
         fsync_dir(self.records)
         summary = summarize(game, lines, entrant=entrant, repetition=repetition)
+        summary = summary.model_copy(update={"record_sha256": digest})
         self.append(summary)
         return summary
 
@@ -205,4 +286,12 @@ class ResultsFolder:
         yield from sorted(self.records.glob("*.jsonl"))
 
 
-__all__ = ["EPISODES", "MANIFEST", "RECORDS", "ResultsFolder", "fsync_dir", "write_atomically"]
+__all__ = [
+    "EPISODES",
+    "MANIFEST",
+    "RECORDS",
+    "Repair",
+    "ResultsFolder",
+    "fsync_dir",
+    "write_atomically",
+]

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from harness.game import Game
 from harness.records import RecordModel
+from harness.validation import seed_problem
 
 FALLBACK_SOURCES = frozenset(
     {"fallback_parse", "fallback_timeout", "fallback_api", "fallback_refused"}
@@ -46,11 +47,34 @@ class EpisodeSummary(RecordModel):
     metrics: dict[str, float] = Field(description="The game's figures (K, E, B, clock, ...).")
     seats: dict[str, SeatStats]
     fallback_free: bool = Field(description="No seat fell back in any tick.")
+    record_sha256: str | None = Field(
+        None,
+        description="sha256 of the record file's bytes; null on lines written before "
+        "results lines carried it.",
+    )
 
     @property
     def llm(self) -> bool:
         """Whether any seat is an LLM."""
         return any(s.calls for s in self.seats.values())
+
+
+def episode_id(entrant: str, variant: str, seed: int, repetition: int) -> str:
+    """``<entrant>--<variant>--s<seed>--r<repetition>``: an episode's id, stable across reruns."""
+    return f"{entrant}--{variant}--s{seed}--r{repetition}"
+
+
+def split_episode_id(episode: str, variant: str | None, seed: int | None) -> tuple[str, int] | None:
+    """The (entrant, repetition) of an episode id whose variant and seed are known, or None."""
+    if variant is None or seed is None or seed_problem(seed) is not None:
+        return None
+    head, _, repetition = episode.rpartition("--r")
+    middle = f"--{variant}--s{seed}"
+    entrant = head.removesuffix(middle)
+    plain = repetition.isdecimal() and repetition.isascii() and len(repetition) < 10
+    if not plain or entrant == head or not entrant or str(int(repetition)) != repetition:
+        return None
+    return entrant, int(repetition)
 
 
 def summarize(
@@ -107,4 +131,11 @@ def _add(counter: dict[str, Any], key: str, amount: float) -> None:
     counter[key] = counter.get(key, 0) + amount
 
 
-__all__ = ["FALLBACK_SOURCES", "EpisodeSummary", "SeatStats", "summarize"]
+__all__ = [
+    "FALLBACK_SOURCES",
+    "EpisodeSummary",
+    "SeatStats",
+    "episode_id",
+    "split_episode_id",
+    "summarize",
+]

@@ -1,0 +1,184 @@
+"""Checking a results folder's results lines against its records.
+
+A results line is derived from its record alone (``summarize``) and carries the
+sha256 of the record's bytes. A line *matches* when its hash is the record's and every
+figure it states equals the line the record gives now; a line written before lines
+carried a hash matches on its figures alone (it is *unhashed*). Anything else (an
+edited figure, a record changed or swapped, a record that is missing, unreadable or
+has no end line, a second line for one episode, a line that is not a results line)
+is a problem, named with the line's number and episode.
+
+Checking a record against the engine is replay's job (:func:`engine_problem`); this
+module only ties lines to records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from harness.errors import RecordError
+from harness.game import Game
+from harness.records import read_lines
+from harness.replay import first_difference, replay
+from harness.tournament.summary import EpisodeSummary, split_episode_id, summarize
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, read in chunks."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def derive(game: Game[Any], path: Path) -> EpisodeSummary:
+    """The results line the finished record at ``path`` gives now, its hash included.
+
+    Raises :class:`RecordError` when the record cannot be read, has no end line, or
+    holds another episode than its file name says.
+    """
+    try:
+        digest = file_sha256(path)
+        lines = list(read_lines(path, game.record_adapter))
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
+    except (ValueError, RecursionError) as exc:  # RecordError is a ValueError
+        raise RecordError(str(exc) if isinstance(exc, RecordError) else f"{path}: {exc}") from None
+    if not lines or lines[0].type != "header":
+        raise RecordError(f"{path}: the first line must be the header")
+    if lines[-1].type != "end":
+        raise RecordError(f"{path}: this record has no end line")
+    header = lines[0]
+    stem = path.name.removesuffix(".jsonl")
+    if header.episode_id != stem:
+        raise RecordError(f"{path}: this record is of episode {header.episode_id!r}, not {stem!r}")
+    owner = split_episode_id(header.episode_id, header.variant, header.seed)
+    if owner is None:
+        raise RecordError(
+            f"{path}: episode id {header.episode_id!r} is not "
+            "<entrant>--<variant>--s<seed>--r<repetition> of its header's variant and seed"
+        )
+    try:
+        summary = summarize(game, lines, entrant=owner[0], repetition=owner[1])
+    except (LookupError, TypeError, ValueError, AttributeError) as exc:
+        raise RecordError(f"{path}: cannot summarise it: {exc!r}") from None
+    return summary.model_copy(update={"record_sha256": digest})
+
+
+def engine_problem(game: Game[Any], path: Path) -> str | None:
+    """Why the record at ``path`` does not replay clean with the current engine, or None.
+
+    Synchronous (it runs its own event loop): call it from a worker thread.
+    """
+    try:
+        result = asyncio.run(replay(path, game))
+    except RecordError as exc:
+        return str(exc)
+    if result.incomplete:
+        return "this record has no end line"
+    if result.mismatch is not None:
+        return f"it does not replay clean: {result.mismatch.describe()}"
+    return None
+
+
+@dataclass(frozen=True)
+class LineCheck:
+    """What one line of episodes.jsonl was found to be."""
+
+    number: int
+    """The line's number in episodes.jsonl (1-based)."""
+    line: EpisodeSummary | None
+    """The line as written (None when it is not a results line)."""
+    derived: EpisodeSummary | None
+    """The line its record gives now (None when the record cannot give one)."""
+    problem: str | None
+    """Why the line cannot be trusted; None when it matches its record."""
+
+    @property
+    def episode_id(self) -> str | None:
+        """The episode the line names."""
+        return None if self.line is None else self.line.episode_id
+
+    @property
+    def unhashed(self) -> bool:
+        """A matching line written before results lines carried the record's hash."""
+        return self.problem is None and self.line is not None and self.line.record_sha256 is None
+
+    def describe(self) -> str:
+        """``N (ID): problem``: put the results file's path and a colon in front."""
+        who = f" ({self.episode_id})" if self.episode_id else ""
+        return f"{self.number}{who}: {self.problem}"
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Every results line of a folder checked, and what else was found."""
+
+    checks: list[LineCheck]
+    orphans: list[str]
+    """Episodes with a record in records/ but no results line."""
+    torn: bool
+    """Whether episodes.jsonl ends in a line cut short (a run stopped mid-write)."""
+
+    @property
+    def problems(self) -> list[LineCheck]:
+        """The lines that do not match their records."""
+        return [c for c in self.checks if c.problem is not None]
+
+
+def audit(episodes: Path, records: Path, game: Game[Any]) -> Audit:
+    """Check every line of ``episodes`` against its record in ``records`` (reads only)."""
+    data = episodes.read_bytes() if episodes.exists() else b""
+    whole = data[: data.rfind(b"\n") + 1]
+    checks: list[LineCheck] = []
+    first_line: dict[str, int] = {}
+    for number, raw in enumerate(whole.split(b"\n")[:-1], start=1):
+        checks.append(_check(game, records, number, raw, first_line))
+    named = {c.episode_id for c in checks}
+    orphans = sorted(
+        p.name.removesuffix(".jsonl")
+        for p in records.glob("*.jsonl")
+        if p.name.removesuffix(".jsonl") not in named
+    )
+    return Audit(checks, orphans, torn=len(whole) != len(data))
+
+
+def _check(
+    game: Game[Any], records: Path, number: int, raw: bytes, first_line: dict[str, int]
+) -> LineCheck:
+    try:
+        line = EpisodeSummary.model_validate_json(raw)
+    except ValidationError as exc:
+        return LineCheck(number, None, None, f"not a results line: {exc.errors()[0]['msg']}")
+    earlier = first_line.setdefault(line.episode_id, number)
+    if earlier != number:
+        return LineCheck(number, line, None, f"a second line for it (the first: line {earlier})")
+    path = records / f"{line.episode_id}.jsonl"
+    if not path.is_file():
+        return LineCheck(number, line, None, f"its record {records.name}/{path.name} is missing")
+    try:
+        derived = derive(game, path)
+    except RecordError as exc:
+        return LineCheck(number, line, None, f"its record cannot be used: {exc}")
+    if line.record_sha256 is not None and line.record_sha256 != derived.record_sha256:
+        return LineCheck(
+            number, line, derived,
+            f"its record changed since the line was written (the line holds sha256 "
+            f"{line.record_sha256[:16]}..., the record is {(derived.record_sha256 or '')[:16]}...)",
+        )  # fmt: skip
+    stated = line.model_dump(mode="json", by_alias=True, exclude={"record_sha256"})
+    given = derived.model_dump(mode="json", by_alias=True, exclude={"record_sha256"})
+    found = first_difference(stated, given)
+    if found is not None:
+        field, said, gives = found
+        return LineCheck(
+            number, line, derived, f"{field}: the line says {said!r}, its record gives {gives!r}"
+        )
+    return LineCheck(number, line, derived, None)
+
+
+__all__ = ["Audit", "LineCheck", "audit", "derive", "engine_problem", "file_sha256"]
