@@ -42,6 +42,12 @@ class Mutation:
 
 CLAIMS = ("tests/tournament/test_claims.py",)
 
+STORE = (
+    "tests/tournament/test_integrity.py",
+    "tests/tournament/test_run.py",
+    "tests/test_replay_integrity.py",
+)
+
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "tournament concurrency unbounded",
@@ -91,6 +97,34 @@ MUTATIONS: tuple[Mutation, ...] = (
         '_add(stats, "retries", 1)',
         '_add(stats, "retries", 0)',
         CLAIMS,
+    ),
+    Mutation(
+        "stale partial records kept on resume",
+        "harness/tournament/store.py",
+        'for partial in self.records.glob(f"*{PARTIAL}"):\n            partial.unlink()',
+        'for partial in self.records.glob(f"*{PARTIAL}"):\n            pass',
+        STORE,
+    ),
+    Mutation(
+        "a record with no end line accepted as finished",
+        "harness/tournament/audit.py",
+        'if lines[-1].type != "end":',
+        "if False:",
+        STORE,
+    ),
+    Mutation(
+        "a duplicated results line kept on resume",
+        "harness/tournament/audit.py",
+        "if earlier != number:",
+        "if False:",
+        STORE,
+    ),
+    Mutation(
+        "a results line's record hash not checked",
+        "harness/tournament/audit.py",
+        "if line.record_sha256 is not None and line.record_sha256 != derived.record_sha256:",
+        "if False:",
+        STORE,
     ),
 )
 
