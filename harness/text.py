@@ -28,7 +28,13 @@ class ClippedReply:
 
 def scrub_surrogates(text: str) -> str:
     """Replace every lone surrogate with U+FFFD, so the text is valid UTF-8 (decision R3)."""
-    return _SURROGATE.sub("\ufffd", text)
+    if text.isascii():  # the common case, answered without a pass over the text
+        return text
+    try:
+        text.encode("utf-8")  # one fast pass; only a lone surrogate makes it fail
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def truncate_runes(text: str, cap: int) -> str:
@@ -38,7 +44,10 @@ def truncate_runes(text: str, cap: int) -> str:
 
 def utf8_length(text: str) -> int:
     """Length of ``text`` in UTF-8 bytes (lone surrogates counted as U+FFFD would be)."""
-    return len(scrub_surrogates(text).encode("utf-8"))
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return len(scrub_surrogates(text).encode("utf-8"))
 
 
 def clip_reply(text: str) -> ClippedReply:
