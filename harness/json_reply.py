@@ -24,16 +24,17 @@ from enum import StrEnum
 from typing import Any
 
 from harness.game import ParseFailure
-from harness.scan import ScanMeter, json_shape
-from harness.text import MAX_REPLY_BYTES, scrub_surrogates, utf8_length
+from harness.scan import ScanMeter, json_shape, needs_json_scan
+from harness.text import MAX_REPLY_BYTES, scrub_surrogates
 
 #: Arrays and objects nested deeper than this are refused (replies, states, bodies,
 #: record lines) before ``json`` recurses into them.
 MAX_JSON_DEPTH = 64
-#: A reply holding more arrays, objects and commas than this (outside its strings) is
-#: refused: a reply is one small object, and decoding millions of values would hold
-#: the interpreter for tens of milliseconds.
-MAX_REPLY_VALUES = 10_000
+#: Replies, states and bodies with more tokens than this (strings, brackets and commas
+#: outside strings) are refused before decoding: a reply is one small object, and the
+#: scan and decode of hundreds of thousands of tokens would hold the interpreter for
+#: a long time (``json`` decodes without ever letting another thread in).
+MAX_JSON_TOKENS = 4096
 #: Integers longer than this many digits are refused (Python's own default limit,
 #: stated here so that no interpreter setting changes what parses).
 MAX_INT_DIGITS = 4300
@@ -69,15 +70,16 @@ def decode_json_object(
     pass over the text (tests hold the parse to linear time with it).
     """
     meter = meter if meter is not None else ScanMeter()
-    size = utf8_length(text)
-    meter.add(len(text))
+    clean = scrub_surrogates(text)
+    size = len(clean.encode("utf-8"))
+    meter.add(2 * len(text))
     if size > MAX_REPLY_BYTES:
         return ParseFailure(
             FailureKind.TOO_LONG,
             f"reply too long: {size} bytes, the limit is {MAX_REPLY_BYTES}; {expect}",
         )
-    body = scrub_surrogates(text).strip()
-    meter.add(2 * len(text))
+    body = clean.strip()
+    meter.add(len(text))
     if not body:
         return ParseFailure(FailureKind.EMPTY, f"the reply is empty; {expect}")
     if body.startswith(_FENCE):
@@ -85,17 +87,9 @@ def decode_json_object(
         if isinstance(unfenced, ParseFailure):
             return unfenced
         body = unfenced
-    shape = json_shape(body, max_depth=MAX_JSON_DEPTH, max_values=MAX_REPLY_VALUES, meter=meter)
-    if shape.depth > MAX_JSON_DEPTH:
-        return ParseFailure(
-            FailureKind.TOO_COMPLEX,
-            f"the reply nests arrays and objects more than {MAX_JSON_DEPTH} levels deep; {expect}",
-        )
-    if shape.values > MAX_REPLY_VALUES:
-        return ParseFailure(
-            FailureKind.TOO_COMPLEX,
-            f"the reply holds more than {MAX_REPLY_VALUES} JSON values; {expect}",
-        )
+    problem = _shape_problem(body, MAX_JSON_DEPTH, MAX_JSON_TOKENS, meter)
+    if problem is not None:
+        return ParseFailure(FailureKind.TOO_COMPLEX, f"the reply is {problem}; {expect}")
     hook = _pairs_rejecting_duplicates if reject_duplicate_keys else _pairs
     try:
         value = _loads(body, hook)
@@ -126,6 +120,20 @@ def decode_json_object(
             f"the reply is a JSON {json_type(value)}, not an object; {expect}",
         )
     return value
+
+
+def _shape_problem(
+    text: str, max_depth: int, max_tokens: int | None, meter: ScanMeter | None = None
+) -> str | None:
+    """Why ``text`` is too deep or too large to decode, or None (see :mod:`harness.scan`)."""
+    if not needs_json_scan(text):
+        return None
+    shape = json_shape(text, max_depth=max_depth, max_tokens=max_tokens, meter=meter)
+    if shape.depth > max_depth:
+        return f"nested too deeply (more than {max_depth} levels of arrays and objects)"
+    if max_tokens is not None and shape.tokens > max_tokens:
+        return f"too large (more than {max_tokens} strings, brackets and commas)"
+    return None
 
 
 def _unfence(body: str, expect: str, meter: ScanMeter) -> str | ParseFailure:
@@ -168,14 +176,18 @@ class StrictJsonError(ValueError):
         self.at_end = at_end
 
 
-def strict_loads(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+def strict_loads(
+    text: str, *, max_depth: int = MAX_JSON_DEPTH, max_tokens: int | None = MAX_JSON_TOKENS
+) -> Any:
     """Decode strict JSON: no NaN, Infinity or 1e999, no repeated key, surrogates scrubbed.
 
-    Text nesting deeper than ``max_depth`` is refused before it is decoded. Every
+    Text nesting deeper than ``max_depth``, or holding more than ``max_tokens`` strings,
+    brackets and commas (None: no limit), is refused before it is decoded. Every
     failure, however deep or large the input, is a :class:`StrictJsonError`.
     """
-    if json_shape(text, max_depth=max_depth).depth > max_depth:
-        raise StrictJsonError(f"nested too deeply (more than {max_depth} levels)")
+    problem = _shape_problem(text, max_depth, max_tokens)
+    if problem is not None:
+        raise StrictJsonError(problem)
     try:
         return _loads(text, _pairs_rejecting_duplicates)
     except _NonJsonConstant as exc:
@@ -278,7 +290,7 @@ def _scrub(value: Any) -> Any:
 __all__ = [
     "MAX_INT_DIGITS",
     "MAX_JSON_DEPTH",
-    "MAX_REPLY_VALUES",
+    "MAX_JSON_TOKENS",
     "FailureKind",
     "StrictJsonError",
     "decode_json_object",

@@ -270,7 +270,9 @@ def decode_line(line: bytes | str, where: str) -> Any:
     except UnicodeDecodeError as exc:
         raise RecordError(f"{where}: not UTF-8 (byte {exc.start + 1} of the line)") from None
     try:
-        return strict_loads(text)
+        # Record lines are the harness's own, read offline or on resume: no cap on
+        # their size (a tick line holds every seat's turn), only on their depth.
+        return strict_loads(text, max_tokens=None)
     except StrictJsonError as exc:
         cut = "; the line is cut short (an unfinished write?)" if exc.at_end else ""
         raise RecordError(f"{where}: not a JSON line ({exc.reason}){cut}") from None

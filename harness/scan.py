@@ -11,7 +11,8 @@ run of plain characters, or the body of a string) from where the last step ended
 no character is looked at twice and nothing backtracks. Brackets inside strings and
 comments are not counted. On text that is not valid JSON or TOML the count is still a
 safe over-estimate of what the parser would recurse into; the parser then reports the
-text's real problem.
+text's real problem. A JSON scan also counts tokens, so that a caller can bound the
+work of the scan (one loop turn per token) and of the parse that follows.
 
 A :class:`ScanMeter` passed in counts the work done (steps and characters passed
 over), so tests can hold a scan to linear time without timing it.
@@ -21,6 +22,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+#: The most characters one match of a JSON scan covers. Each match runs in C without
+#: letting other threads in; a cap keeps every one short (well under a millisecond),
+#: so a scan in a worker thread never holds up the event loop for long.
+CHUNK = 1 << 16
 
 
 @dataclass
@@ -38,22 +44,23 @@ class ScanMeter:
 
 @dataclass(frozen=True)
 class Shape:
-    """What a scan found: the deepest nesting and the number of values seen.
+    """What a scan found: the deepest nesting and the number of tokens seen.
 
-    A scan stops as soon as a limit is passed, so ``depth`` and ``values`` are exact
-    only when within the limits given (and one past a limit when it stopped there).
+    A scan stops as soon as a limit is passed, so ``depth`` and ``tokens`` are exact
+    only within the limits given (and one past a limit when it stopped there).
     ``stopped_at`` is the index where the scan stopped, or the text's length.
     """
 
     depth: int
-    values: int
+    tokens: int
     stopped_at: int
 
 
 # JSON: outside strings only " [ ] { } , matter; a possessive run skips everything else.
 _JSON_PLAIN = re.compile(r'[^"\[\]{},]*+')
-# The body of a JSON string up to its closing quote, escapes included; an unclosed
-# string runs to the end of the text (or stops before a trailing lone backslash).
+# The body of a JSON string up to its closing quote, escapes included. It stops at the
+# closing quote, at the end, or before a backslash whose escaped character is past
+# the end (of the text, or of the chunk: the next step takes it up there).
 _JSON_STRING = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
 
 
@@ -61,48 +68,63 @@ def json_shape(
     text: str,
     *,
     max_depth: int,
-    max_values: int | None = None,
+    max_tokens: int | None = None,
     meter: ScanMeter | None = None,
 ) -> Shape:
-    """Scan ``text`` as JSON: the nesting of its arrays and objects, and its values.
+    """Scan ``text`` as JSON: the nesting of its arrays and objects, and its tokens.
 
-    ``values`` counts the arrays, objects and separating commas outside strings (one
-    less than the number of values, give or take the keys of objects); the scan stops
-    once ``depth`` passes ``max_depth`` or ``values`` passes ``max_values``.
+    ``tokens`` counts the strings, brackets and commas outside strings; the scan stops
+    once ``depth`` passes ``max_depth`` or ``tokens`` passes ``max_tokens``. The loop
+    turns once per token and once per :data:`CHUNK` characters.
     """
     meter = meter if meter is not None else ScanMeter()
-    depth = deepest = values = 0
+    depth = deepest = tokens = 0
+    in_string = False
     pos, end = 0, len(text)
     while pos < end:
-        skip = _end(_JSON_PLAIN, text, pos)
-        meter.add(skip - pos)
-        pos = skip
-        if pos >= end:
-            break
-        char = text[pos]
-        if char == '"':
-            close = _end(_JSON_STRING, text, pos + 1)
-            # Past the closing quote; an unclosed string (or a lone trailing
-            # backslash) runs to the end of the text.
-            after = close + 1 if close < end and text[close] == '"' else end
+        stop = min(pos + CHUNK, end)
+        if in_string:
+            after = _end(_JSON_STRING, text, pos, stop)
+            if after < stop and text[after] == '"':
+                after += 1  # the closing quote
+                in_string = False
+            elif after < stop and after + 1 >= end:
+                after = end  # a lone backslash ends the text: the string never closes
             meter.add(after - pos)
             pos = after
             continue
-        meter.add(1)
-        pos += 1
-        if char in "[{":
+        skip = _end(_JSON_PLAIN, text, pos, stop)
+        if skip == stop:
+            meter.add(skip - pos)
+            pos = skip
+            continue
+        char = text[skip]
+        meter.add(skip + 1 - pos)
+        pos = skip + 1
+        tokens += 1
+        if char == '"':
+            in_string = True
+        elif char in "[{":
             depth += 1
-            values += 1
             deepest = max(deepest, depth)
-        elif char == ",":
-            values += 1
-        else:
+        elif char in "]}":
             # A closer with nothing open is a syntax error that the parser stops at
             # before recursing; never let it hide the depth of what follows.
             depth = max(depth - 1, 0)
-        if deepest > max_depth or (max_values is not None and values > max_values):
-            return Shape(deepest, values, pos)
-    return Shape(deepest, values, pos)
+        if deepest > max_depth or (max_tokens is not None and tokens > max_tokens):
+            return Shape(deepest, tokens, pos)
+    return Shape(deepest, tokens, pos)
+
+
+def needs_json_scan(text: str) -> bool:
+    """Whether ``text`` could make ``json`` recurse: it starts (after JSON whitespace)
+    with ``[`` or ``{``. Anything else is one scalar, or an error at its first
+    character, which ``json`` decodes in linear time without recursing."""
+    first = _end(_JSON_SPACE, text, 0, len(text))
+    return first < len(text) and text[first] in "[{"
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*+")
 
 
 # TOML: outside strings and comments, quotes, comments, brackets and key separators
@@ -172,9 +194,9 @@ def _toml_string_end(text: str, pos: int) -> int:
     return close + 1 if close < len(text) and text[close] == quote else close
 
 
-def _end(pattern: re.Pattern[str], text: str, pos: int) -> int:
-    """Where ``pattern``, matched at ``pos``, ends (``pos`` when it does not match)."""
-    match = pattern.match(text, pos)
+def _end(pattern: re.Pattern[str], text: str, pos: int, stop: int | None = None) -> int:
+    """Where ``pattern``, matched at ``pos`` (up to ``stop``), ends; ``pos`` if no match."""
+    match = pattern.match(text, pos, len(text) if stop is None else stop)
     return match.end() if match is not None else pos
 
 
@@ -183,4 +205,4 @@ def line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
-__all__ = ["ScanMeter", "Shape", "json_shape", "line_of", "toml_shape"]
+__all__ = ["CHUNK", "ScanMeter", "Shape", "json_shape", "line_of", "needs_json_scan", "toml_shape"]

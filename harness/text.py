@@ -14,6 +14,7 @@ from dataclasses import dataclass
 MAX_REPLY_BYTES = 1 << 20
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SCRUB_SLICE = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,13 @@ def scrub_surrogates(text: str) -> str:
     try:
         text.encode("utf-8")  # one fast pass; only a lone surrogate makes it fail
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
+        # In slices: one substitution over a whole 1 MiB reply of surrogates would hold
+        # the interpreter (and so the event loop, even from a worker thread) for tens
+        # of milliseconds. A surrogate is one code point, so no slice splits one.
+        return "".join(
+            _SURROGATE.sub("\ufffd", text[i : i + _SCRUB_SLICE])
+            for i in range(0, len(text), _SCRUB_SLICE)
+        )
     return text
 
 
