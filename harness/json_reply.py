@@ -199,8 +199,11 @@ def strict_loads(
     except RecursionError:  # unreachable past the pre-scan, unless the stack is nearly full
         raise StrictJsonError("nested too deeply") from None
     except json.JSONDecodeError as exc:
-        at_end = exc.pos >= len(text.rstrip())
-        raise StrictJsonError(exc.msg, position=exc.pos, at_end=at_end) from None
+        # An unterminated string runs to the end: the text stopped inside a value.
+        unterminated = exc.msg.startswith("Unterminated string")
+        at_end = unterminated or exc.pos >= len(text.rstrip())
+        reason = exc.msg.removesuffix(" starting at")
+        raise StrictJsonError(reason, position=exc.pos, at_end=at_end) from None
     except ValueError as exc:  # anything else json itself refuses
         raise StrictJsonError(str(exc)) from None
 

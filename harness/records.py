@@ -274,16 +274,19 @@ def decode_line(line: bytes | str, where: str) -> Any:
         # their size (a tick line holds every seat's turn), only on their depth.
         return strict_loads(text, max_tokens=None)
     except StrictJsonError as exc:
-        cut = "; the line is cut short (an unfinished write?)" if exc.at_end else ""
-        raise RecordError(f"{where}: not a JSON line ({exc.reason}){cut}") from None
+        cut = _CUT if exc.at_end else ""
+        raise RecordError(f"{where}: not a JSON line: {exc.reason}{cut}") from None
 
 
 def _invalid_json(where: str, message: str) -> str:
     # pydantic says "Invalid JSON: <why> at line 1 column N": the line is the record's
     # line, named by ``where``; the column within a long line helps nobody.
     reason = message.removeprefix("Invalid JSON: ").split(" at line ", 1)[0]
-    cut = "; the line is cut short (an unfinished write?)" if reason.startswith("EOF") else ""
-    return f"{where}: not a JSON line ({reason}){cut}"
+    cut = _CUT if reason.startswith("EOF") else ""
+    return f"{where}: not a JSON line: {reason}{cut}"
+
+
+_CUT = "; the line stops inside a value (cut short?)"
 
 
 __all__ = [
