@@ -64,7 +64,7 @@ def hostile_replies() -> dict[str, str]:
         "unclosed ```json fence, deep": "```json\n" + _fill("[", SIZE - 8),
         "deep arrays": "[" * half + "]" * half,
         "deep objects": _fill('{"a":', half) + "1" + "}" * (half // 5),
-        "many values": "[" + _fill("[],", SIZE - 4) + "[]]",
+        "many tokens": "[" + _fill("[],", SIZE - 4) + "[]]",
         "huge string": '{"move": "N", "notes": "' + _fill("a", SIZE - 30) + '"}',
         "escapes in a string": '{"move": "N", "notes": "' + _fill("\\\\", SIZE - 30) + '"}',
         "unclosed string of quotes": '{"notes": "' + _fill('\\"', SIZE - 12),
