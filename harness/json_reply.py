@@ -263,7 +263,10 @@ def _bounded_int(text: str) -> int:
         raise _NumberOutOfRange(
             f"an integer of {digits} digits is too large (at most {MAX_INT_DIGITS})"
         )
-    return int(text)
+    try:
+        return int(text)
+    except ValueError:  # the interpreter's own digit limit, when set lower than ours
+        raise _NumberOutOfRange(f"an integer of {digits} digits is too large") from None
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -75,7 +75,8 @@ def json_shape(
 
     ``tokens`` counts the strings, brackets and commas outside strings; the scan stops
     once ``depth`` passes ``max_depth`` or ``tokens`` passes ``max_tokens``. The loop
-    turns once per token and once per :data:`CHUNK` characters.
+    turns at most twice per token (a string's body is a turn of its own) and twice per
+    :data:`CHUNK` characters.
     """
     meter = meter if meter is not None else ScanMeter()
     depth = deepest = tokens = 0
@@ -143,7 +144,7 @@ def toml_shape(text: str, *, max_depth: int, meter: ScanMeter | None = None) -> 
     """Scan ``text`` as TOML: the deeper of its bracket nesting and its dotted keys.
 
     ``depth`` is the deepest of the nesting of arrays and inline tables and the number
-    of parts of any dotted key (``a.b.c`` has 3); ``values`` is not counted (0). The
+    of parts of any dotted key (``a.b.c`` has 3); ``tokens`` is not counted (0). The
     scan stops once ``depth`` passes ``max_depth``.
     """
     meter = meter if meter is not None else ScanMeter()
