@@ -3,24 +3,45 @@
 Lighthouse's decision R1 settles it and Relayroam (RR19) takes the same shape: the
 reply, stripped, may be wrapped in one fence (```` ``` ```` or ```` ```json ````, the tag
 in any case, possibly on one line); inside must be exactly one JSON object (NaN and
-Infinity are not JSON). Nothing is fished out of prose. Lone surrogates, in the text or
-made by JSON escapes, become U+FFFD in keys and values at any depth (R3). Failures are
-returned as :class:`ParseFailure` values whose messages a retry hint can quote.
+Infinity are not JSON, nor is a number too large for a float, like ``1e999``). Nothing
+is fished out of prose. Lone surrogates, in the text or made by JSON escapes, become
+U+FFFD in keys and values at any depth (R3). Failures are returned as
+:class:`ParseFailure` values whose messages a retry hint can quote.
+
+Every parse here takes time linear in its input: the fence is checked with string
+methods and one possessive match (no backtracking), nesting is bounded by a linear
+pre-scan (:mod:`harness.scan`) before ``json`` recurses into anything, and integers
+are refused past :data:`MAX_INT_DIGITS` digits before Python converts them (a
+conversion whose cost grows with the square of the length).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from enum import StrEnum
 from typing import Any
 
 from harness.game import ParseFailure
-from harness.text import MAX_REPLY_BYTES, scrub_surrogates, utf8_length
+from harness.scan import ScanMeter, json_shape, needs_json_scan
+from harness.text import MAX_REPLY_BYTES, scrub_surrogates
 
-# One fence around the whole reply: ```tag? body ```; the tag is checked separately so
-# that a wrong tag gets its own message.
-_FENCE = re.compile(r"\A```([A-Za-z0-9_.+-]*)(.*)```\Z", re.DOTALL)
+#: Arrays and objects nested deeper than this are refused (replies, states, bodies,
+#: record lines) before ``json`` recurses into them.
+MAX_JSON_DEPTH = 64
+#: Replies, states and bodies with more tokens than this (strings, brackets and commas
+#: outside strings) are refused before decoding: a reply is one small object, and the
+#: scan and decode of hundreds of thousands of tokens would hold the interpreter for
+#: a long time (``json`` decodes without ever letting another thread in).
+MAX_JSON_TOKENS = 4096
+#: Integers longer than this many digits are refused (Python's own default limit,
+#: stated here so that no interpreter setting changes what parses).
+MAX_INT_DIGITS = 4300
+
+# A fence's tag: one possessive run of one character class, so it cannot backtrack.
+_FENCE_TAG = re.compile(r"[A-Za-z0-9_.+-]*+")
+_FENCE = "```"
 
 
 class FailureKind(StrEnum):
@@ -32,45 +53,52 @@ class FailureKind(StrEnum):
     NOT_JSON = "not_json"
     DUPLICATE_KEY = "duplicate_key"
     NOT_OBJECT = "not_object"
+    TOO_COMPLEX = "too_complex"
 
 
 def decode_json_object(
-    text: str, *, expect: str, reject_duplicate_keys: bool = False
+    text: str,
+    *,
+    expect: str,
+    reject_duplicate_keys: bool = False,
+    meter: ScanMeter | None = None,
 ) -> dict[str, Any] | ParseFailure:
     """The one JSON object ``text`` holds, or why there is none.
 
     ``expect`` ends every message (e.g. ``expected {"move": "N"}``). With duplicate keys
-    the last wins, unless ``reject_duplicate_keys``.
+    the last wins, unless ``reject_duplicate_keys``. ``meter``, when given, counts every
+    pass over the text (tests hold the parse to linear time with it).
     """
-    size = utf8_length(text)
+    meter = meter if meter is not None else ScanMeter()
+    clean = scrub_surrogates(text)
+    size = len(clean.encode("utf-8"))
+    meter.add(2 * len(text))
     if size > MAX_REPLY_BYTES:
         return ParseFailure(
             FailureKind.TOO_LONG,
             f"reply too long: {size} bytes, the limit is {MAX_REPLY_BYTES}; {expect}",
         )
-    body = scrub_surrogates(text).strip()
+    body = clean.strip()
+    meter.add(len(text))
     if not body:
         return ParseFailure(FailureKind.EMPTY, f"the reply is empty; {expect}")
-    if body.startswith("```"):
-        fence = _FENCE.match(body)
-        if fence is None or fence.group(2).strip().startswith("```"):
-            return ParseFailure(
-                FailureKind.BAD_FENCE,
-                "the code fence is not closed by ``` at the very end of the reply; send one "
-                f"JSON object, optionally inside one ```json fence; {expect}",
-            )
-        tag = fence.group(1)
-        if tag.lower() not in ("", "json"):
-            return ParseFailure(
-                FailureKind.BAD_FENCE,
-                f"the code fence is tagged {tag!r}; only ``` or ```json may wrap the reply",
-            )
-        body = fence.group(2).strip()
+    if body.startswith(_FENCE):
+        unfenced = _unfence(body, expect, meter)
+        if isinstance(unfenced, ParseFailure):
+            return unfenced
+        body = unfenced
+    problem = _shape_problem(body, MAX_JSON_DEPTH, MAX_JSON_TOKENS, meter)
+    if problem is not None:
+        return ParseFailure(FailureKind.TOO_COMPLEX, f"the reply is {problem}; {expect}")
     hook = _pairs_rejecting_duplicates if reject_duplicate_keys else _pairs
     try:
-        value = json.loads(body, parse_constant=_reject_constant, object_pairs_hook=hook)
+        value = _loads(body, hook)
     except _NonJsonConstant as exc:
         return ParseFailure(FailureKind.NOT_JSON, f"{exc} is not JSON; {expect}")
+    except _NumberOutOfRange as exc:
+        return ParseFailure(FailureKind.NOT_JSON, f"{exc}; {expect}")
+    except RecursionError:  # unreachable past the pre-scan, unless the stack is nearly full
+        return ParseFailure(FailureKind.TOO_COMPLEX, f"the reply nests too deeply; {expect}")
     except _DuplicateKey as exc:
         return ParseFailure(
             FailureKind.DUPLICATE_KEY,
@@ -94,27 +122,100 @@ def decode_json_object(
     return value
 
 
-class StrictJsonError(ValueError):
-    """Text that is not strict JSON: invalid, NaN or Infinity, a repeated key, too deep."""
+def _shape_problem(
+    text: str, max_depth: int, max_tokens: int | None, meter: ScanMeter | None = None
+) -> str | None:
+    """Why ``text`` is too deep or too large to decode, or None (see :mod:`harness.scan`)."""
+    if not needs_json_scan(text):
+        return None
+    shape = json_shape(text, max_depth=max_depth, max_tokens=max_tokens, meter=meter)
+    if shape.depth > max_depth:
+        return f"nested too deeply (more than {max_depth} levels of arrays and objects)"
+    if max_tokens is not None and shape.tokens > max_tokens:
+        return f"too large (more than {max_tokens} strings, brackets and commas)"
+    return None
 
 
-def strict_loads(text: str) -> Any:
-    """Decode strict JSON: no NaN or Infinity, no repeated key, surrogates scrubbed.
+def _unfence(body: str, expect: str, meter: ScanMeter) -> str | ParseFailure:
+    """What one fence around the whole of ``body`` wraps, or why it does not.
 
-    Every failure, however deep or large the input, is a :class:`StrictJsonError`.
+    ``body`` is stripped and starts with ```` ``` ````. Linear: one possessive match
+    for the tag, then fixed-size checks and one slice and strip of the rest.
     """
-    try:
-        return json.loads(
-            text, parse_constant=_reject_constant, object_pairs_hook=_pairs_rejecting_duplicates
+    tag_end = _FENCE_TAG.match(body, len(_FENCE)).end()  # type: ignore[union-attr]
+    rest = body[tag_end:]
+    inner = rest[: -len(_FENCE)].strip()
+    meter.add(tag_end + 2 * len(rest))
+    if len(rest) < len(_FENCE) or not rest.endswith(_FENCE) or inner.startswith(_FENCE):
+        return ParseFailure(
+            FailureKind.BAD_FENCE,
+            "the code fence is not closed by ``` at the very end of the reply; send one "
+            f"JSON object, optionally inside one ```json fence; {expect}",
         )
+    tag = body[len(_FENCE) : tag_end]
+    if tag.lower() not in ("", "json"):
+        shown = tag if len(tag) <= 40 else tag[:37] + "..."
+        return ParseFailure(
+            FailureKind.BAD_FENCE,
+            f"the code fence is tagged {shown!r}; only ``` or ```json may wrap the reply",
+        )
+    return inner
+
+
+class StrictJsonError(ValueError):
+    """Text that is not strict JSON: invalid, NaN or Infinity, a repeated key, too deep.
+
+    ``reason`` says what is wrong without a position; ``at_end`` is True when the text
+    stopped in the middle of a value (cut short); ``str()`` adds the position.
+    """
+
+    def __init__(self, reason: str, *, position: int | None = None, at_end: bool = False):
+        where = f" at character {position}" if position is not None else ""
+        super().__init__(reason + where)
+        self.reason = reason
+        self.at_end = at_end
+
+
+def strict_loads(
+    text: str, *, max_depth: int = MAX_JSON_DEPTH, max_tokens: int | None = MAX_JSON_TOKENS
+) -> Any:
+    """Decode strict JSON: no NaN, Infinity or 1e999, no repeated key, surrogates scrubbed.
+
+    Text nesting deeper than ``max_depth``, or holding more than ``max_tokens`` strings,
+    brackets and commas (None: no limit), is refused before it is decoded. Every
+    failure, however deep or large the input, is a :class:`StrictJsonError`.
+    """
+    problem = _shape_problem(text, max_depth, max_tokens)
+    if problem is not None:
+        raise StrictJsonError(problem)
+    try:
+        return _loads(text, _pairs_rejecting_duplicates)
     except _NonJsonConstant as exc:
         raise StrictJsonError(f"{exc} is not a JSON number") from None
+    except _NumberOutOfRange as exc:
+        raise StrictJsonError(str(exc)) from None
     except _DuplicateKey as exc:
         raise StrictJsonError(f"duplicate key {str(exc)!r}") from None
-    except RecursionError:
+    except RecursionError:  # unreachable past the pre-scan, unless the stack is nearly full
         raise StrictJsonError("nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, and integers past Python's digit limit
+    except json.JSONDecodeError as exc:
+        # An unterminated string runs to the end: the text stopped inside a value.
+        unterminated = exc.msg.startswith("Unterminated string")
+        at_end = unterminated or exc.pos >= len(text.rstrip())
+        reason = exc.msg.removesuffix(" starting at")
+        raise StrictJsonError(reason, position=exc.pos, at_end=at_end) from None
+    except ValueError as exc:  # anything else json itself refuses
         raise StrictJsonError(str(exc)) from None
+
+
+def _loads(text: str, hook: Any) -> Any:
+    return json.loads(
+        text,
+        parse_constant=_reject_constant,
+        parse_float=_finite_float,
+        parse_int=_bounded_int,
+        object_pairs_hook=hook,
+    )
 
 
 def json_type(value: Any) -> str:
@@ -140,8 +241,32 @@ class _DuplicateKey(ValueError):
     pass
 
 
+class _NumberOutOfRange(ValueError):
+    pass
+
+
 def _reject_constant(name: str) -> Any:
     raise _NonJsonConstant(name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)  # linear in the length; rounds to infinity past 1.8e308
+    if math.isinf(value):
+        shown = text if len(text) <= 24 else text[:21] + "..."
+        raise _NumberOutOfRange(f"the number {shown} is too large (it overflows to infinity)")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_INT_DIGITS:
+        raise _NumberOutOfRange(
+            f"an integer of {digits} digits is too large (at most {MAX_INT_DIGITS})"
+        )
+    try:
+        return int(text)
+    except ValueError:  # the interpreter's own digit limit, when set lower than ours
+        raise _NumberOutOfRange(f"an integer of {digits} digits is too large") from None
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -168,4 +293,13 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-__all__ = ["FailureKind", "StrictJsonError", "decode_json_object", "json_type", "strict_loads"]
+__all__ = [
+    "MAX_INT_DIGITS",
+    "MAX_JSON_DEPTH",
+    "MAX_JSON_TOKENS",
+    "FailureKind",
+    "StrictJsonError",
+    "decode_json_object",
+    "json_type",
+    "strict_loads",
+]

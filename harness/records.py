@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
 from harness.errors import RecordError
+from harness.json_reply import StrictJsonError, strict_loads
 
 #: Bumped whenever a field changes meaning or a required field is added.
 RECORD_VERSION = 1
@@ -234,19 +235,58 @@ class RecordWriter:
 def read_lines(path: Path, adapter: TypeAdapter[Any]) -> Iterator[Any]:
     """Parse every line of the record at ``path`` with a game's line adapter.
 
-    Raises :class:`RecordError` naming the file and line for a line that is not JSON
-    or does not match the game's record models.
+    Raises :class:`RecordError` naming the file and line for a line that is not UTF-8,
+    not JSON (cut short, say) or does not match the game's record models. Lines end
+    at ``\n`` only, so a character like U+2028 inside a string never splits one.
     """
-    with path.open(encoding="utf-8") as handle:
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
+    with handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
+                # pydantic's JSON parser is linear, and refuses nesting past 200 levels
+                # and numbers out of range with a validation error like any other.
                 yield adapter.validate_json(line)
             except ValidationError as exc:
                 first = exc.errors()[0]
+                if first["type"] == "json_invalid":
+                    raise RecordError(_invalid_json(f"{path}:{number}", first["msg"])) from None
                 where = ".".join(str(p) for p in first["loc"])
                 raise RecordError(f"{path}:{number}: {where}: {first['msg']}") from None
+
+
+def decode_line(line: bytes | str, where: str) -> Any:
+    """One record line decoded as strict JSON (:func:`~harness.json_reply.strict_loads`).
+
+    ``where`` (``path:line``) starts the message of the :class:`RecordError` raised for
+    a line that is not UTF-8 or not strict JSON, too deep or cut short.
+    """
+    try:
+        text = line.decode("utf-8") if isinstance(line, bytes) else line
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{where}: not UTF-8 (byte {exc.start + 1} of the line)") from None
+    try:
+        # Record lines are the harness's own, read offline or on resume: no cap on
+        # their size (a tick line holds every seat's turn), only on their depth.
+        return strict_loads(text, max_tokens=None)
+    except StrictJsonError as exc:
+        cut = _CUT if exc.at_end else ""
+        raise RecordError(f"{where}: not a JSON line: {exc.reason}{cut}") from None
+
+
+def _invalid_json(where: str, message: str) -> str:
+    # pydantic says "Invalid JSON: <why> at line 1 column N": the line is the record's
+    # line, named by ``where``; the column within a long line helps nobody.
+    reason = message.removeprefix("Invalid JSON: ").split(" at line ", 1)[0]
+    cut = _CUT if reason.startswith("EOF") else ""
+    return f"{where}: not a JSON line: {reason}{cut}"
+
+
+_CUT = "; the line stops inside a value (cut short?)"
 
 
 __all__ = [
@@ -269,6 +309,7 @@ __all__ = [
     "Source",
     "TickLine",
     "TurnWallClock",
+    "decode_line",
     "dump_line",
     "read_lines",
 ]

@@ -20,14 +20,23 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
 from harness.episode import run_episode
 from harness.errors import PlayBudgetExhausted, RecordError, RulesError
 from harness.game import Game, ParseFailure
-from harness.records import AgentInfo, CallRecord, DerivedFrom, ModelReply, RecordWriter, Source
+from harness.json_reply import json_type
+from harness.records import (
+    AgentInfo,
+    CallRecord,
+    DerivedFrom,
+    ModelReply,
+    RecordWriter,
+    Source,
+    decode_line,
+)
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.text import MAX_REPLY_BYTES
 
@@ -48,7 +57,8 @@ class LoadedRecord:
     @property
     def deadline_ended(self) -> bool:
         """Whether the recorded episode ended because its play budget ran out (D2)."""
-        return self.end is not None and self.end.get("results", {}).get("reason") == "deadline"
+        results = self.end.get("results") if self.end is not None else None
+        return isinstance(results, dict) and results.get("reason") == "deadline"
 
     @property
     def hand_written(self) -> bool:
@@ -70,24 +80,27 @@ def load_record(path: Path, game: Game[Any]) -> LoadedRecord:
     name); everything else is filled in. Raises :class:`RecordError` naming the line.
     """
     try:
-        raw_lines = [
-            (number, json.loads(text))
-            for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-            if text.strip()
-        ]
+        data = path.read_bytes()
     except OSError as exc:
         raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
-    except ValueError as exc:
-        raise RecordError(f"{path}: not JSON Lines: {exc}") from None
+    # Lines end at \n only (str.splitlines would also split at U+2028 inside a string).
+    raw_lines = [
+        (number, _object_line(text, f"{path}:{number}"))
+        for number, text in enumerate(data.split(b"\n"), 1)
+        if text.strip()
+    ]
     if not raw_lines or raw_lines[0][1].get("type") != "header":
         raise RecordError(f"{path}:1: the first line must be the header")
     header_doc = dict(raw_lines[0][1])
     header_doc.setdefault("harnessVersion", "hand-written")
     header_doc.setdefault("game", game.name)
     header_doc.setdefault("episodeId", path.stem)
-    header_doc["seats"] = [
-        {"agent": HAND_WRITTEN.model_dump(), **seat} for seat in header_doc.get("seats", [])
-    ]
+    seats = header_doc.get("seats", [])
+    if isinstance(seats, list):  # anything else is left for validation to name
+        header_doc["seats"] = [
+            {"agent": HAND_WRITTEN.model_dump(), **seat} if isinstance(seat, dict) else seat
+            for seat in seats
+        ]
     try:
         header = game.record_adapter.validate_python(header_doc)
     except ValidationError as exc:
@@ -103,8 +116,13 @@ def load_record(path: Path, game: Game[Any]) -> LoadedRecord:
         if kind == "end":
             end = line
         elif kind == "tick":
-            if not isinstance(line.get("seats"), dict) or not isinstance(line.get("tick"), int):
-                raise RecordError(f"{path}:{number}: a tick line needs 'tick' and 'seats'")
+            seats = line.get("seats")
+            if not isinstance(seats, dict) or type(line.get("tick")) is not int:
+                raise RecordError(
+                    f"{path}:{number}: a tick line needs 'tick' (an integer) and 'seats'"
+                )
+            if not all(isinstance(turn, dict) for turn in seats.values()):
+                raise RecordError(f"{path}:{number}: each seat's turn must be a JSON object")
             if line["tick"] != len(ticks):
                 raise RecordError(
                     f"{path}:{number}: expected tick {len(ticks)}, got {line['tick']}"
@@ -113,6 +131,14 @@ def load_record(path: Path, game: Game[Any]) -> LoadedRecord:
         else:
             raise RecordError(f"{path}:{number}: unknown line type {kind!r}")
     return LoadedRecord(path, header, ticks, end)
+
+
+def _object_line(text: bytes, where: str) -> dict[str, Any]:
+    """One record line, which must be a JSON object; :class:`RecordError` otherwise."""
+    value = decode_line(text, where)
+    if not isinstance(value, dict):
+        raise RecordError(f"{where}: a record line must be a JSON object, not {json_type(value)}")
+    return value
 
 
 @dataclass
@@ -161,17 +187,19 @@ class RecordedSeat:
             decision = game.decision_from_json(turn.get("decision"))
         except (ValidationError, TypeError, ValueError) as exc:
             raise RecordError(f"tick {request.tick}: {self.seat}: bad decision: {exc}") from None
+        try:
+            raw, source, latency, replies, calls = _turn_parts(turn)
+        except (ValidationError, TypeError, ValueError, AttributeError) as exc:
+            raise RecordError(f"tick {request.tick}: {self.seat}: bad turn: {exc}") from None
         if self._reparse is not None:
             self._check_reparse(request, turn)
-        source: Source = turn.get("source", "scripted")
-        latency = (turn.get("wallClock") or {}).get("latencyMs", 0.0) / 1000.0
         return SeatReply(
-            raw=turn.get("raw", json.dumps(turn.get("decision"))),
+            raw=raw,
             decision=decision,
             source=source,
             latency_s=latency,
-            replies=tuple(ModelReply.model_validate(r) for r in turn.get("replies", [])),
-            calls=tuple(CallRecord.model_validate(c) for c in turn.get("calls", [])),
+            replies=replies,
+            calls=calls,
         )
 
     def _check_reparse(self, request: SeatRequest, turn: dict[str, Any]) -> None:
@@ -212,6 +240,26 @@ class RecordedSeat:
 
 #: Sources of a turn whose retry call failed: it had no second reply.
 RETRY_FAILED = frozenset({"fallback_api", "fallback_timeout"})
+
+
+def _turn_parts(
+    turn: dict[str, Any],
+) -> tuple[str, Source, float, tuple[ModelReply, ...], tuple[CallRecord, ...]]:
+    """A recorded turn's raw text, source, latency, replies and calls, checked.
+
+    Raises ValueError, TypeError or a validation error for a turn that was edited
+    into something no harness writes.
+    """
+    raw = turn.get("raw", json.dumps(turn.get("decision")))
+    if not isinstance(raw, str):
+        raise TypeError(f"raw must be a string, not {json_type(raw)}")
+    source = turn.get("source", "scripted")
+    if source not in get_args(Source):
+        raise ValueError(f"unknown source {source!r}")
+    latency = float((turn.get("wallClock") or {}).get("latencyMs", 0.0)) / 1000.0
+    replies = tuple(ModelReply.model_validate(r) for r in turn.get("replies", []))
+    calls = tuple(CallRecord.model_validate(c) for c in turn.get("calls", []))
+    return raw, source, latency, replies, calls
 
 
 def _reparse_one(game: Game[Any], observation: Any, reply: dict[str, Any]) -> Any:

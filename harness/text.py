@@ -14,6 +14,7 @@ from dataclasses import dataclass
 MAX_REPLY_BYTES = 1 << 20
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SCRUB_SLICE = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,19 @@ class ClippedReply:
 
 def scrub_surrogates(text: str) -> str:
     """Replace every lone surrogate with U+FFFD, so the text is valid UTF-8 (decision R3)."""
-    return _SURROGATE.sub("\ufffd", text)
+    if text.isascii():  # the common case, answered without a pass over the text
+        return text
+    try:
+        text.encode("utf-8")  # one fast pass; only a lone surrogate makes it fail
+    except UnicodeEncodeError:
+        # In slices: one substitution over a whole 1 MiB reply of surrogates would hold
+        # the interpreter (and so the event loop, even from a worker thread) for tens
+        # of milliseconds. A surrogate is one code point, so no slice splits one.
+        return "".join(
+            _SURROGATE.sub("\ufffd", text[i : i + _SCRUB_SLICE])
+            for i in range(0, len(text), _SCRUB_SLICE)
+        )
+    return text
 
 
 def truncate_runes(text: str, cap: int) -> str:
@@ -38,7 +51,10 @@ def truncate_runes(text: str, cap: int) -> str:
 
 def utf8_length(text: str) -> int:
     """Length of ``text`` in UTF-8 bytes (lone surrogates counted as U+FFFD would be)."""
-    return len(scrub_surrogates(text).encode("utf-8"))
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return len(scrub_surrogates(text).encode("utf-8"))
 
 
 def clip_reply(text: str) -> ClippedReply:

@@ -234,4 +234,4 @@ def test_replay_refuses_a_broken_record_with_a_clear_message(tmp_path: Path) -> 
     bad.write_text(HAND.read_text().splitlines()[0] + "\n{not json\n")
     proc = lighthouse("replay", str(bad))
     assert proc.returncode == 2
-    assert "not JSON Lines" in proc.stderr
+    assert "bad.jsonl:2: not a JSON line" in proc.stderr

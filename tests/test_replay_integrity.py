@@ -89,7 +89,7 @@ def test_a_folder_replay_reports_every_bad_record_and_goes_on(
 
     status, out = cli(capsys, str(folder))
     assert status == 1
-    assert f"{folder / 'a-not-json.jsonl'}: UNREADABLE: not JSON Lines" in out
+    assert f"{folder / 'a-not-json.jsonl'}: UNREADABLE: line 1: not a JSON line" in out
     assert f"{folder / 'c-no-header.jsonl'}: UNREADABLE: " in out
     assert "the first line must be the header" in out
     assert f"{folder / 'd-cut.jsonl'}: INCOMPLETE: this record has no end line" in out

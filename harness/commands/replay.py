@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from harness.errors import ConfigError, RecordError
 from harness.game import Game
 from harness.games.registry import get_game
 from harness.llm.seat import SeatFactory
-from harness.records import RecordWriter
+from harness.records import RecordWriter, decode_line
 
 
 def add_parser(sub: Any) -> None:
@@ -43,13 +44,15 @@ def record_paths(path: Path) -> list[Path]:
 def game_of_record(path: Path) -> Game[Any]:
     """The game a record's header names (Lighthouse when it names none)."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            first = json.loads(handle.readline() or "{}")
+        with path.open("rb") as handle:
+            line = handle.readline()
     except OSError as exc:
         raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
-    except ValueError as exc:
-        raise RecordError(f"{path}: not JSON Lines: {exc}") from None
-    return get_game(first.get("game", "lighthouse") if isinstance(first, dict) else "lighthouse")
+    first = decode_line(line, f"{path}:1") if line.strip() else {}
+    name = first.get("game", "lighthouse") if isinstance(first, dict) else "lighthouse"
+    if not isinstance(name, str):
+        raise RecordError(f"{path}:1: game must be a string")
+    return get_game(name)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,7 +107,9 @@ def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> tuple[b
     except (RecordError, ConfigError) as exc:
         if alone:
             raise
-        print(f"{path}: UNREADABLE: {str(exc).removeprefix(f'{path}:').strip()}")
+        # "PATH:7: problem" reads as "PATH: UNREADABLE: line 7: problem"
+        problem = re.sub(r"^(\d+): ", r"line \1: ", str(exc).removeprefix(f"{path}:").strip())
+        print(f"{path}: UNREADABLE: {problem}")
         return False, 0
     if result.mismatch is not None:
         print(f"{path}: MISMATCH at {result.mismatch.describe()}")

@@ -29,6 +29,11 @@ from harness.text import clip_reply, truncate_runes
 
 #: A failed reply sent back with the retry hint is cut to this many runes.
 RETRY_ECHO_RUNES = 4000
+#: Replies longer than this (in characters) are parsed in a worker thread. Parsing is
+#: linear, but a hostile 1 MiB reply still takes tens of milliseconds of Python work,
+#: which on the event loop would stall every other episode; in a thread the
+#: interpreter hands the loop its turn every few milliseconds.
+PARSE_OFF_LOOP_CHARS = 4096
 
 
 class LLMSeat:
@@ -104,14 +109,12 @@ class LLMSeat:
                 )
                 return finish(*self._baseline(request), source)
             text = report.completion.text
-            decision = game.parse_reply(observation, text)
-            # A parsed decision the rules would refuse is sent back like a parse failure.
-            problem = (
-                decision
-                if isinstance(decision, ParseFailure)
-                else game.refuse(observation, decision)
-            )
-            replies.append(_model_reply(text, problem))
+            if len(text) > PARSE_OFF_LOOP_CHARS:
+                judged = await asyncio.to_thread(_judge, game, observation, text)
+            else:
+                judged = _judge(game, observation, text)
+            decision, problem, reply = judged
+            replies.append(reply)
             if problem is None:
                 return finish(text, decision, "llm_retry" if retry else "llm")
             messages = [
@@ -149,6 +152,16 @@ class LLMSeat:
         if isinstance(decision, ParseFailure):
             raise HarnessError(f"baseline gave an unparseable reply {raw!r}: {decision.message}")
         return raw, decision
+
+
+def _judge(
+    game: Game[Any], observation: Any, text: str
+) -> tuple[Any, ParseFailure | None, ModelReply]:
+    """Parse a reply: its decision, the problem to send back (if any), its record entry."""
+    decision = game.parse_reply(observation, text)
+    # A parsed decision the rules would refuse is sent back like a parse failure.
+    problem = decision if isinstance(decision, ParseFailure) else game.refuse(observation, decision)
+    return decision, problem, _model_reply(text, problem)
 
 
 def _model_reply(text: str, problem: ParseFailure | None) -> ModelReply:
@@ -266,4 +279,4 @@ class SeatFactory:
         self._providers.clear()
 
 
-__all__ = ["RETRY_ECHO_RUNES", "LLMSeat", "SeatFactory"]
+__all__ = ["PARSE_OFF_LOOP_CHARS", "RETRY_ECHO_RUNES", "LLMSeat", "SeatFactory"]

@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -50,6 +49,7 @@ from harness.errors import ConfigError
 from harness.game import Game
 from harness.games.registry import game_names, get_game
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
+from harness.toml_file import read_toml
 from harness.validation import MAX_SEED, format_validation_error, seed_problem, short_repr
 
 #: A plain name: it becomes a file or folder name, so no separators, no ``..``, no NUL.
@@ -314,20 +314,7 @@ def load_tournament(path: Path) -> TournamentConfig:
     Raises :class:`ConfigError` whose message names the file, the key and the problem.
     """
     source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{source}: not UTF-8 text") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-    except ValueError:  # an integer of more than 4,300 digits
-        raise ConfigError(f"{source}: not valid TOML: a number too long to read") from None
-    except RecursionError:
-        raise ConfigError(f"{source}: not valid TOML: nested too deeply") from None
+    data = read_toml(path)  # linear, bounded depth; any failure is a ConfigError
     try:
         config = TournamentConfig.model_validate(data)
     except ValidationError as exc:

@@ -240,3 +240,23 @@ def test_run_and_report_from_the_command_line(tmp_path: Path) -> None:
     assert [e["entrant"] for e in report["entrants"]] == ["lantern", "silent"]
     assert report["paired"][0]["pairs"] == 6
     assert (tmp_path / "scores.svg").read_text().startswith("<svg")
+
+
+def test_stale_partial_records_are_removed_on_resume(tmp_path: Path) -> None:
+    config, out = config_at(tmp_path), tmp_path / "out"
+    run(config, out)
+    before = (out / "episodes.jsonl").read_bytes()
+    finished = sorted((out / "records").glob("*.jsonl"))
+    # What a crash leaves: a partial beside a finished record, and one of an episode
+    # that never finished (here, of no planned episode at all).
+    stale = [
+        finished[0].with_name(finished[0].name + ".partial"),
+        out / "records" / "lantern--default--s99--r0.jsonl.partial",
+    ]
+    for path in stale:
+        path.write_text('{"type": "header"', encoding="utf-8")
+    outcome = run(config, out)
+    assert outcome.played == 0
+    assert not any(path.exists() for path in stale)
+    assert sorted((out / "records").iterdir()) == finished
+    assert (out / "episodes.jsonl").read_bytes() == before

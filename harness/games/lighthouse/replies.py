@@ -44,6 +44,7 @@ class FailureKind(StrEnum):
     BAD_FENCE = "bad_fence"
     NOT_JSON = "not_json"
     NOT_OBJECT = "not_object"
+    TOO_COMPLEX = "too_complex"
     WRONG_TYPE = "wrong_type"
     MISSING_KEY = "missing_key"
     BAD_MOVE = "bad_move"
