@@ -1,8 +1,9 @@
 """Turning the openai and anthropic SDKs' exceptions into the harness's provider errors.
 
 Both SDKs share one exception design (status errors with a response, connection
-errors, timeouts), so one classifier serves both. Messages are scrubbed of secrets
-and never chained to the SDK exception, whose text may echo a request's key.
+errors, timeouts), so one classifier serves both. Messages go through the one
+redaction (:func:`harness.llm.secrets.redact`) and are never chained to the SDK
+exception, whose text may echo a request's key.
 """
 
 from __future__ import annotations
@@ -19,20 +20,7 @@ from harness.errors import (
     ProviderError,
     TransientProviderError,
 )
-
-REDACTED = "[REDACTED]"
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (and any 8+ character piece of one) replaced."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-            # servers often echo a key shortened, e.g. "sk-abc...wxyz": hide long pieces too
-            for piece in (secret[:12], secret[-12:]):
-                if len(piece) >= 8:
-                    text = text.replace(piece, REDACTED)
-    return text
+from harness.llm.secrets import REDACTED, redact
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -57,8 +45,11 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(parsed.timestamp() - time.time(), 0.0)
 
 
-def classify(exc: BaseException, provider: str, secrets: Iterable[str]) -> ProviderError:
-    """The provider error an SDK exception stands for."""
+def classify(exc: BaseException, provider: str, secrets: Iterable[str] = ()) -> ProviderError:
+    """The provider error an SDK exception stands for.
+
+    ``secrets`` are hidden along with every registered key (see :mod:`harness.llm.secrets`).
+    """
     secrets = tuple(secrets)
     detail = redact(f"{type(exc).__name__}: {exc}", secrets)
     if isinstance(exc, UnicodeDecodeError):
@@ -94,4 +85,9 @@ def _status_kind(status: int) -> ErrorKind:
     return "bad_request"
 
 
-__all__ = ["REDACTED", "classify", "redact", "retry_after_seconds"]
+__all__ = [
+    "REDACTED",
+    "classify",
+    "redact",
+    "retry_after_seconds",
+]

@@ -13,6 +13,8 @@ from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import Game
 from harness.games.registry import get_game
+from harness.llm.keys import check_keys
+from harness.llm.options import ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
@@ -111,6 +113,9 @@ async def run_tournament(
     game = game_of(config)
     plans = plan_episodes(config, shard)
     folder = ResultsFolder(out)
+    # Keys are checked before the folder is touched; a missing one only matters when
+    # there is something to play, which a fresh folder always has.
+    check_keys(_providers(config, game, plans), environ, require=not folder.manifest_path.exists())
     folder.open(
         {
             "game": game.name,
@@ -165,6 +170,19 @@ async def run_tournament(
     if progress is not None:
         progress.show(final=True)
     return TournamentOutcome(folder, len(plans), len(done_ids), len(todo))
+
+
+def _providers(
+    config: TournamentConfig, game: Game[Any], plans: list[EpisodePlan]
+) -> list[ProviderOptions]:
+    """The provider options of every LLM seat the plans use."""
+    entrants = {p.entrant.name: p.entrant for p in plans}.values()
+    return [
+        config.seat_options(spec).provider
+        for entrant in entrants
+        for _, spec in entrant.seat_specs(game).values()
+        if isinstance(spec, LLMSeatConfig)
+    ]
 
 
 def _build_seats(
