@@ -4,14 +4,21 @@ Both SDKs share one exception design (status errors with a response, connection
 errors, timeouts), so one classifier serves both. Messages go through the one
 redaction (:func:`harness.llm.secrets.redact`) and are never chained to the SDK
 exception, whose text may echo a request's key.
+
+Timeouts and connection failures are told apart by what the transport raised, not
+by the SDK's wrapper alone: the openai SDK's aiohttp adapter maps every aiohttp
+connection error (a refused connection, a server that hung up) to a connect
+*timeout*, so the wrapper's word is checked against the chain of causes.
 """
 
 from __future__ import annotations
 
 import email.utils
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+from aiohttp import ClientConnectionError
 
 from harness.errors import (
     BadResponseError,
@@ -21,6 +28,9 @@ from harness.errors import (
     TransientProviderError,
 )
 from harness.llm.secrets import REDACTED, redact
+
+#: How many causes of an exception are looked at (chains can be long, or loop).
+MAX_CAUSES = 32
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -45,6 +55,34 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(parsed.timestamp() - time.time(), 0.0)
 
 
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """The exceptions behind ``exc`` (``__cause__``, else ``__context__``), nearest first."""
+    seen = {id(exc)}
+    link = exc.__cause__ or exc.__context__
+    for _ in range(MAX_CAUSES):
+        if link is None or id(link) in seen:
+            return
+        seen.add(id(link))
+        yield link
+        link = link.__cause__ or link.__context__
+
+
+def transport_failure(exc: BaseException) -> ErrorKind | None:
+    """``timeout`` or ``connection``, as the transport under the SDK saw it; None if unknown.
+
+    A :class:`TimeoutError` anywhere in the chain (aiohttp's timeouts derive from it,
+    httpcore's come from one) means a timeout; otherwise an operating-system error
+    (a refused connection, an unreachable host, a reset) or an aiohttp connection
+    error (a server that hung up) means the connection failed.
+    """
+    causes = list(_causes(exc))
+    if any(isinstance(c, TimeoutError) for c in causes):
+        return "timeout"
+    if any(isinstance(c, OSError | ClientConnectionError) for c in causes):
+        return "connection"
+    return None
+
+
 def classify(exc: BaseException, provider: str, secrets: Iterable[str] = ()) -> ProviderError:
     """The provider error an SDK exception stands for.
 
@@ -55,9 +93,16 @@ def classify(exc: BaseException, provider: str, secrets: Iterable[str] = ()) -> 
     if isinstance(exc, UnicodeDecodeError):
         return BadResponseError("decode", f"{provider}: the response is not valid UTF-8")
     name = type(exc).__name__
-    if name == "APITimeoutError":
-        return TransientProviderError("timeout", f"{provider}: the request timed out")
-    if name == "APIConnectionError":
+    if name in ("APITimeoutError", "APIConnectionError"):
+        said: ErrorKind = "timeout" if name == "APITimeoutError" else "connection"
+        kind = transport_failure(exc) or said
+        if kind == "timeout":
+            return TransientProviderError("timeout", f"{provider}: the request timed out")
+        causes = list(_causes(exc))
+        if causes:
+            # the innermost error says what happened ("Connect call failed"), where the
+            # SDK's own text may say "Request timed out" for a refused connection
+            detail = redact(f"{type(causes[-1]).__name__}: {causes[-1]}", secrets)
         return TransientProviderError("connection", f"{provider}: connection failed ({detail})")
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
@@ -86,8 +131,10 @@ def _status_kind(status: int) -> ErrorKind:
 
 
 __all__ = [
+    "MAX_CAUSES",
     "REDACTED",
     "classify",
     "redact",
     "retry_after_seconds",
+    "transport_failure",
 ]
