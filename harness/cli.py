@@ -13,6 +13,7 @@ from harness.errors import HarnessError
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import VARIANTS, LighthouseConfig
 from harness.games.registry import game_names, get_game
+from harness.llm.secrets import redact
 from harness.validation import check_seed
 
 
@@ -79,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.func(args)
     except HarnessError as exc:
-        print(f"lighthouse: error: {exc}", file=sys.stderr)
+        # every key read so far is hidden, whatever raised
+        print(f"lighthouse: error: {redact(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("lighthouse: interrupted", file=sys.stderr)

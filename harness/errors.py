@@ -14,12 +14,15 @@ caller can catch the whole family in one place and let genuine bugs through::
     │                          permission, a name too long, or another run writes it
     ├── PlayBudgetExhausted    the episode's play budget ran out during a tick (D2);
     │                          the runner ends the episode with reason deadline
-    └── ProviderError          an LLM call failed (messages never contain an API key)
+    └── ProviderError          an LLM call failed (messages never contain an API key:
+        │                      they pass harness.llm.secrets.redact)
         ├── TransientProviderError   worth retrying: 429, 5xx, timeout, dropped connection
         ├── BadResponseError         an answer that cannot be used (e.g. invalid UTF-8):
         │                            the seat falls back for the tick, no retry
-        └── FatalProviderError       auth, not found, bad request, missing key: stops
-                                     the run (a preflight call catches these early)
+        └── FatalProviderError       auth, not found, bad request: stops the run (a
+                                     preflight call catches these early); a missing
+                                     or malformed key (kinds missing_key, bad_key)
+                                     stops it before any call is made
 
 A model reply that fails to parse is *not* an exception: it is an expected outcome,
 returned as a :class:`harness.games.lighthouse.replies.ParseFailure` value.
@@ -68,11 +71,17 @@ ErrorKind = Literal[
     "not_found",
     "bad_request",
     "missing_key",
+    "bad_key",
 ]
 
 
 class ProviderError(HarnessError):
-    """An LLM provider call failed. ``kind`` is one of :data:`ErrorKind`."""
+    """An LLM provider call failed. ``kind`` is one of :data:`ErrorKind`.
+
+    ``missing_key``: the key's environment variable is not set (or empty);
+    ``bad_key``: the key is not printable ASCII without whitespace, so no HTTP header
+    can carry it. Both are raised when the key is read, before any call.
+    """
 
     def __init__(self, kind: ErrorKind, message: str) -> None:
         super().__init__(message)

@@ -10,7 +10,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from harness.commands.seats import add_seat_arguments, build_seats, given_specs
+from harness.commands.seats import add_seat_arguments, build_seats, check_seat_keys, given_specs
 from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.games.registry import game_names, get_game
@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     config = game.make_config(variant, {}, args.episode_timeout)
     state = game.new_state(config, args.seed)
     specs = given_specs(game, args)
+    check_seat_keys(game, specs, args)
     names = ", ".join(
         f"{g.key} {specs.get(g.key, game.baselines(g.role)[0])}" for g in game.seat_groups()
     )

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.commands.seats import add_seat_arguments, build_seats, given_specs
+from harness.commands.seats import add_seat_arguments, build_seats, check_seat_keys, given_specs
 from harness.errors import ConfigError, RecordError
 from harness.game import Game
 from harness.games.registry import get_game
@@ -174,6 +174,7 @@ def _counterfactual(args: argparse.Namespace) -> int:
         raise ConfigError("--until-tick takes one record, not a folder")
     game = game_of_record(args.record)
     specs = given_specs(game, args)
+    check_seat_keys(game, specs, args)
     out = args.out or args.record.with_name(f"{args.record.stem}--from-t{args.until_tick}.jsonl")
 
     async def go() -> Any:

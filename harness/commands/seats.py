@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from harness.errors import ConfigError
 from harness.game import Game, SeatGroup
+from harness.llm.keys import check_keys
 from harness.llm.options import LLMSeatOptions
 from harness.llm.seat import SeatFactory
 from harness.seats import BaselineSeat, Seat
@@ -104,6 +105,13 @@ def seat_options(
         raise ConfigError(format_validation_error(exc, "seat options")) from None
 
 
+def check_seat_keys(game: Game[Any], specs: dict[str, str], args: argparse.Namespace) -> None:
+    """Read and check the key of every LLM seat in ``specs`` before anything is printed."""
+    groups = {g.key: g for g in game.seat_groups()}
+    options = (seat_options(game, groups[key], spec, args) for key, spec in specs.items())
+    check_keys(o.provider for o in options if o is not None)
+
+
 def build_seats(
     game: Game[Any], specs: dict[str, str], args: argparse.Namespace, factory: SeatFactory
 ) -> dict[str, Seat]:
@@ -127,6 +135,7 @@ __all__ = [
     "add_seat_arguments",
     "baseline_of",
     "build_seats",
+    "check_seat_keys",
     "given_specs",
     "seat_options",
 ]

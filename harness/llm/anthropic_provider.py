@@ -6,6 +6,7 @@ from typing import Any
 
 import anthropic
 
+from harness.llm.keys import check_api_key
 from harness.llm.openai_provider import Transport
 from harness.llm.sdk_errors import classify
 from harness.llm.types import Completion, CompletionRequest, Usage
@@ -25,7 +26,8 @@ class AnthropicProvider:
     def __init__(
         self, *, api_key: str, base_url: str | None = None, transport: Transport = "httpx"
     ) -> None:
-        self._secrets = (api_key,)
+        # checked here too, for providers built by hand: a bad key never reaches the SDK
+        check_api_key(api_key, self.name)
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url,
@@ -58,7 +60,7 @@ class AnthropicProvider:
         try:
             response = await self._client.messages.create(**kwargs)
         except (anthropic.AnthropicError, UnicodeDecodeError) as exc:
-            raise classify(exc, self.name, self._secrets) from None
+            raise classify(exc, self.name) from None
         text = "".join(
             block.text for block in response.content if getattr(block, "type", "") == "text"
         )

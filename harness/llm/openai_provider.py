@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import openai
 
+from harness.llm.keys import check_api_key
 from harness.llm.sdk_errors import classify
 from harness.llm.types import Completion, CompletionRequest, Usage
 
@@ -35,7 +36,8 @@ class OpenAIProvider:
         transport: Transport = "httpx",
         max_tokens_field: Literal["max_tokens", "max_completion_tokens"] | None = None,
     ) -> None:
-        self._secrets = (api_key,)
+        # checked here too, for providers built by hand: a bad key never reaches the SDK
+        check_api_key(api_key, self.name)
         self._client = openai.AsyncOpenAI(
             api_key=api_key,
             base_url=base_url,
@@ -67,7 +69,7 @@ class OpenAIProvider:
         try:
             response = await self._client.chat.completions.create(**kwargs)
         except (openai.OpenAIError, UnicodeDecodeError) as exc:
-            raise classify(exc, self.name, self._secrets) from None
+            raise classify(exc, self.name) from None
         choices = getattr(response, "choices", None) or []
         text = (choices[0].message.content or "") if choices else ""
         usage = response.usage

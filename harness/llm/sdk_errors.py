@@ -1,16 +1,24 @@
 """Turning the openai and anthropic SDKs' exceptions into the harness's provider errors.
 
 Both SDKs share one exception design (status errors with a response, connection
-errors, timeouts), so one classifier serves both. Messages are scrubbed of secrets
-and never chained to the SDK exception, whose text may echo a request's key.
+errors, timeouts), so one classifier serves both. Messages go through the one
+redaction (:func:`harness.llm.secrets.redact`) and are never chained to the SDK
+exception, whose text may echo a request's key.
+
+Timeouts and connection failures are told apart by what the transport raised, not
+by the SDK's wrapper alone: the openai SDK's aiohttp adapter maps every aiohttp
+connection error (a refused connection, a server that hung up) to a connect
+*timeout*, so the wrapper's word is checked against the chain of causes.
 """
 
 from __future__ import annotations
 
 import email.utils
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+from aiohttp import ClientConnectionError
 
 from harness.errors import (
     BadResponseError,
@@ -19,20 +27,10 @@ from harness.errors import (
     ProviderError,
     TransientProviderError,
 )
+from harness.llm.secrets import REDACTED, redact
 
-REDACTED = "[REDACTED]"
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (and any 8+ character piece of one) replaced."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-            # servers often echo a key shortened, e.g. "sk-abc...wxyz": hide long pieces too
-            for piece in (secret[:12], secret[-12:]):
-                if len(piece) >= 8:
-                    text = text.replace(piece, REDACTED)
-    return text
+#: How many causes of an exception are looked at (chains can be long, or loop).
+MAX_CAUSES = 32
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -57,16 +55,54 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(parsed.timestamp() - time.time(), 0.0)
 
 
-def classify(exc: BaseException, provider: str, secrets: Iterable[str]) -> ProviderError:
-    """The provider error an SDK exception stands for."""
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """The exceptions behind ``exc`` (``__cause__``, else ``__context__``), nearest first."""
+    seen = {id(exc)}
+    link = exc.__cause__ or exc.__context__
+    for _ in range(MAX_CAUSES):
+        if link is None or id(link) in seen:
+            return
+        seen.add(id(link))
+        yield link
+        link = link.__cause__ or link.__context__
+
+
+def transport_failure(exc: BaseException) -> ErrorKind | None:
+    """``timeout`` or ``connection``, as the transport under the SDK saw it; None if unknown.
+
+    A :class:`TimeoutError` anywhere in the chain (aiohttp's timeouts derive from it,
+    httpcore's come from one) means a timeout; otherwise an operating-system error
+    (a refused connection, an unreachable host, a reset) or an aiohttp connection
+    error (a server that hung up) means the connection failed.
+    """
+    causes = list(_causes(exc))
+    if any(isinstance(c, TimeoutError) for c in causes):
+        return "timeout"
+    if any(isinstance(c, OSError | ClientConnectionError) for c in causes):
+        return "connection"
+    return None
+
+
+def classify(exc: BaseException, provider: str, secrets: Iterable[str] = ()) -> ProviderError:
+    """The provider error an SDK exception stands for.
+
+    ``secrets`` are hidden along with every registered key (see :mod:`harness.llm.secrets`).
+    """
     secrets = tuple(secrets)
     detail = redact(f"{type(exc).__name__}: {exc}", secrets)
     if isinstance(exc, UnicodeDecodeError):
         return BadResponseError("decode", f"{provider}: the response is not valid UTF-8")
     name = type(exc).__name__
-    if name == "APITimeoutError":
-        return TransientProviderError("timeout", f"{provider}: the request timed out")
-    if name == "APIConnectionError":
+    if name in ("APITimeoutError", "APIConnectionError"):
+        said: ErrorKind = "timeout" if name == "APITimeoutError" else "connection"
+        kind = transport_failure(exc) or said
+        if kind == "timeout":
+            return TransientProviderError("timeout", f"{provider}: the request timed out")
+        causes = list(_causes(exc))
+        if causes:
+            # the innermost error says what happened ("Connect call failed"), where the
+            # SDK's own text may say "Request timed out" for a refused connection
+            detail = redact(f"{type(causes[-1]).__name__}: {causes[-1]}", secrets)
         return TransientProviderError("connection", f"{provider}: connection failed ({detail})")
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
@@ -94,4 +130,11 @@ def _status_kind(status: int) -> ErrorKind:
     return "bad_request"
 
 
-__all__ = ["REDACTED", "classify", "redact", "retry_after_seconds"]
+__all__ = [
+    "MAX_CAUSES",
+    "REDACTED",
+    "classify",
+    "redact",
+    "retry_after_seconds",
+    "transport_failure",
+]

@@ -22,6 +22,7 @@ from harness.llm.factory import make_provider
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
 from harness.llm.options import LLMSeatOptions, ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.llm.secrets import redact
 from harness.llm.types import CompletionRequest, Message, Provider
 from harness.records import AgentInfo, CallRecord, ModelReply, ParseErrorRecord, Source
 from harness.seats import SeatReply, SeatRequest
@@ -250,7 +251,8 @@ class SeatFactory:
         """One tiny call per distinct (provider, model) built so far.
 
         Auth, not-found and bad-request errors raise :class:`FatalProviderError` now,
-        before any episode starts; transient trouble comes back as warnings.
+        before any episode starts; transient trouble comes back as warnings (redacted,
+        ready to print).
         """
         warnings = []
         loop = asyncio.get_running_loop()
@@ -269,7 +271,9 @@ class SeatFactory:
                 deadline=loop.time() + options.call_timeout_seconds,
             )
             if report.failure is not None:
-                warnings.append(f"preflight {options.provider.kind}:{model}: {report.failure}")
+                warnings.append(
+                    redact(f"preflight {options.provider.kind}:{model}: {report.failure}")
+                )
         return warnings
 
     async def aclose(self) -> None:

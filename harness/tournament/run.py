@@ -13,6 +13,8 @@ from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import Game
 from harness.games.registry import get_game
+from harness.llm.keys import check_keys
+from harness.llm.options import ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
@@ -140,6 +142,9 @@ async def run_tournament(
         "episodes": len(plans),
     }
     folder = ResultsFolder(out)
+    # Keys are checked before the folder is touched; a missing one only matters when
+    # there is something to play, which a fresh folder always has.
+    check_keys(_providers(config, game, plans), environ, require=not folder.manifest_path.exists())
     lock = FolderLock(out)
     await asyncio.to_thread(lock.acquire)
     written = False
@@ -209,6 +214,19 @@ async def _play_all(
     finally:
         for task in tasks:
             task.cancel()
+
+
+def _providers(
+    config: TournamentConfig, game: Game[Any], plans: list[EpisodePlan]
+) -> list[ProviderOptions]:
+    """The provider options of every LLM seat the plans use."""
+    entrants = {p.entrant.name: p.entrant for p in plans}.values()
+    return [
+        config.seat_options(spec).provider
+        for entrant in entrants
+        for _, spec in entrant.seat_specs(game).values()
+        if isinstance(spec, LLMSeatConfig)
+    ]
 
 
 def _build_seats(
