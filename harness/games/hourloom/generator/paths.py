@@ -1,8 +1,8 @@
-"""Breadth-first distances, connectivity and seeded shortest paths on a square grid.
+"""Breadth-first distances, connectivity and seeded cheapest paths on a square grid.
 
-A grid here is its side ``n`` and a list of booleans, one per tile, saying which
-tiles may be walked. Paths draw from the stream only to break a tie among equally
-short steps (H15), so a path without choices draws nothing.
+A grid here is its side ``n`` and a list with one entry per tile (walkable or not,
+or what entering it costs). Paths draw from the stream only to break a tie among
+equally good steps (H15), so a path without choices draws nothing.
 """
 
 from __future__ import annotations
@@ -54,30 +54,6 @@ def connected(n: int, passable: Sequence[bool]) -> bool:
         return True
     dist = distances(n, passable, tiles[0])
     return all(dist[t] != UNREACHED for t in tiles)
-
-
-def shortest_path(
-    n: int, passable: Sequence[bool], start: int, goal: int, stream: Stream
-) -> list[int] | None:
-    """A shortest walk from ``start`` to ``goal`` (both ends included), or None.
-
-    ``goal`` and ``start`` count as walkable. Among equally short next steps (in N, E,
-    S, W order) the stream picks one; a single candidate draws nothing.
-    """
-    walk = list(passable)
-    walk[goal] = walk[start] = True
-    to_goal = distances(n, walk, goal)
-    if to_goal[start] == UNREACHED:
-        return None
-    adj = adjacency(n)
-    path = [start]
-    here = start
-    while here != goal:
-        want = to_goal[here] - 1
-        options = [t for t in adj[here] if to_goal[t] == want and walk[t]]
-        here = options[0] if len(options) == 1 else stream.pick(options)
-        path.append(here)
-    return path
 
 
 def cheapest_path(
@@ -132,5 +108,4 @@ __all__ = [
     "cheapest_path",
     "connected",
     "distances",
-    "shortest_path",
 ]
