@@ -41,13 +41,16 @@ class GenerationError(BoardError):
 @dataclass(frozen=True)
 class Generated:
     """A generated chamber, the plan it was built around (one input log per lap), the
-    rngState after its draws, and how many attempts and repairs it took."""
+    rngState after its draws, how many attempts and repairs it took, and the gate
+    assignment: each gate's lap and the lap holding each of its plates."""
 
     chamber: Chamber
     plan: Plan
     rng_state: int
     attempts: int
     repairs: int
+    gate_laps: tuple[int, ...]
+    holders: tuple[tuple[int, ...], ...]
 
 
 def generate(number: int, rng_state: int) -> Generated:
@@ -55,17 +58,19 @@ def generate(number: int, rng_state: int) -> Generated:
     stream = Stream(rng_state)
     for attempt in range(1, MAX_ATTEMPTS + 1):
         try:
-            chamber, plan, repairs = _attempt(number, stream)
+            chamber, plan, repairs, layout = _attempt(number, stream)
         except AttemptFailed:
             continue
-        return Generated(chamber, plan, stream.word, attempt, repairs)
+        return Generated(
+            chamber, plan, stream.word, attempt, repairs, layout.gate_laps, layout.gate_holders
+        )
     raise GenerationError(
         f"chamber {number} (rngState {rng_state:016x}): no playable chamber after "
         f"{MAX_ATTEMPTS} attempts"
     )
 
 
-def _attempt(number: int, stream: Stream) -> tuple[Chamber, Plan, int]:
+def _attempt(number: int, stream: Stream) -> tuple[Chamber, Plan, int, Layout]:
     layout = draw_layout(chamber_spec(number), stream)
     routes = draw_routes(layout, stream)
     plan, repairs = settle(layout, routes)
@@ -79,7 +84,7 @@ def _attempt(number: int, stream: Stream) -> tuple[Chamber, Plan, int]:
     chamber = chamber_of(layout, walls, flux, sparks, budgets)
     if not isinstance(replay(chamber, plan), Replayed):
         raise AttemptFailed("the plan does not fit its own budgets")
-    return chamber, plan, repairs
+    return chamber, plan, repairs, layout
 
 
 def settle(layout: Layout, routes: tuple[Route, ...]) -> tuple[Plan, int]:
