@@ -74,8 +74,7 @@ def glyph_rows(state: State) -> tuple[str, ...]:
     for k, tile in enumerate(state.echoes, 1):
         if tile is not None:
             grid[tile] = str(k)
-    if state.phase != "sealed":
-        grid[state.player] = YOU_GLYPH
+    grid[state.player] = YOU_GLYPH
     return tuple("".join(grid[r * c.width : (r + 1) * c.width]) for r in range(c.height))
 
 
@@ -167,7 +166,7 @@ def _gate_lines(state: State) -> list[str]:
     c = state.chamber
     if not c.gates:
         return ["Gates: none"]
-    bodies = bodies_of(None if state.phase == "sealed" else state.player, state.echoes)
+    bodies = bodies_of(state.player, state.echoes)
     lines = ["Gates (open for a mover when every plate carries another body):"]
     for i, g in enumerate(c.gates):
         holders = []
