@@ -1,8 +1,8 @@
 """Small Hourloom chambers drawn by hand, and states on them (test helpers).
 
 A chamber is drawn one row per line: ``#`` wall, ``X`` exit, ``1``-``6`` the alcove of
-that lap, ``A``-``E`` a gate and ``a``-``e`` its plates, ``.`` floor. Keystones, flux,
-sparks and budgets are given by (row, column).
+that lap, ``A``-``E`` a gate and ``a``-``e`` its plates, ``.`` floor (``K`` too, as a reminder of
+where a keystone is). Keystones, flux, sparks and budgets are given by (row, column).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def draw(
             elif glyph in "abcde":
                 plates.setdefault(glyph.upper(), []).append(tile)
             else:
-                assert glyph == ".", f"unknown glyph {glyph!r}"
+                assert glyph in ".K", f"unknown glyph {glyph!r}"
     laps = len(alcoves)
     assert sorted(alcoves) == list(range(1, laps + 1)), "alcoves must be 1..laps"
     assert len(keystones) == laps
