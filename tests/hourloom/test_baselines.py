@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -10,16 +11,16 @@ from baselines.hourloom import chamber_plan, planner, timestep
 from baselines.hourloom.timestep import bare_grains
 from harness.errors import RulesError
 from harness.games.hourloom.capped import play_capped
-from harness.games.hourloom.events import GateCrossed, TurnPaid
+from harness.games.hourloom.events import Event, GateCrossed, TurnPaid
 from harness.games.hourloom.generator import generate
 from harness.games.hourloom.rules import legal_actions, new_game, step
 from harness.games.hourloom.state import State
 from tests.hourloom.hand import DESCEND, END_RUN, MOVE_E, WAIT, draw, lap_start
 
 
-def run(state: State, player, limit: int = 200) -> tuple[State, list]:
+def run(state: State, player: Any, limit: int = 200) -> tuple[State, list[Event]]:
     """Play ``player`` until the lap state leaves phase lap; every action must be legal."""
-    events: list = []
+    events: list[Event] = []
     for _ in range(limit):
         if state.phase != "lap":
             break
