@@ -12,7 +12,7 @@ from itertools import pairwise
 import pytest
 
 from harness.games.hourloom.difficulty import chamber_spec
-from harness.games.hourloom.events import EchoHeld, LapCompleted, TurnPaid
+from harness.games.hourloom.events import EchoHeld, GateCrossed, LapCompleted, TurnPaid
 from harness.games.hourloom.generator import (
     MAX_ATTEMPTS,
     Generated,
@@ -179,6 +179,11 @@ def check_planner_seals(built: Generated) -> None:
             result = step(state, action)
             assert result.ok, (c.number, lap, i, result.message)
             assert not any(isinstance(e, EchoHeld) for e in result.events)
+            for crossed in (e for e in result.events if isinstance(e, GateCrossed)):
+                # H16: echoes hold every plate at turn t and still at turn t + 1.
+                plates = c.gate_at[crossed.tile].plates
+                assert set(plates) <= set(state.echoes)
+                assert set(plates) <= set(result.state.echoes)
             spent += sum(e.grains for e in result.events if isinstance(e, TurnPaid))
             done = [e for e in result.events if isinstance(e, LapCompleted)]
             assert bool(done) == (i == len(inputs) - 1)
