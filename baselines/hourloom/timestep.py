@@ -19,6 +19,8 @@ from harness.games.hourloom.rules import DESCEND, END_RUN, WAIT, Action, move
 from harness.games.hourloom.state import FLUX_GRAINS, JOSTLE_GRAINS, TURN_GRAINS, Chamber, State
 from harness.games.hourloom.turn import bodies_of, move_block
 
+#: The search looks at most this many turns ahead (real budgets are far shorter).
+MAX_SEARCH_TURNS = 512
 #: Where an action of the search leads: None is a WAIT.
 Step = Direction | None
 _STEPS: tuple[Step, ...] = (*DIRECTIONS, None)
@@ -111,7 +113,7 @@ def search(state: State) -> Input | None:
     """
     c = state.chamber
     sand = state.sand
-    echoes = forecast(state, sand)
+    echoes = forecast(state, min(sand, MAX_SEARCH_TURNS))
     to_exit = _distances(c, c.exit)
     key = state.keystone
     to_key = _distances(c, key)
@@ -124,7 +126,7 @@ def search(state: State) -> Input | None:
     frontier: dict[tuple[int, bool], tuple[int, Input | None]] = {
         (state.player, state.has_keystone): (0, None)
     }
-    while frontier:
+    while frontier and turn - state.turn < MAX_SEARCH_TURNS:
         bodies = echoes.at(turn)
         layer: dict[tuple[int, bool], tuple[int, Input | None]] = {}
         for (tile, held), (spent, first) in frontier.items():
@@ -180,4 +182,4 @@ def _distances(c: Chamber, source: int) -> list[int]:
     return dist
 
 
-__all__ = ["Forecast", "bare_grains", "forecast", "search", "timestep"]
+__all__ = ["MAX_SEARCH_TURNS", "Forecast", "bare_grains", "forecast", "search", "timestep"]

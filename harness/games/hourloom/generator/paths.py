@@ -68,35 +68,30 @@ def cheapest_path(
     enter = list(cost)
     enter[goal] = 1
     adj = adjacency(n)
+    unknown = sum(c for c in enter if c is not None) + 1  # more than any walk costs
     # Cost from each tile to the goal, by Dijkstra outward from the goal.
-    to_goal: list[int | None] = [None] * (n * n)
+    to_goal = [unknown] * (n * n)
     to_goal[goal] = 0
     heap = [(0, goal)]
     while heap:
         here_cost, here = heapq.heappop(heap)
-        if here_cost != to_goal[here]:
-            continue
         step = enter[here]
-        if step is None:
-            continue  # a blocked tile can be left (the start) but never entered
+        if here_cost != to_goal[here] or step is None:
+            continue  # stale, or a blocked tile: it can be left (the start), never entered
         for there in adj[here]:
-            total = here_cost + step
-            known = to_goal[there]
-            if known is None or total < known:
-                to_goal[there] = total
-                heapq.heappush(heap, (total, there))
-    if to_goal[start] is None:
+            if here_cost + step < to_goal[there]:
+                to_goal[there] = here_cost + step
+                heapq.heappush(heap, (here_cost + step, there))
+    if to_goal[start] == unknown:
         return None
     path = [start]
     here = start
     while here != goal:
-        options = [
-            t
-            for t in adj[here]
-            if enter[t] is not None
-            and to_goal[t] is not None
-            and enter[t] + to_goal[t] == to_goal[here]  # type: ignore[operator]
-        ]
+        options = []
+        for t in adj[here]:
+            step = enter[t]
+            if step is not None and step + to_goal[t] == to_goal[here]:
+                options.append(t)
         here = options[0] if len(options) == 1 else stream.pick(options)
         path.append(here)
     return path
