@@ -8,9 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
-from baselines.hourloom import planner
+from baselines.hourloom import planner, timestep
 from harness.errors import HarnessError, RecordError
+from harness.games.hourloom.observe import observe
 from harness.games.hourloom.rules import END_RUN, new_game, step
 from harness.games.hourloom.state import HourloomStateError, state_json
 from harness.games.hourloom.validate import state_from_json, state_from_text
@@ -219,3 +222,64 @@ def test_a_sealed_and_an_ended_state_check_their_own_shapes():
         state_from_json(data)
     ended = step(sealed, END_RUN).state
     assert state_from_json(state_json(ended)) == ended
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a value inside ``value`` (dict keys and list indices)."""
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(_paths(item, (*prefix, key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out.extend(_paths(item, (*prefix, i)))
+    return out
+
+
+SCALARS = hs.one_of(
+    hs.none(),
+    hs.booleans(),
+    hs.integers(min_value=-3, max_value=90),
+    hs.sampled_from([2**53, 10**6, "N", "WAIT", "lap", "sealed", "over", "end_run"]),
+)
+JSON_VALUES = hs.recursive(SCALARS, lambda inner: hs.lists(inner, max_size=4), max_leaves=8)
+WORDS = ["N", "E", "S", "W", "WAIT", "lap", "sealed", "over", "end_run", "sandglass_empty"]
+BASES = [FOREIGN, *(state_json(s) for s in planner_states(2, 60)[::15])]
+
+
+def _near(data: hs.DataObject, old: Any) -> Any:
+    """A value like ``old`` (so that many mutated states stay valid), or any JSON value."""
+    if data.draw(hs.integers(min_value=0, max_value=4)) == 0:
+        return data.draw(JSON_VALUES)
+    if isinstance(old, bool):
+        return not old
+    if isinstance(old, int):
+        return old + data.draw(hs.integers(min_value=-3, max_value=3))
+    if isinstance(old, str):
+        return data.draw(hs.sampled_from(WORDS))
+    if isinstance(old, list) and old:
+        i = data.draw(hs.integers(min_value=0, max_value=len(old) - 1))
+        return old[:i] + old[i + 1 :] if data.draw(hs.booleans()) else [*old, old[i]]
+    return data.draw(JSON_VALUES)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=hs.data())
+def test_any_mutated_state_is_refused_cleanly_or_plays(data: hs.DataObject):
+    base = copy.deepcopy(data.draw(hs.sampled_from(BASES)))
+    path = data.draw(hs.sampled_from([p for p in _paths(base) if p]))
+    here: Any = base
+    for key in path[:-1]:
+        here = here[key]
+    here[path[-1]] = _near(data, here[path[-1]])
+    try:
+        state = state_from_json(base)
+    except HourloomStateError:
+        return
+    observe(state)
+    for action in (*({"type": "MOVE", "dir": d} for d in "NESW"), {"type": "WAIT"}, END_RUN):
+        result = step(state, action)
+        assert result.ok or result.state is state
+        observe(result.state)
+    if state.phase == "lap":
+        timestep(state)
