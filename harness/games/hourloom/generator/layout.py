@@ -257,7 +257,8 @@ def _place_plates(
     """Plates in gate order, holder order (H11): free tiles >= 2 from the exit, preferring
     ones that add at most PLATE_DETOUR steps to the holder's keystone-to-exit walk."""
     n = spec.size
-    blocked = set(walls) | set(keystones) | {g for p in by_lap.values() for g in p.gates}
+    # The walk a route would take (H15): walls, gates and pocket keystones block it.
+    blocked = set(walls) | {t for p in by_lap.values() for t in (*p.gates, p.keystone)}
     passable = [t not in blocked for t in range(n * n)]
     from_exit = distances(n, passable, exit_)
     gate_tiles: list[int] = []
