@@ -1,0 +1,213 @@
+"""What a player sees (decisions H29 and H30): the whole chamber as text, and fields.
+
+Nothing is hidden: the text holds a header, a column ruler, one line per row (top
+row first, prefixed by its number), a legend, then every echo with its next recorded
+input, every gate with who stands on its plates, every flux tile with its phase, and
+every lap's alcove, keystone and budget. The structured fields sit beside the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.games.hourloom.grid import describe
+from harness.games.hourloom.state import Phase, State
+from harness.games.hourloom.turn import YOU, bodies_of, gate_open
+
+YOU_GLYPH = "@"
+WALL = "#"
+KEYSTONE = "K"
+SPARK = "*"
+EXIT = "X"
+FLUX_LIT = "~"
+FLUX_CALM = "-"
+ALCOVE = "o"
+FLOOR = "."
+GATE_LETTERS = "ABCDE"
+LEGEND = (
+    "Legend: @ you, 1-5 the echo of that lap, # wall, A-E gate, a-e its plates, "
+    "K this lap's keystone, * spark, X exit, ~ flux lit on the coming turn, - flux calm "
+    "on the coming turn, o alcove, . floor"
+)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One decision's view: H29's structured fields, the grid rows and the full text."""
+
+    chamber: int
+    phase: Phase
+    lap: int
+    laps: int
+    turn: int
+    sand: int
+    lap_budget: int
+    has_keystone: bool
+    multiplier_pct: int
+    score: int
+    grid: tuple[str, ...]
+    text: str
+
+
+def glyph_rows(state: State) -> tuple[str, ...]:
+    """The chamber's rows as glyphs, the first matching glyph of H30 on each tile."""
+    c = state.chamber
+    grid = [FLOOR] * c.tiles
+    # Paint from the last glyph in H30's order to the first, so the first wins.
+    for a in c.alcoves:
+        grid[a] = ALCOVE
+    for f in c.flux:
+        grid[f.tile] = FLUX_LIT if c.lit(f.tile, state.turn) else FLUX_CALM
+    grid[c.exit] = EXIT
+    for s in state.sparks_left:
+        grid[s] = SPARK
+    if state.phase != "sealed" and not state.has_keystone:
+        grid[state.keystone] = KEYSTONE
+    for i, g in enumerate(c.gates):
+        for p in g.plates:
+            grid[p] = GATE_LETTERS[i].lower()
+    for i, g in enumerate(c.gates):
+        grid[g.tile] = GATE_LETTERS[i]
+    for w in c.walls:
+        grid[w] = WALL
+    for k, tile in enumerate(state.echoes, 1):
+        if tile is not None:
+            grid[tile] = str(k)
+    grid[state.player] = YOU_GLYPH
+    return tuple("".join(grid[r * c.width : (r + 1) * c.width]) for r in range(c.height))
+
+
+def observe(state: State) -> Observation:
+    """Everything a player sees in ``state``."""
+    c = state.chamber
+    grid = glyph_rows(state)
+    ruler = "   " + "".join(str(col % 10) for col in range(c.width))
+    rows = [f"{r:>2} {row}" for r, row in enumerate(grid)]
+    lines = [
+        _header(state),
+        ruler,
+        *rows,
+        LEGEND,
+        *_echo_lines(state),
+        *_gate_lines(state),
+        *_flux_lines(state),
+        *_lap_lines(state),
+    ]
+    return Observation(
+        chamber=c.number,
+        phase=state.phase,
+        lap=state.lap,
+        laps=c.laps,
+        turn=state.turn,
+        sand=state.sand,
+        lap_budget=state.lap_budget,
+        has_keystone=state.has_keystone,
+        multiplier_pct=c.multiplier_pct,
+        score=state.score,
+        grid=grid,
+        text="\n".join(lines),
+    )
+
+
+def observation_json(obs: Observation) -> dict[str, Any]:
+    """``obs`` as a JSON object with the rules' camelCase names."""
+    return {
+        "text": obs.text,
+        "chamber": obs.chamber,
+        "phase": obs.phase,
+        "lap": obs.lap,
+        "laps": obs.laps,
+        "turn": obs.turn,
+        "sand": obs.sand,
+        "lapBudget": obs.lap_budget,
+        "hasKeystone": obs.has_keystone,
+        "multiplierPct": obs.multiplier_pct,
+        "score": obs.score,
+        "grid": list(obs.grid),
+    }
+
+
+def _header(state: State) -> str:
+    c = state.chamber
+    if state.phase == "sealed":
+        status = "sealed: DESCEND or END_RUN"
+    elif state.phase == "over":
+        status = f"over ({state.end_reason})"
+    else:
+        status = "lap running"
+    key = "held" if state.has_keystone else f"not held (tile {state.keystone})"
+    if state.phase == "sealed":
+        key = "none (no lap running)"
+    return (
+        f"Chamber {c.number} ({c.width} x {c.height}), multiplier {c.multiplier_pct}%, "
+        f"phase {status}, lap {state.lap}/{c.laps}, turn {state.turn}, "
+        f"sand {state.sand}/{state.lap_budget}, keystone {key}, score {state.score}"
+    )
+
+
+def _echo_lines(state: State) -> list[str]:
+    width = state.chamber.width
+    if not state.echoes:
+        return ["Echoes: none yet (each finished lap adds one)"]
+    lines = ["Echoes (each replays its lap's inputs, one a turn, after you):"]
+    for k, (tile, log) in enumerate(zip(state.echoes, state.logs, strict=True), 1):
+        if tile is None:
+            lines.append(f"  {k}: gone")
+            continue
+        entry = log[state.turn]
+        shown = "WAIT" if entry == "WAIT" else f"MOVE {entry}"
+        left = len(log) - state.turn
+        lines.append(f"  {k}: on {describe(tile, width)}, next {shown}, {left} inputs left")
+    return lines
+
+
+def _gate_lines(state: State) -> list[str]:
+    c = state.chamber
+    if not c.gates:
+        return ["Gates: none"]
+    bodies = bodies_of(state.player, state.echoes)
+    lines = ["Gates (open for a mover when every plate carries another body):"]
+    for i, g in enumerate(c.gates):
+        holders = []
+        for p in g.plates:
+            who = bodies.get(p)
+            name = "nobody" if who is None else "you" if who == YOU else f"echo {who}"
+            holders.append(f"{GATE_LETTERS[i].lower()} {describe(p, c.width)} held by {name}")
+        state_word = "open for you" if gate_open(g, YOU, bodies) else "shut for you"
+        lines.append(
+            f"  {GATE_LETTERS[i]} on {describe(g.tile, c.width)} ({state_word}): "
+            + "; ".join(holders)
+        )
+    return lines
+
+
+def _flux_lines(state: State) -> list[str]:
+    c = state.chamber
+    if not c.flux:
+        return ["Flux: none"]
+    lines = ["Flux (lit when (turn + phase) mod 4 >= 2; ending a turn on lit flux saps 3):"]
+    for f in c.flux:
+        now = "lit" if c.lit(f.tile, state.turn) else "calm"
+        lines.append(f"  {describe(f.tile, c.width)} phase {f.phase}, {now} on turn {state.turn}")
+    return lines
+
+
+def _lap_lines(state: State) -> list[str]:
+    c = state.chamber
+    lines = ["Laps (alcove, keystone, budget):"]
+    for lap in range(1, c.laps + 1):
+        if lap < state.lap or state.phase == "sealed" or lap <= len(state.logs):
+            status = "done"
+        elif lap == state.lap:
+            status = "now"
+        else:
+            status = "later"
+        lines.append(
+            f"  {lap}: alcove {c.alcoves[lap - 1]}, keystone {c.keystones[lap - 1]}, "
+            f"budget {c.lap_budgets[lap - 1]}, {status}"
+        )
+    return lines
+
+
+__all__ = ["LEGEND", "Observation", "glyph_rows", "observation_json", "observe"]
