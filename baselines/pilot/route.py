@@ -1,0 +1,162 @@
+"""PILOT's route plan: which runner fetches which keys, in what order, before the water.
+
+Every way of sharing the keys still in play among the active runners, and every
+order in which each runner fetches its share, is timed along the maze's one path
+between each pair of stops: its keys, then the exit. The clock is projected forward
+at a few rates (a tick costs one clock, a transmission one more, and how often the
+keeper will talk is not known in advance); under each, a runner whose path reaches a
+row the projected water has covered drowns there. A plan is scored by the rules' own
+teamScore (keys, escapes, the time bonus when all three escape), averaged over the
+rates, so that a plan which works only if the keeper hardly talks still beats one
+that cannot open the gate at all, and a safe plan beats a risky one. Ties go to the
+plan that finishes first, then to the one whose runners walk least.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+from baselines.pilot.world import World
+from harness.games.lighthouse.board import Pos
+from harness.games.lighthouse.tide import Tide
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What a plan is timed against: where the game stands, and how fast the clock runs."""
+
+    tick: int
+    clock: int
+    rate: float
+    margin: int
+    tide: Tide
+    max_ticks: int
+    key_count: int
+    keys_collected: int
+    escaped: int
+    runners: int
+
+    def clock_after(self, steps: int) -> int:
+        """The projected clock once ``steps`` more ticks have resolved."""
+        return self.clock + math.ceil(steps * self.rate)
+
+    @cached_property
+    def flooded_after(self) -> dict[int, int]:
+        """Row y -> the fewest steps after which the projected water (plus margin) covers it."""
+        out: dict[int, int] = {}
+        steps = 0
+        while len(out) < self.tide.height and steps <= self.max_ticks:
+            line = self.tide.water_line(self.clock_after(steps) + self.margin)
+            for y in range(line, self.tide.height):
+                out.setdefault(y, steps)
+            steps += 1
+        return out
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One runner's timed route: its stops, the step it takes each key, and its arrival."""
+
+    stops: tuple[Pos, ...]
+    key_steps: tuple[int, ...]
+    arrival: int | None  # steps to the exit, None when it drowns on the way
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A whole plan: every active runner's stops, who matters in it, and its worth."""
+
+    stops: dict[int, tuple[Pos, ...]]
+    useful: frozenset[int]
+    score: float
+    finish: int
+
+
+def time_leg(world: World, start: Pos, keys: tuple[Pos, ...], outlook: Outlook) -> Leg:
+    """Walk ``start`` -> ``keys`` in order -> exit, one tile a tick, against the water."""
+    stops = (*keys, world.exit)
+    flooded_after = outlook.flooded_after
+    never = outlook.max_ticks + 1
+    steps = 0
+    here = start
+    key_steps: list[int] = []
+    for stop in stops:
+        tiles = world.path(here, stop)
+        if here != stop and not tiles:
+            return Leg(stops, tuple(key_steps), None)  # no way there at all
+        for _, y in tiles:
+            steps += 1
+            if steps >= flooded_after.get(y, never):
+                return Leg(stops, tuple(key_steps), None)
+        if stop != world.exit:
+            key_steps.append(steps)
+        here = stop
+    return Leg(stops, tuple(key_steps), steps)
+
+
+def score_plan(legs: dict[int, Leg], outlook: Outlook) -> tuple[float, int, frozenset[int]]:
+    """The projected teamScore of ``legs``, the step all is over, and who matters in it."""
+    keys = outlook.keys_collected + sum(len(leg.key_steps) for leg in legs.values())
+    gate = max((s for leg in legs.values() for s in leg.key_steps), default=0)
+    escapes: dict[int, int] = {}
+    if keys == outlook.key_count:
+        last_step = outlook.max_ticks - outlook.tick  # escaping on the last tick still counts
+        flood_clock = outlook.tide.flood_clock
+        for seat, leg in legs.items():
+            if leg.arrival is None:
+                continue
+            out = max(leg.arrival, gate)
+            if out <= last_step and outlook.clock_after(out - 1) < flood_clock:
+                escapes[seat] = out
+    escaped = outlook.escaped + len(escapes)
+    finish = max([*escapes.values(), gate])
+    score = 6 * keys / outlook.key_count + 10 * escaped
+    if escaped == outlook.runners:
+        score += 6 * max(0.0, 1 - outlook.clock_after(finish) / outlook.tide.flood_clock)
+    useful = frozenset(seat for seat, leg in legs.items() if leg.key_steps or seat in escapes)
+    return score, finish, useful
+
+
+def plan_routes(world: World, starts: dict[int, Pos], outlooks: tuple[Outlook, ...]) -> Plan:
+    """The best plan for runners standing on ``starts`` (seat -> tile).
+
+    ``outlooks`` share a start and differ in the rate the clock is projected at; the
+    middle one times the chosen plan.
+    """
+    middle = len(outlooks) // 2
+    in_play = tuple(k for k in world.keys if world.dry(k, outlooks[middle].clock))
+    seats = sorted(starts)
+    legs: dict[tuple[int, tuple[Pos, ...]], list[Leg]] = {}
+    best: Plan | None = None
+    best_key: tuple[float, int, int] | None = None
+    for owners in itertools.product(seats, repeat=len(in_play)):
+        pairs = tuple(zip(in_play, owners, strict=True))
+        shares = {s: tuple(k for k, o in pairs if o == s) for s in seats}
+        for orders in itertools.product(*(itertools.permutations(shares[s]) for s in seats)):
+            timed = []
+            for seat, order in zip(seats, orders, strict=True):
+                if (seat, order) not in legs:
+                    legs[(seat, order)] = [
+                        time_leg(world, starts[seat], order, o) for o in outlooks
+                    ]
+                timed.append(legs[(seat, order)])
+            scores = [
+                score_plan({s: t[i] for s, t in zip(seats, timed, strict=True)}, o)
+                for i, o in enumerate(outlooks)
+            ]
+            score = sum(s for s, _, _ in scores) / len(scores)
+            _, finish, useful = scores[middle]
+            walked = sum(t[middle].arrival or 0 for t in timed)
+            key = (-score, finish, walked)
+            if best_key is None or key < best_key:
+                best_key = key
+                stops = {s: t[middle].stops for s, t in zip(seats, timed, strict=True)}
+                best = Plan(stops, useful, score, finish)
+    assert best is not None  # product() always yields at least one plan
+    return best
+
+
+__all__ = ["Leg", "Outlook", "Plan", "plan_routes", "score_plan", "time_leg"]

@@ -1,0 +1,99 @@
+"""PILOT's picture of the board, built from the keeper's observation alone.
+
+The maze (every tile that is not wall), the exit, the keys still in play and the
+tide; from it, the 3 x 3 window a runner will see at any clock, and the one path
+between two tiles of the tree-shaped maze.
+"""
+
+from __future__ import annotations
+
+from harness.games.lighthouse.board import Pos, bfs_distances, neighbours
+from harness.games.lighthouse.observe import KeeperObservation
+from harness.games.lighthouse.state import Move
+from harness.games.lighthouse.tide import Tide
+
+#: N, E, S, W: the fixed order every tie breaks by.
+STEPS: tuple[Move, Move, Move, Move] = (Move.N, Move.E, Move.S, Move.W)
+
+
+class World:
+    """The board as the keeper knows it, with the tide to say which tiles are dry when."""
+
+    def __init__(self, obs: KeeperObservation) -> None:
+        self.width = obs.width
+        self.height = obs.height
+        # Walls render '#' even under water, and nothing else does: every other
+        # glyph (floor, water, key, exit, runner) stands on floor.
+        self.floor = frozenset(
+            (x, y) for y, row in enumerate(obs.grid) for x, glyph in enumerate(row) if glyph != "#"
+        )
+        self.exit = obs.exit
+        self.keys = obs.uncollected_keys
+        self.gate_open = obs.gate_open
+        self.tide = Tide(obs.tide_delay, obs.tide_period, obs.height)
+        self._fields: dict[Pos, dict[Pos, int]] = {}
+        self._paths: dict[tuple[Pos, Pos], tuple[Pos, ...]] = {}
+
+    def dry(self, pos: Pos, clock: int) -> bool:
+        """Whether ``pos`` is floor and above the water at ``clock``."""
+        return pos in self.floor and pos[1] < self.tide.water_line(clock)
+
+    def glyph(self, pos: Pos, clock: int) -> str:
+        """The tile as a runner's window draws it at ``clock``: exit > wall > water > key."""
+        if pos == self.exit:
+            return "O" if self.gate_open else "E"
+        if pos not in self.floor:
+            return "#"
+        if pos[1] >= self.tide.water_line(clock):
+            return "~"
+        return "K" if pos in self.keys else "."
+
+    def window(self, pos: Pos, clock: int) -> tuple[str, str, str]:
+        """The 3 x 3 window around ``pos`` at ``clock``, north row first, '@' in the centre."""
+        x0, y0 = pos
+        rows = [
+            "".join(
+                "@" if dx == dy == 0 else self.glyph((x0 + dx, y0 + dy), clock) for dx in (-1, 0, 1)
+            )
+            for dy in (-1, 0, 1)
+        ]
+        return (rows[0], rows[1], rows[2])
+
+    def field(self, target: Pos) -> dict[Pos, int]:
+        """Maze distances to ``target`` over the whole floor, water ignored."""
+        found = self._fields.get(target)
+        if found is None:
+            found = self._fields[target] = bfs_distances(self.floor, target)
+        return found
+
+    def distance(self, a: Pos, b: Pos) -> int | None:
+        """The maze distance from ``a`` to ``b``, or None when no path joins them."""
+        return self.field(b).get(a)
+
+    def step(self, pos: Pos, target: Pos) -> Move:
+        """The first move of the one path from ``pos`` to ``target`` (WAIT when there)."""
+        field = self.field(target)
+        here = field.get(pos)
+        if not here:
+            return Move.WAIT
+        for move, nxt in zip(STEPS, neighbours(pos), strict=True):
+            if field.get(nxt) == here - 1:
+                return move
+        return Move.WAIT  # unreachable: a tile at distance d > 0 has a neighbour at d - 1
+
+    def path(self, a: Pos, b: Pos) -> tuple[Pos, ...]:
+        """The tiles of the path from ``a`` to ``b``, ``a`` excluded (empty when a == b)."""
+        found = self._paths.get((a, b))
+        if found is None:
+            field = self.field(b)
+            tiles: list[Pos] = []
+            here = a
+            while field.get(here, 0) > 0:
+                dx, dy = self.step(here, b).delta
+                here = (here[0] + dx, here[1] + dy)
+                tiles.append(here)
+            found = self._paths[(a, b)] = tuple(tiles)
+        return found
+
+
+__all__ = ["STEPS", "World"]
