@@ -98,7 +98,14 @@ def decide(obs: KeeperObservation) -> Decision:
     # This tick's moves are already settled by what was sent before it.
     moves = {w.seat: predict_move(world, w, sent, t, clock) for w in walkers}
     landing = {w.seat: advance(world, w, moves[w.seat], clock, clock + 1) for w in walkers}
-    alive = {seat: w for seat, w in landing.items() if w.alive}
+    # Keys are picked up, the gate opens and runners on the exit escape before the
+    # water rises (steps 5-7 before 10), so the plan starts from all of that.
+    picked = {w.pos for w in landing.values() if w.pos in world.keys}
+    keys_collected = obs.keys_collected + len(picked)
+    gate_open = obs.gate_open or keys_collected == obs.key_count
+    world.collect(picked, gate_open)
+    escaping = {s for s, w in landing.items() if gate_open and w.pos == world.exit}
+    alive = {s: w for s, w in landing.items() if w.alive and s not in escaping}
     if not alive:
         return Decision(None, notes, None, landing)
     outlooks = tuple(
@@ -110,8 +117,8 @@ def decide(obs: KeeperObservation) -> Decision:
             tide=world.tide,
             max_ticks=obs.max_ticks,
             key_count=obs.key_count,
-            keys_collected=obs.keys_collected,
-            escaped=sum(1 for r in obs.runners if r.status is RunnerStatus.ESCAPED),
+            keys_collected=keys_collected,
+            escaped=len(escaping) + sum(1 for r in obs.runners if r.status is RunnerStatus.ESCAPED),
             runners=len(obs.runners),
         )
         for rate in CLOCK_RATES

@@ -34,6 +34,11 @@ class World:
         self._fields: dict[Pos, dict[Pos, int]] = {}
         self._paths: dict[tuple[Pos, Pos], tuple[Pos, ...]] = {}
 
+    def collect(self, picked: set[Pos], gate_open: bool) -> None:
+        """Take ``picked`` off the board and set the gate: the board once this tick resolves."""
+        self.keys = tuple(k for k in self.keys if k not in picked)
+        self.gate_open = gate_open
+
     def dry(self, pos: Pos, clock: int) -> bool:
         """Whether ``pos`` is floor and above the water at ``clock``."""
         return pos in self.floor and pos[1] < self.tide.water_line(clock)
