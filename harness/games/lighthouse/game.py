@@ -315,6 +315,9 @@ class LighthouseGame:
     def report_columns(self) -> tuple[Column, ...]:
         return COLUMNS
 
+    def ceiling_baseline(self) -> str:
+        return "pilot"  # PILOT keeps, WALLHUG runs: the strongest scripted team
+
     def render_results(self, results: Any) -> str:
         r: LighthouseResults = results
         return (
