@@ -47,13 +47,28 @@ class Outlook:
     def flooded_after(self) -> dict[int, int]:
         """Row y -> the fewest steps after which the projected water (plus margin) covers it."""
         out: dict[int, int] = {}
-        steps = 0
-        while len(out) < self.tide.height and steps <= self.max_ticks:
-            line = self.tide.water_line(self.clock_after(steps) + self.margin)
-            for y in range(line, self.tide.height):
-                out.setdefault(y, steps)
-            steps += 1
+        for y in range(self.tide.height):
+            need = self.tide.row_flood_clock(y) - self.margin  # the clock that floods row y
+            steps = max(0, math.floor((need - self.clock - 1) / self.rate) - 1)
+            while self.clock_after(steps) < need:
+                steps += 1
+            out[y] = steps
         return out
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A runner's way from its tile through its keys to the exit, untimed.
+
+    ``rows`` holds the row of the tile after each step; ``key_steps`` the step on which
+    each key is reached; ``whole`` is False when some stop cannot be reached at all
+    (``rows`` then ends where the way does).
+    """
+
+    stops: tuple[Pos, ...]
+    rows: tuple[int, ...]
+    key_steps: tuple[int, ...]
+    whole: bool
 
 
 @dataclass(frozen=True)
@@ -75,26 +90,38 @@ class Plan:
     finish: int
 
 
-def time_leg(world: World, start: Pos, keys: tuple[Pos, ...], outlook: Outlook) -> Leg:
-    """Walk ``start`` -> ``keys`` in order -> exit, one tile a tick, against the water."""
+def walk(world: World, start: Pos, keys: tuple[Pos, ...]) -> Walk:
+    """The way ``start`` -> ``keys`` in order -> exit along the maze's paths."""
     stops = (*keys, world.exit)
-    flooded_after = outlook.flooded_after
-    never = outlook.max_ticks + 1
-    steps = 0
-    here = start
+    rows: list[int] = []
     key_steps: list[int] = []
+    here = start
     for stop in stops:
         tiles = world.path(here, stop)
         if here != stop and not tiles:
-            return Leg(stops, tuple(key_steps), None)  # no way there at all
-        for _, y in tiles:
-            steps += 1
-            if steps >= flooded_after.get(y, never):
-                return Leg(stops, tuple(key_steps), None)
+            return Walk(stops, tuple(rows), tuple(key_steps), False)  # no way there at all
+        rows.extend(y for _, y in tiles)
         if stop != world.exit:
-            key_steps.append(steps)
+            key_steps.append(len(rows))
         here = stop
-    return Leg(stops, tuple(key_steps), steps)
+    return Walk(stops, tuple(rows), tuple(key_steps), True)
+
+
+def time_leg(way: Walk, outlook: Outlook) -> Leg:
+    """``way`` walked one tile a tick against the projected water.
+
+    A step onto a row the water already covers is blocked and one onto a row it covers
+    by the tick's end drowns the runner, either way ending the walk; a key reached on
+    the very step the runner drowns is still taken (pickup comes before drowning).
+    """
+    flooded_after = outlook.flooded_after
+    never = outlook.max_ticks + 1
+    for step, y in enumerate(way.rows, start=1):
+        covered = flooded_after.get(y, never)
+        if step >= covered:
+            keys = tuple(s for s in way.key_steps if s < step or s == step == covered)
+            return Leg(way.stops, keys, None)
+    return Leg(way.stops, way.key_steps, len(way.rows) if way.whole else None)
 
 
 def score_plan(legs: dict[int, Leg], outlook: Outlook) -> tuple[float, int, frozenset[int]]:
@@ -129,7 +156,7 @@ def plan_routes(world: World, starts: dict[int, Pos], outlooks: tuple[Outlook, .
     middle = len(outlooks) // 2
     in_play = tuple(k for k in world.keys if world.dry(k, outlooks[middle].clock))
     seats = sorted(starts)
-    legs: dict[tuple[int, tuple[Pos, ...]], list[Leg]] = {}
+    legs: dict[tuple[int, tuple[Pos, ...]], list[Leg]] = {}  # walks shared by many plans
     best: Plan | None = None
     best_key: tuple[float, int, int] | None = None
     for owners in itertools.product(seats, repeat=len(in_play)):
@@ -139,9 +166,8 @@ def plan_routes(world: World, starts: dict[int, Pos], outlooks: tuple[Outlook, .
             timed = []
             for seat, order in zip(seats, orders, strict=True):
                 if (seat, order) not in legs:
-                    legs[(seat, order)] = [
-                        time_leg(world, starts[seat], order, o) for o in outlooks
-                    ]
+                    way = walk(world, starts[seat], order)
+                    legs[(seat, order)] = [time_leg(way, o) for o in outlooks]
                 timed.append(legs[(seat, order)])
             scores = [
                 score_plan({s: t[i] for s, t in zip(seats, timed, strict=True)}, o)
@@ -159,4 +185,4 @@ def plan_routes(world: World, starts: dict[int, Pos], outlooks: tuple[Outlook, .
     return best
 
 
-__all__ = ["Leg", "Outlook", "Plan", "plan_routes", "score_plan", "time_leg"]
+__all__ = ["Leg", "Outlook", "Plan", "Walk", "plan_routes", "score_plan", "time_leg", "walk"]
