@@ -69,7 +69,7 @@ def test_a_fresh_smoke_tournament_replays_clean(tmp_path: Path) -> None:
     )
     proc = lighthouse("replay", str(out))
     assert proc.returncode == 0, proc.stdout
-    assert "200 records: 200 clean, 0 mismatched" in proc.stdout
+    assert "300 records: 300 clean, 0 mismatched" in proc.stdout
 
 
 @pytest.mark.parametrize(

@@ -149,4 +149,4 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(tmp_path: Path) -> None:
     assert rerun.returncode == 0
     assert f"{done} already done" in rerun.stderr
     ids = [s.episode_id for s in ResultsFolder(out).summaries()]
-    assert len(ids) == len(set(ids)) == 200
+    assert len(ids) == len(set(ids)) == 300
