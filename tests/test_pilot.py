@@ -22,6 +22,7 @@ from baselines.lantern import lantern
 from baselines.orders import find_order
 from baselines.pilot import decide, pilot
 from baselines.pilot.memory import encode, recall
+from baselines.pilot.route import MAX_PLANS, plan_count
 from baselines.pilot.world import World
 from baselines.wallhug import wallhug_move
 from harness.games.lighthouse.board import generate_board
@@ -38,6 +39,7 @@ from harness.games.lighthouse.state import (
     RunnerDecision,
     new_game,
 )
+from tests.conftest import OPEN_ROOM, state_from
 from tests.test_golden_playthroughs import GOLDEN_DIR, keeper_text, moves_text, parse_inputs
 
 GAME = LighthouseGame()
@@ -204,6 +206,35 @@ def test_it_talks_only_when_a_standing_order_would_take_a_runner_off_its_route()
                 corrected.append(seat)
         assert corrected, (step.obs.tick, step.keeper.message)
     assert spoken > 100
+
+
+# --- other boards -------------------------------------------------------------------------
+
+
+def play_pilot(state: GameState) -> GameState:
+    """PILOT and WALLHUG to the end, checking every predicted move on the way."""
+    while not state.over:
+        obs = observe_keeper(state)
+        landing = decide(obs).landing
+        moves = _runner_moves(state)
+        keeper = _parse_keeper(obs, pilot(obs))
+        state, _ = resolve_tick(state, keeper, {s: RunnerDecision(m) for s, m in moves.items()})
+        assert {s: w.pos for s, w in landing.items()} == {s: state.runner(s).pos for s in moves}, (
+            obs.tick
+        )
+    return state
+
+
+def test_on_an_open_room_with_loops_all_three_escape() -> None:
+    final = play_pilot(state_from(OPEN_ROOM))
+    assert (results(final).keys_collected, results(final).escaped) == (3, 3)
+
+
+def test_with_many_keys_it_shares_them_greedily_and_still_plays_to_the_end() -> None:
+    config = LighthouseConfig(width=21, height=15, key_count=6, max_ticks=120)
+    assert plan_count(6, 3) > MAX_PLANS
+    final = play_pilot(new_game(config, generate_board(config, 3)))
+    assert results(final).keys_collected >= 1
 
 
 # --- how well it plays --------------------------------------------------------------------

@@ -10,18 +10,27 @@ teamScore (keys, escapes, the time bonus when all three escape), averaged over t
 rates, so that a plan which works only if the keeper hardly talks still beats one
 that cannot open the gate at all, and a safe plan beats a risky one. Ties go to the
 plan that finishes first, then to the one whose runners walk least.
+
+Three keys among three runners make 60 plans. A board with so many keys that the plans
+would pass :data:`MAX_PLANS` (six keys make 20,160) gets one plan instead, built
+greedily: each key in turn goes to the runner that would reach it soonest from where
+its walk so far ends.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 from baselines.pilot.world import World
 from harness.games.lighthouse.board import Pos
 from harness.games.lighthouse.tide import Tide
+
+#: The most plans PILOT times in one decision before it shares the keys greedily.
+MAX_PLANS = 3000
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,48 @@ def score_plan(legs: dict[int, Leg], outlook: Outlook) -> tuple[float, int, froz
     return score, finish, useful
 
 
+def plan_count(keys: int, runners: int) -> int:
+    """How many plans share ``keys`` keys among ``runners`` runners, each list in order."""
+    return math.factorial(keys) * math.comb(keys + runners - 1, runners - 1)
+
+
+def key_orders(
+    world: World, starts: dict[int, Pos], keys: tuple[Pos, ...]
+) -> Iterator[tuple[tuple[Pos, ...], ...]]:
+    """Each plan's key lists, one per runner in seat order: every plan, or a greedy one."""
+    seats = sorted(starts)
+    if plan_count(len(keys), len(seats)) > MAX_PLANS:
+        yield greedy_orders(world, starts, keys)
+        return
+    for owners in itertools.product(seats, repeat=len(keys)):
+        pairs = tuple(zip(keys, owners, strict=True))
+        shares = {s: tuple(k for k, o in pairs if o == s) for s in seats}
+        yield from itertools.product(*(itertools.permutations(shares[s]) for s in seats))
+
+
+def greedy_orders(
+    world: World, starts: dict[int, Pos], keys: tuple[Pos, ...]
+) -> tuple[tuple[Pos, ...], ...]:
+    """Each key in turn to the runner that reaches it soonest, counting the walk it has."""
+    seats = sorted(starts)
+    ends, walked = dict(starts), dict.fromkeys(seats, 0)
+    lists: dict[int, list[Pos]] = {s: [] for s in seats}
+    unreachable = 10 * world.width * world.height
+
+    def far(a: Pos, b: Pos) -> int:
+        d = world.distance(a, b)
+        return unreachable if d is None else d
+
+    left = list(keys)
+    while left:
+        _, seat, key = min((walked[s] + far(ends[s], k), s, k) for s in seats for k in left)
+        walked[seat] += far(ends[seat], key)
+        ends[seat] = key
+        lists[seat].append(key)
+        left.remove(key)
+    return tuple(tuple(lists[s]) for s in seats)
+
+
 def plan_routes(world: World, starts: dict[int, Pos], outlooks: tuple[Outlook, ...]) -> Plan:
     """The best plan for runners standing on ``starts`` (seat -> tile).
 
@@ -159,30 +210,40 @@ def plan_routes(world: World, starts: dict[int, Pos], outlooks: tuple[Outlook, .
     legs: dict[tuple[int, tuple[Pos, ...]], list[Leg]] = {}  # walks shared by many plans
     best: Plan | None = None
     best_key: tuple[float, int, int] | None = None
-    for owners in itertools.product(seats, repeat=len(in_play)):
-        pairs = tuple(zip(in_play, owners, strict=True))
-        shares = {s: tuple(k for k, o in pairs if o == s) for s in seats}
-        for orders in itertools.product(*(itertools.permutations(shares[s]) for s in seats)):
-            timed = []
-            for seat, order in zip(seats, orders, strict=True):
-                if (seat, order) not in legs:
-                    way = walk(world, starts[seat], order)
-                    legs[(seat, order)] = [time_leg(way, o) for o in outlooks]
-                timed.append(legs[(seat, order)])
-            scores = [
-                score_plan({s: t[i] for s, t in zip(seats, timed, strict=True)}, o)
-                for i, o in enumerate(outlooks)
-            ]
-            score = sum(s for s, _, _ in scores) / len(scores)
-            _, finish, useful = scores[middle]
-            walked = sum(t[middle].arrival or 0 for t in timed)
-            key = (-score, finish, walked)
-            if best_key is None or key < best_key:
-                best_key = key
-                stops = {s: t[middle].stops for s, t in zip(seats, timed, strict=True)}
-                best = Plan(stops, useful, score, finish)
-    assert best is not None  # product() always yields at least one plan
+    for orders in key_orders(world, starts, in_play):
+        timed = []
+        for seat, order in zip(seats, orders, strict=True):
+            if (seat, order) not in legs:
+                way = walk(world, starts[seat], order)
+                legs[(seat, order)] = [time_leg(way, o) for o in outlooks]
+            timed.append(legs[(seat, order)])
+        scores = [
+            score_plan({s: t[i] for s, t in zip(seats, timed, strict=True)}, o)
+            for i, o in enumerate(outlooks)
+        ]
+        score = sum(s for s, _, _ in scores) / len(scores)
+        _, finish, useful = scores[middle]
+        walked = sum(t[middle].arrival or 0 for t in timed)
+        key = (-score, finish, walked)
+        if best_key is None or key < best_key:
+            best_key = key
+            stops = {s: t[middle].stops for s, t in zip(seats, timed, strict=True)}
+            best = Plan(stops, useful, score, finish)
+    assert best is not None  # key_orders always yields at least one plan
     return best
 
 
-__all__ = ["Leg", "Outlook", "Plan", "Walk", "plan_routes", "score_plan", "time_leg", "walk"]
+__all__ = [
+    "MAX_PLANS",
+    "Leg",
+    "Outlook",
+    "Plan",
+    "Walk",
+    "greedy_orders",
+    "key_orders",
+    "plan_count",
+    "plan_routes",
+    "score_plan",
+    "time_leg",
+    "walk",
+]
