@@ -84,7 +84,7 @@ def candidates(world: World, walker: Walker, clock: int) -> list[Entry]:
 
 
 def decide(obs: KeeperObservation) -> Decision:
-    """PILOT's decision for ``obs``."""
+    """PILOT's decision for ``obs``: play out this tick, plan, then speak only if needed."""
     world = World(obs)
     histories = recall(obs)
     notes = encode(obs.tick, histories)
@@ -138,29 +138,46 @@ def decide(obs: KeeperObservation) -> Decision:
         if w.seat in alive
     ):
         return Decision(None, notes, plan, landing)
-    # Talking costs a clock, so the words land one clock later.
+    message = compose(world, alive, plan, sent, t, clock, needy)
+    return Decision(message, notes, plan, landing)
+
+
+def compose(
+    world: World,
+    alive: Mapping[int, Walker],
+    plan: Plan,
+    sent: Mapping[int, str],
+    tick: int,
+    clock: int,
+    needy: list[int],
+) -> str | None:
+    """The message that keeps each runner on its route longest, or None when no words
+    would put a ``needy`` runner back on course. ``alive`` are the runners as they will
+    stand when the words land, at tick ``tick + 1``; talking makes that clock + 2."""
     chosen: dict[int, tuple[Entry, int]] = {}
     spoken: dict[int, tuple[Move, int]] = {}  # each runner's best entry that names it
     for seat, w in sorted(alive.items()):
         for entry in candidates(world, w, clock + 2):
+            # Runners are planned one at a time: to a runner, a message that does not
+            # name it reads the same as one that names no one.
             text = "-" if entry is None else entry_text(w.alias, entry)
-            fit = keeps_to_plan(world, w, plan.stops[seat], {**sent, t: text}, t + 1, clock + 2)
+            words = {**sent, tick: text}
+            fit = keeps_to_plan(world, w, plan.stops[seat], words, tick + 1, clock + 2)
             if seat not in chosen or fit > chosen[seat][1]:
                 chosen[seat] = (entry, fit)
             if entry is not None and (seat not in spoken or fit > spoken[seat][1]):
                 spoken[seat] = (entry, fit)
     if not any(chosen[seat][1] > 0 for seat in needy):
-        return Decision(None, notes, plan, landing)  # no words would put it back on course
+        return None
     if all(entry is None for entry, _ in chosen.values()):
         # A message must name someone: the runner that loses least by being named.
         seat = max(spoken, key=lambda s: (spoken[s][1] - chosen[s][1], -s))
         chosen[seat] = spoken[seat]
-    parts = [
+    return "; ".join(
         entry_text(alive[seat].alias, entry)
         for seat, (entry, _) in sorted(chosen.items())
         if entry is not None
-    ]
-    return Decision("; ".join(parts), notes, plan, landing)
+    )
 
 
 def pilot(obs: KeeperObservation) -> str:
@@ -171,4 +188,4 @@ def pilot(obs: KeeperObservation) -> str:
     return json.dumps({"transmit": True, "message": decision.message, "notes": decision.notes})
 
 
-__all__ = ["Decision", "candidates", "decide", "keeps_to_plan", "pilot"]
+__all__ = ["Decision", "candidates", "compose", "decide", "keeps_to_plan", "pilot"]
