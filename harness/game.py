@@ -206,5 +206,14 @@ class Game(Protocol[StateT]):
         """The game's own report columns over :meth:`episode_metrics`."""
         ...
 
+    def ceiling_baseline(self) -> str | None:
+        """The baseline whose team a report measures entrants against, or None.
+
+        Its team plays it in every seat group whose role has it and the role's default
+        baseline elsewhere; reports show each entrant's score as a share of that team's
+        on the same seeds (``--ceiling`` picks another, or plays it when no entrant does).
+        """
+        ...
+
 
 __all__ = ["Game", "ParseFailure", "SeatGroup", "SeatSpec"]

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from baselines.lantern import lantern
+from baselines.pilot import pilot
 from baselines.silent import silent
 from baselines.wallhug import wallhug
 from harness.errors import ConfigError, RulesError
@@ -49,7 +50,7 @@ KEEPER: Final = "keeper"
 RUNNER: Final = "runner"
 ROLES: Final = (KEEPER, RUNNER)
 # The first of each role is the fallback for an LLM seat of that role.
-_KEEPER_BASELINES: Final = {"lantern": lantern, "silent": silent}
+_KEEPER_BASELINES: Final = {"lantern": lantern, "silent": silent, "pilot": pilot}
 _RUNNER_BASELINES: Final = {"wallhug": wallhug}
 
 
@@ -313,6 +314,9 @@ class LighthouseGame:
 
     def report_columns(self) -> tuple[Column, ...]:
         return COLUMNS
+
+    def ceiling_baseline(self) -> str:
+        return "pilot"  # PILOT keeps, WALLHUG runs: the strongest scripted team
 
     def render_results(self, results: Any) -> str:
         r: LighthouseResults = results
