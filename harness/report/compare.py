@@ -20,17 +20,19 @@ rank); the 95% rank interval is the 2.5th to 97.5th percentile of those ranks.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from harness.report.stats import (
     LEVEL,
     TIE_TOLERANCE,
+    Cell,
     Draw,
     Interval,
     bootstrap_columns,
     bootstrap_p,
     percentile_bounds,
+    shared_differences,
 )
 
 ALPHA = round(1 - LEVEL, 12)  # 0.05, not 0.050000000000000044
@@ -83,24 +85,53 @@ class Comparison:
         return self.holm is not None and self.holm.adjusted <= ALPHA
 
 
+def pair_bootstrap(
+    names: Sequence[str],
+    cells: Mapping[str, Mapping[Cell, float]],
+    resample: Callable[[int], Iterable[Draw]],
+) -> tuple[list[list[float]], list[list[float]]]:
+    """For each pair of ``names`` (i < j): its per-cell differences on the cells both
+    finished, and the resampled mean differences (empty with fewer than two cells).
+
+    A resampled mean difference equals the difference of the two resampled means, so
+    pairs that share the same cells (every pair, when the folder is complete) are
+    resampled together: one pass over the draws serves them all.
+    """
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    diffs: list[list[float]] = []
+    stats: list[list[float]] = [[] for _ in pairs]
+    by_cells: dict[tuple[Cell, ...], list[int]] = {}
+    for k, (a, b) in enumerate(pairs):
+        both, d = shared_differences(cells[a], cells[b])
+        diffs.append(d)
+        if len(both) > 1:
+            by_cells.setdefault(tuple(both), []).append(k)
+    for shared, ks in by_cells.items():
+        members = [n for n in names if any(n in pairs[k] for k in ks)]
+        column = {n: i for i, n in enumerate(members)}
+        means = bootstrap_columns(
+            [[cells[n][c] for c in shared] for n in members], resample(len(shared))
+        )
+        for k in ks:
+            i, j = column[pairs[k][0]], column[pairs[k][1]]
+            stats[k] = [row[i] - row[j] for row in means]
+    return diffs, stats
+
+
 def pairwise(
     names: Sequence[str],
     diffs: Sequence[Sequence[float]],
-    resample: Callable[[int], Iterable[Draw]],
+    stats: Sequence[Sequence[float]],
     alpha: float = ALPHA,
 ) -> list[Comparison]:
     """Holm-adjusted comparisons of ``names`` taken two at a time, in (i < j) order.
 
-    ``diffs[k]`` holds the per-cell differences of the k-th pair; ``resample(n)``
-    gives the draws over n cells (:func:`harness.report.stats.draws`). A pair with
-    fewer than two shared cells is no test: it gets no interval and no p-value, and
-    is not counted among Holm's m comparisons.
+    ``diffs[k]`` holds the per-cell differences of the k-th pair and ``stats[k]`` its
+    resampled mean differences (see :func:`pair_bootstrap`). A pair without
+    resamples (fewer than two shared cells) is no test: it gets no interval and no
+    p-value, and is not counted among Holm's m comparisons.
     """
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
-    stats = [
-        [row[0] for row in bootstrap_columns([d], resample(len(d)))] if len(d) > 1 else []
-        for d in diffs
-    ]
     tested = [k for k, s in enumerate(stats) if s]
     ps = {k: bootstrap_p(stats[k]) for k in tested}
     steps = dict(zip(tested, holm([ps[k] for k in tested], alpha), strict=True))
@@ -156,6 +187,7 @@ __all__ = [
     "HolmStep",
     "Rank",
     "holm",
+    "pair_bootstrap",
     "pairwise",
     "rank_intervals",
     "ranks_of",

@@ -16,7 +16,7 @@ import math
 import random
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -76,7 +76,9 @@ def bootstrap_columns(
     ``columns`` are aligned: row i of every column belongs to the same cell, so one
     resample moves them together (what keeps paired comparisons and ranks paired).
     """
-    return [[math.fsum(col[i] for i in draw) / len(draw) for col in columns] for draw in resamples]
+    return [
+        [math.fsum(map(col.__getitem__, draw)) / len(draw) for col in columns] for draw in resamples
+    ]
 
 
 def percentile_bounds(stats: Sequence[float], level: float = LEVEL) -> tuple[float, float]:
@@ -170,14 +172,19 @@ def paired_difference(
     reference: Iterable[tuple[Cell, float]],
     *,
     seed: int = BOOTSTRAP_SEED,
+    resample: Callable[[int], Iterable[Draw]] | None = None,
 ) -> Paired:
-    """Differences entrant - reference over shared cells, repetitions averaged per cell."""
+    """Differences entrant - reference over shared cells, repetitions averaged per cell.
+
+    ``resample(n)`` gives the draws over n cells; by default :func:`draws` with ``seed``.
+    """
     _, diffs = shared_differences(cell_means(entrant), cell_means(reference))
     wins = sum(1 for d in diffs if d > TIE_TOLERANCE)
     losses = sum(1 for d in diffs if d < -TIE_TOLERANCE)
+    chosen = resample(len(diffs)) if resample is not None else draws(len(diffs), seed=seed)
     return Paired(
         pairs=len(diffs),
-        difference=bootstrap_mean(diffs, seed=seed),
+        difference=interval_from(diffs, chosen),
         wins=wins,
         ties=len(diffs) - wins - losses,
         losses=losses,

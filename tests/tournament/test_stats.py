@@ -10,7 +10,7 @@ import pytest
 
 from harness.games.lighthouse.game import LighthouseGame
 from harness.report.build import build_report
-from harness.report.compare import holm, pairwise, rank_intervals, ranks_of
+from harness.report.compare import holm, pair_bootstrap, pairwise, rank_intervals, ranks_of
 from harness.report.render import to_csv, to_json, to_markdown, to_svg
 from harness.report.stats import (
     bootstrap_mean,
@@ -107,8 +107,10 @@ def test_report_by_hand() -> None:
     )
     assert [r["entrant"] for r in report["entrants"]] == ["ref", "model"]
     ref, model = report["entrants"]
-    assert model["episodes"] == 4
-    assert model["score"]["mean"] == pytest.approx(47 / 4)
+    assert (model["episodes"], model["cells"]) == (4, 3)
+    # the mean over cells: seed 0's repetitions average to 11, then (11 + 5 + 20) / 3
+    assert model["score"]["mean"] == pytest.approx(12.0)
+    assert (model["score"]["n"], model["score"]["episodes"]) == (3, 4)
     assert ref["score"]["mean"] == pytest.approx(46 / 4)
     assert model["columns"]["K"] == pytest.approx(3.0)
     # escape rate = sum(E) / sum(runners) = (1 + 1 + 0 + 2) / 12
@@ -129,20 +131,31 @@ def test_report_by_hand() -> None:
     (clean,) = report["fallbackFree"]["paired"]
     assert clean["difference"]["mean"] == pytest.approx((1 + 0 - 5) / 3)
     assert report["leader"] == "keeper"
-    assert [k["agent"] for k in report["leaderboard"]] == ["openai:m", "lantern"]
+    (board,) = report["leaderboards"]
+    assert (board["group"], board["context"], board["cells"]) == (
+        "keeper",
+        {"runners": "wallhug"},
+        3,
+    )
+    # over the three cells both finished: ref (9 + 5 + 25) / 3 = 13 against model 12
+    assert [(r["agent"], r["rank"]) for r in board["rows"]] == [("lantern", 1), ("openai:m", 2)]
+    assert board["rows"][0]["score"]["mean"] == pytest.approx(13.0)
 
 
 def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:
     report = build_report(LighthouseGame(), SUMMARIES, reference="ref", order=["ref", "model"])
     md = to_markdown(report)
-    assert "| model | openai:m | wallhug | 4 | 11.75 [" in md
+    assert "| model | openai:m | wallhug | 4 | 3 | 12.00 [" in md
     assert "| model | ref | 3 | -1.00 [" in md
+    assert "95% percentile bootstrap over (seed, variant) cells, 2,000 resamples" in md
+    assert "(incomplete)" not in md
     assert "## Without LLM fallbacks" in md
     assert "## Keeper leaderboard" in md
     rows = to_csv(report).splitlines()
     header = rows[0].split(",")
     model = dict(zip(header, rows[2].split(","), strict=True))
-    assert float(model["score_mean"]) == pytest.approx(11.75)
+    assert float(model["score_mean"]) == pytest.approx(12.0)
+    assert (model["cells"], model["incomplete"]) == ("3", "false")
     assert model["paired_vs"] == "ref"
     assert (model["wins"], model["ties"], model["losses"]) == ("1", "1", "1")
     assert json.loads(to_json(report)) == json.loads(json.dumps(report))
@@ -211,8 +224,11 @@ def test_rank_intervals_by_hand() -> None:
 
 def test_pairwise_by_hand() -> None:
     # cell means a 5,6,7; b 1,2,3; c 1,3,2 -> a-b 4,4,4; a-c 4,3,5; b-c 0,-1,1
-    diffs = [[4.0, 4.0, 4.0], [4.0, 3.0, 5.0], [0.0, -1.0, 1.0]]
-    ab, ac, bc = pairwise(["a", "b", "c"], diffs, lambda n: DRAWS)
+    means = {"a": [5.0, 6.0, 7.0], "b": [1.0, 2.0, 3.0], "c": [1.0, 3.0, 2.0]}
+    cells = {n: {(seed, "d"): x for seed, x in enumerate(v)} for n, v in means.items()}
+    diffs, stats = pair_bootstrap(["a", "b", "c"], cells, lambda n: DRAWS)
+    assert diffs == [[4.0, 4.0, 4.0], [4.0, 3.0, 5.0], [0.0, -1.0, 1.0]]
+    ab, ac, bc = pairwise(["a", "b", "c"], diffs, stats)
     assert [(x.first, x.second) for x in (ab, ac, bc)] == [("a", "b"), ("a", "c"), ("b", "c")]
     # a-b and a-c: no resample reaches zero (p 0); b-c: means 0, 1, -1, 0, -1/3:
     # four at or below zero, three at or above: p = min(1, 2 * 3 / 5) = 1
@@ -231,7 +247,7 @@ def test_pairwise_by_hand() -> None:
     # b-c sorted -1, -1/3, 0, 0, 1; at 95%: 0 and 4
     assert (bc.difference.low, bc.difference.high) == (-1.0, 1.0)
     # a pair with one shared cell is no test and does not count in Holm's m
-    lone = pairwise(["a", "b", "c"], [[1.0], [2.0, 3.0], [1.0, 1.0]], lambda n: DRAWS[:1])
+    lone = pairwise(["a", "b", "c"], [[1.0], [2.0, 3.0], [1.0, 1.0]], [[], [2.0], [1.0]])
     assert lone[0].holm is None
     assert lone[0].p is None
     assert not lone[0].significant
