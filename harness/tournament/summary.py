@@ -9,6 +9,7 @@ from pydantic import Field
 
 from harness.game import Game
 from harness.records import RecordModel
+from harness.tournament.identity import record_identity
 from harness.validation import seed_problem
 
 FALLBACK_SOURCES = frozenset(
@@ -51,6 +52,11 @@ class EpisodeSummary(RecordModel):
         None,
         description="sha256 of the record file's bytes; null on lines written before "
         "results lines carried it.",
+    )
+    identity: str | None = Field(
+        None,
+        description="The entrant's identity when the episode was played (its record's "
+        "agent details); null on lines of records written before identities were.",
     )
 
     @property
@@ -124,6 +130,7 @@ def summarize(
         metrics=game.episode_metrics(lines),
         seats=seats,
         fallback_free=fallbacks == 0,
+        identity=record_identity([info.agent.details for info in header.seats]),
     )
 
 
