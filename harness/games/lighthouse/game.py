@@ -95,6 +95,10 @@ class LighthouseGame:
             values["episode_timeout_seconds"] = episode_timeout_seconds
         return LighthouseConfig.for_variant(variant, **values)
 
+    def max_ticks(self, config: LighthouseConfig) -> int:
+        """The most ticks an episode can last: the tick cap (for plans and budgets)."""
+        return config.max_ticks
+
     def render_start(self, state: GameState) -> str:
         return "\n".join("    " + row for row in state.board.to_ascii())
 
