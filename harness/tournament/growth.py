@@ -70,9 +70,12 @@ def sort_finished(
     return Sorting(done, superseded, kept)
 
 
-def changed_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """The top-level config keys (other than entrants) whose values differ."""
-    keys = (set(old) | set(new)) - {"entrants"}
+def changed_keys(old: Any, new: Any, *, skip: Iterable[str] = ("entrants",)) -> list[str]:
+    """The top-level keys of two configs' JSON whose values differ (none when either is
+    not a JSON object), less ``skip``."""
+    if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+        return []
+    keys = (set(old) | set(new)) - set(skip)
     return sorted(k for k in keys if old.get(k) != new.get(k))
 
 
@@ -125,7 +128,8 @@ def next_manifest(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> dict
     for key in ("startedAt", "harnessVersion"):
         if key in old:
             out[key] = old[key]
-    history = [h for h in old.get("history", []) if isinstance(h, dict)]
+    kept = old.get("history")
+    history = [h for h in kept if isinstance(h, dict)] if isinstance(kept, list) else []
     if old.get("configHash") != new.get("configHash"):
         history.append({"configHash": old.get("configHash"), "until": old.get("updatedAt")})
     if history:

@@ -135,7 +135,7 @@ def test_shards_merge_into_the_unsharded_results(tmp_path: Path) -> None:
     assert merged == expected
     other = config_at(tmp_path, SMALL.replace("repetitions = 2", "repetitions = 1"))
     run(other, tmp_path / "c")
-    with pytest.raises(ConfigError, match="different configs"):
+    with pytest.raises(ConfigError, match=r"different configs \(they differ in: repetitions\)"):
         merge_folders([tmp_path / "a", tmp_path / "c"], tmp_path / "m2")
 
 
