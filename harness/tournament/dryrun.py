@@ -59,6 +59,10 @@ def _money(value: float | None) -> str:
     return "no price" if value is None else f"${value:,.2f}"
 
 
+def _n(value: int, noun: str) -> str:
+    return f"{value:,} {noun}{'' if value == 1 else 's'}"
+
+
 def _count(value: int) -> str:
     return f"{value:,}"
 
@@ -217,9 +221,9 @@ def _headline(
     text = (
         f"dry run of tournament {config.name}{part}: nothing is played, called or written\n"
         f"results folder: {out} ({where})\n"
-        f"{_count(planned)} episodes planned ({len(config.entrants)} entrants x "
-        f"{len(config.seed_list())} seeds x {len(config.variant_list())} variants x "
-        f"{config.repetitions} repetitions{part}): {_count(done)} already done, "
+        f"{_count(planned)} episodes planned ({_n(len(config.entrants), 'entrant')} x "
+        f"{_n(len(config.seed_list()), 'seed')} x {_n(len(config.variant_list()), 'variant')} "
+        f"x {_n(config.repetitions, 'repetition')}{part}): {_count(done)} already done, "
         f"{_count(todo)} to play"
     )
     if narrowing:

@@ -170,3 +170,31 @@ def test_spread_by_hand() -> None:
     assert alone is not None
     assert alone.sigma_d == pytest.approx(math.sqrt(2) * 2.0)
     assert spread({"a": {(1, "d"): 3.0}}, None) is None
+
+
+def test_a_dry_run_compares_the_bound_with_the_cost_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], offline: list[Any]
+) -> None:
+    config = str(ROOT / "configs/keeper-models.toml")
+    out = str(tmp_path / "out")
+    capsys.readouterr()
+    assert main(["run", config, "--out", out, "--dry-run", "--max-cost", "50"]) == 0
+    told = capsys.readouterr().out
+    bound = number(rows(told)["total"][-1])
+    assert bound > 50
+    assert (
+        f"max cost $50.00: $0.00 recorded in the folder; the bound of what is left (${bound:,.2f}) passes the cap"
+        in told
+    )
+    assert main(["run", config, "--out", out, "--dry-run", "--max-cost", str(bound + 1)]) == 0
+    assert "the cap is not reached" in capsys.readouterr().out
+    # narrowed to one entrant and five seeds: a tenth of that entrant's 100 episodes
+    assert (
+        main(["run", config, "--out", out, "--dry-run", "--entrants", "gpt-4o", "--seeds", "0:5"])
+        == 0
+    )
+    narrowed = capsys.readouterr().out
+    assert "10 episodes planned (1 entrant x 5 seeds x 1 variant x 2 repetitions)" in narrowed
+    assert number(rows(narrowed)["gpt-4o"][5]) == 10 * 120
+    assert not (tmp_path / "out").exists()
+    assert offline == []

@@ -263,3 +263,30 @@ def test_a_folder_from_before_identities_is_reused_by_the_config_that_made_it(
     after = records(out)
     for name, seen in before.items():
         assert (after[name] == seen) == (not name.startswith("silent--")), name
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"identities": "not a map", "legacyIdentities": 5, "history": 3},
+        {"identities": {"lantern": 7}, "stopped": ["x"], "narrowing": "y"},
+        {"identities": None, "legacyIdentities": {"silent": None}, "history": [1, "x"]},
+    ],
+)
+def test_damaged_growth_fields_of_a_manifest_never_crash_a_report_or_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: dict[str, Any]
+) -> None:
+    path, out = tmp_path / "smoke.toml", tmp_path / "out"
+    path.write_text(smoke_text(1))
+    play(path, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps({**manifest, **damage}))
+    capsys.readouterr()
+    assert main(["report", str(out), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # an identity that is not a text matches no episode: they are left out, and said so
+    counted = report["episodes"]
+    assert counted + report["selection"]["setAside"] == 6
+    again = play(path, out)
+    assert again.played + again.already_done == 6
+    assert isinstance(ResultsFolder(out).manifest()["identities"]["lantern"], str)
