@@ -97,6 +97,27 @@ class LighthouseGame:
     def render_start(self, state: GameState) -> str:
         return "\n".join("    " + row for row in state.board.to_ascii())
 
+    def render_board(self, state: GameState, seed: int, variant: str) -> str:
+        board = state.board
+        return "\n".join(
+            [
+                f"Lighthouse board, seed {seed}, variant {variant} "
+                f"({board.width} x {board.height}, floodClock {state.config.flood_clock})",
+                *board.to_ascii(),
+                "# wall  . floor  E exit  K key  1 2 3 runner starts",
+            ]
+        )
+
+    def board_json(self, state: GameState) -> dict[str, Any]:
+        board = state.board
+        return {
+            "config": state.config.to_json(),
+            "rows": list(board.to_ascii()),
+            "exit": list(board.exit),
+            "starts": [list(p) for p in board.starts],
+            "keys": [list(p) for p in board.keys],
+        }
+
     def record_schema(self) -> dict[str, Any]:
         return record_schema()
 
