@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +43,8 @@ from harness.validation import check_seed, format_validation_error
 T = TypeVar("T")
 #: A seat as the API takes it: a spec model, a callable, a spec string or a spec table.
 SeatArg = SeatLike | str | Mapping[str, Any]
+#: A seat group as the API takes it: one seat for all its seats, or a list of one per seat.
+GroupArg = SeatArg | Sequence[SeatArg]
 _SEAT_CONFIG: TypeAdapter[SeatConfig] = TypeAdapter(SeatConfig)
 
 
@@ -110,10 +112,10 @@ class Env:
         self,
         seed: int,
         *,
-        seats: Mapping[str, SeatArg] | None = None,
+        seats: Mapping[str, GroupArg] | None = None,
         record: Path | str | None = None,
         providers: Mapping[str, ProviderOptions | Mapping[str, Any]] | None = None,
-        **groups: SeatArg,
+        **groups: GroupArg,
     ) -> PlayResult:
         """Play episode ``seed`` to its end and return its results and record lines.
 
@@ -131,14 +133,14 @@ class Env:
         self,
         seed: int,
         *,
-        seats: Mapping[str, SeatArg] | None = None,
+        seats: Mapping[str, GroupArg] | None = None,
         record: Path | str | None = None,
         providers: Mapping[str, ProviderOptions | Mapping[str, Any]] | None = None,
         episode_id: str | None = None,
         on_tick: TickCallback | None = None,
         on_warning: Callable[[str], None] | None = None,
         search: tuple[Path, ...] = (),
-        **groups: SeatArg,
+        **groups: GroupArg,
     ) -> PlayResult:
         """:meth:`play`, awaited; ``on_tick`` gets each tick line, ``on_warning`` each
         preflight warning (default: :func:`warnings.warn`), and Python agents named by
@@ -178,27 +180,34 @@ class Env:
             summary=self.game.render_results(outcome.results),
         )
 
-    def _specs(self, given: Mapping[str, SeatArg]) -> dict[str, SeatLike]:
+    def _specs(self, given: Mapping[str, GroupArg]) -> dict[str, SeatLike | list[SeatLike]]:
+        """Each group's spec (or list of specs, one per seat) as the builder takes it."""
         roles = self.seat_groups()
-        specs: dict[str, SeatLike] = {}
+        specs: dict[str, SeatLike | list[SeatLike]] = {}
         for key, value in given.items():
             if key not in roles:
                 raise ConfigError(
                     f"{key}: {self.game.name} has no such seat; its seats are {list(roles)}"
                 )
-            if isinstance(value, str):
-                role = roles[key]
-                specs[key] = parse_seat_arg(
-                    value, role=role, baselines=self.game.baselines(role), where=key
-                )
-            elif isinstance(value, Mapping):
-                try:
-                    specs[key] = _SEAT_CONFIG.validate_python(dict(value))
-                except ValidationError as exc:
-                    raise ConfigError(format_validation_error(exc, key)) from None
+            if isinstance(value, Sequence) and not isinstance(value, str):  # one per seat
+                specs[key] = [
+                    self._spec(one, roles[key], f"{key}.{i}") for i, one in enumerate(value)
+                ]
             else:
-                specs[key] = value
+                specs[key] = self._spec(value, roles[key], key)
         return specs
+
+    def _spec(self, value: SeatArg, role: str, where: str) -> SeatLike:
+        if isinstance(value, str):
+            return parse_seat_arg(
+                value, role=role, baselines=self.game.baselines(role), where=where
+            )
+        if isinstance(value, Mapping):
+            try:
+                return _SEAT_CONFIG.validate_python(dict(value))
+            except ValidationError as exc:
+                raise ConfigError(format_validation_error(exc, where)) from None
+        return value
 
 
 def make(
@@ -225,12 +234,12 @@ def play(
     game: str,
     seed: int,
     *,
-    seats: Mapping[str, SeatArg] | None = None,
+    seats: Mapping[str, GroupArg] | None = None,
     variant: str | None = None,
     rules: Mapping[str, Any] | None = None,
     record: Path | str | None = None,
     providers: Mapping[str, ProviderOptions | Mapping[str, Any]] | None = None,
-    **groups: SeatArg,
+    **groups: GroupArg,
 ) -> PlayResult:
     """Play one episode of ``game``: ``make(game, ...).play(seed, ...)`` in one call."""
     env = make(game, variant=variant, rules=rules)
@@ -267,4 +276,4 @@ def _warn(message: str) -> None:
     warnings.warn(message, RuntimeWarning, stacklevel=2)
 
 
-__all__ = ["Env", "PlayResult", "SeatArg", "make", "play", "run_sync"]
+__all__ = ["Env", "GroupArg", "PlayResult", "SeatArg", "make", "play", "run_sync"]
