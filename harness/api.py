@@ -36,7 +36,7 @@ from harness.llm.options import ProviderOptions
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
 from harness.seat_builder import SeatLike, build_seats, llm_providers, seats_of_groups
-from harness.seat_spec import SeatConfig, cli_providers, parse_seat_arg
+from harness.seat_spec import SEAT_TAGS, SeatConfig, cli_providers, parse_seat_arg
 from harness.seats import baseline_seats
 from harness.validation import check_seed, format_validation_error
 
@@ -206,7 +206,7 @@ class Env:
             try:
                 return _SEAT_CONFIG.validate_python(dict(value))
             except ValidationError as exc:
-                raise ConfigError(format_validation_error(exc, where)) from None
+                raise ConfigError(format_validation_error(exc, where, hidden=SEAT_TAGS)) from None
         return value
 
 
