@@ -81,6 +81,7 @@ class BaselineSeat:
     """
 
     def __init__(self, name: str) -> None:
+        self._name = name
         self._agent = AgentInfo(kind="baseline", name=name)
 
     @property
@@ -88,8 +89,15 @@ class BaselineSeat:
         return self._agent
 
     async def decide(self, request: SeatRequest) -> SeatReply:
+        # fallback_reply inlined: this runs for every baseline seat every tick
         start = time.perf_counter()
-        raw, decision = fallback_reply(request, self._agent.name)
+        game, observation = request.game, request.observation
+        raw = game.baseline_reply(observation, self._name)
+        decision = game.parse_reply(observation, raw)
+        if isinstance(decision, ParseFailure):  # a bug in the baseline, never a model's fault
+            raise HarnessError(
+                f"baseline {self._name} gave an unparseable reply {raw!r}: {decision.message}"
+            )
         return SeatReply(raw, decision, "baseline", time.perf_counter() - start)
 
 
