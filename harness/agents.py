@@ -107,9 +107,14 @@ def load_agent(target: str, search: tuple[Path, ...] = ()) -> Agent:
     except Exception as exc:  # the module is the user's code: whatever it raises is reported
         raise ConfigError(f"{target}: importing {module_name} failed: {_describe(exc)}") from None
     for name in attribute.split("."):
-        if not hasattr(found, name):
-            raise ConfigError(f"{target}: {module_name} has no {attribute!r}")
-        found = getattr(found, name)
+        try:
+            found = getattr(found, name)
+        except AttributeError:
+            raise ConfigError(f"{target}: {module_name} has no {attribute!r}") from None
+        except Exception as exc:  # a module's own __getattr__ may raise anything
+            raise ConfigError(
+                f"{target}: looking up {attribute} failed: {_describe(exc)}"
+            ) from None
     if not callable(found):
         raise ConfigError(f"{target}: {attribute} is a {type(found).__name__}, not a callable")
     agent: Agent = found

@@ -296,6 +296,7 @@ def test_an_agent_error_never_shows_a_key() -> None:
             "importing agents_needing_more failed: ModuleNotFoundError: No module named 'no_such_dependency'",
         ),
         ("agents_in_a_folder:keeper", None),
+        ("agents_with_getattr:keeper", "looking up keeper failed: ValueError: lazy"),
     ],
 )
 def test_an_agent_is_loaded_from_its_folder_or_named_as_a_config_error(
@@ -304,6 +305,9 @@ def test_an_agent_is_loaded_from_its_folder_or_named_as_a_config_error(
     (tmp_path / "agents_broken_at_import.py").write_text("1 / 0\n")
     (tmp_path / "agents_needing_more.py").write_text("import no_such_dependency\n")
     (tmp_path / "agents_in_a_folder.py").write_text("def keeper(given):\n    return 'hi'\n")
+    (tmp_path / "agents_with_getattr.py").write_text(
+        "def __getattr__(name):\n    raise ValueError('lazy')\n"
+    )
     if message is None:
         assert load_agent(target, (tmp_path,))(None) == "hi"  # type: ignore[arg-type]
         return
