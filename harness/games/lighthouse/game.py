@@ -300,7 +300,7 @@ class LighthouseGame:
             lines.append(f"  keeper: {s.transmission!r}")
         else:
             lines.append("  keeper: (silent)")
-        if keeper is not None and keeper.source not in ("baseline", "llm"):
+        if keeper is not None and keeper.source not in ("baseline", "llm", "python"):
             lines[-1] += f"  [{keeper.source}]"
         for r in s.runners:
             if r.move is None:
@@ -312,7 +312,7 @@ class LighthouseGame:
             if r.status.value != "active":
                 extra.append(r.status.value.upper())
             turn = line.seats.get(runner_seat_id(r.seat))
-            if turn is not None and turn.source not in ("baseline", "llm"):
+            if turn is not None and turn.source not in ("baseline", "llm", "python"):
                 extra.append(f"[{turn.source}]")
             lines.append(f"  {r.alias:<10} {what} -> {tuple(r.pos)} {' '.join(extra)}".rstrip())
         if s.gate_open and s.gate_opened_tick == line.tick:

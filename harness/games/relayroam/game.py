@@ -336,7 +336,7 @@ class RelayroamGame:
         s = line.state
         turn = line.seats[PLAYER]
         action = json.dumps(turn.decision.model_dump())
-        tag = "" if turn.source in ("baseline", "llm") else f"  [{turn.source}]"
+        tag = "" if turn.source in ("baseline", "llm", "python") else f"  [{turn.source}]"
         happened = ", ".join(e["type"] for e in s.events) or "-"
         head = (
             f"tick {line.tick}  {action}{tag}  -> {happened}  | chamber {s.chamber} "
