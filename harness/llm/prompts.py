@@ -15,9 +15,17 @@ from string import Template
 from harness.errors import ConfigError
 from harness.llm.options import PromptFiles
 
+
+def _prompts_dir() -> Path:
+    try:
+        return Path(str(files("prompts")))
+    except ModuleNotFoundError:  # an editable install made before prompts/ was a package
+        return Path(__file__).resolve().parents[2] / "prompts"
+
+
 #: Where the default prompt files live: the ``prompts`` package, shipped in the wheel as
 #: package data (a regular package on disk, so its folder is a real path).
-PROMPTS_DIR = Path(str(files("prompts")))
+PROMPTS_DIR = _prompts_dir()
 
 
 def default_prompt_files(game: str, role: str) -> PromptFiles:
