@@ -27,7 +27,9 @@ from harness.seats import Seat, SeatReply, SeatRequest
 from harness.text import clip_reply
 
 T = TypeVar("T")
-TickCallback = Callable[[Any], None]
+#: Called with each tick line as it is resolved; an async callback is awaited (so it
+#: may pause the episode, as ``play --delay`` does, without blocking the loop).
+TickCallback = Callable[[Any], Awaitable[None] | None]
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,8 @@ async def run_episode(
     """Play ``state`` to the end with ``seats`` (one per seat id of the game).
 
     Every record line is validated against the game's record models before it is
-    written to ``writer``; ``on_tick`` receives each tick line as it is resolved.
+    written to ``writer``; ``on_tick`` receives each tick line as it is resolved (and
+    is awaited when it is async).
     """
     specs = game.seats(state)
     missing = [spec.seat for spec in specs if spec.seat not in seats]
@@ -122,7 +125,7 @@ async def run_episode(
         tick = game.tick(state)
         active = game.active_seats(state)
         requests = [
-            SeatRequest(game, roles[seat], tick, game.observe(state, seat), deadline)
+            SeatRequest(game, roles[seat], tick, game.observe(state, seat), deadline, episode_id)
             for seat in active
         ]
         window = asyncio.timeout_at(deadline)
@@ -152,7 +155,9 @@ async def run_episode(
             }
         )
         if on_tick is not None:
-            on_tick(line)
+            shown = on_tick(line)
+            if shown is not None:
+                await shown
     results = game.results(state)
     emit(
         {
@@ -175,6 +180,7 @@ def _turn(game: Game[Any], reply: SeatReply) -> dict[str, Any]:
         "source": reply.source,
         "replies": [_json(r) for r in reply.replies],
         "calls": [_json(c) for c in reply.calls],
+        **({"error": reply.error} if reply.error is not None else {}),
         "wallClock": {"latencyMs": round(reply.latency_s * 1000, 3)},
     }
 

@@ -174,6 +174,14 @@ class Game(Protocol[StateT]):
         """The starting position as text for the terminal."""
         ...
 
+    def render_board(self, state: StateT, seed: int, variant: str) -> str:
+        """The starting board as ``lighthouse board`` prints it: a title, the board, a legend."""
+        ...
+
+    def board_json(self, state: StateT) -> dict[str, Any]:
+        """The starting board as ``lighthouse board --json`` prints it (after seed, variant)."""
+        ...
+
     def record_schema(self) -> dict[str, Any]:
         """The JSON Schema of one line of this game's records."""
         ...

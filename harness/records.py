@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from harness.errors import RecordError
 from harness.json_reply import StrictJsonError, strict_loads
+from harness.validation import StrictModel
 
 #: Bumped whenever a field changes meaning or a required field is added.
 RECORD_VERSION = 1
@@ -37,11 +37,15 @@ Source = Literal[
     "fallback_api",
     "fallback_refused",
     "scripted",
+    "python",
+    "python_retry",
+    "fallback_error",
 ]
 """Where a decision came from (decision R7). ``fallback_refused``: the rules refused the
 model's action twice (games with refusals, e.g. Relayroam); ``scripted``: given
-directly, as in a hand-written record replayed."""
-AgentKind = Literal["baseline", "llm", "scripted"]
+directly, as in a hand-written record replayed; ``python`` and ``python_retry``: a
+Python agent's reply (after the retry hint); ``fallback_error``: the agent raised."""
+AgentKind = Literal["baseline", "llm", "scripted", "python"]
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 BoardT = TypeVar("BoardT", bound=BaseModel)
@@ -50,19 +54,18 @@ StateT = TypeVar("StateT", bound=BaseModel)
 ResultsT = TypeVar("ResultsT", bound=BaseModel)
 
 
-class RecordModel(BaseModel):
+class RecordModel(StrictModel):
     """Base of every record model: camelCase on the wire, strict, immutable."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
-    )
 
 
 class AgentInfo(RecordModel):
-    """Who plays a seat: a baseline by name, or an LLM with its provider and model."""
+    """Who plays a seat: a baseline by name, an LLM with its provider and model, or a
+    Python agent by import path."""
 
     kind: AgentKind
-    name: str = Field(description="e.g. 'lantern', 'wallhug' or 'openai:gpt-4o-mini'")
+    name: str = Field(
+        description="e.g. 'lantern', 'wallhug', 'openai:gpt-4o-mini' or 'my_agents:keeper'"
+    )
     details: dict[str, str] = Field(
         default_factory=dict, description="Agent settings worth keeping, e.g. prompt sha256."
     )
@@ -158,7 +161,8 @@ class SeatTurn(RecordModel, Generic[DecisionT]):
     """One seat's turn in one tick: the text the decision came from, the decision, its source.
 
     For an LLM seat ``replies`` holds every model reply of the tick and ``calls`` the
-    accounting of every call; on a fallback, ``raw`` is the baseline's reply.
+    accounting of every call (a Python agent's replies are kept the same way); on a
+    fallback, ``raw`` is the baseline's reply.
     """
 
     raw: str = Field(description="The text the decision was parsed from, whole up to 1 MiB.")
@@ -169,6 +173,12 @@ class SeatTurn(RecordModel, Generic[DecisionT]):
     source: Source
     replies: list[ModelReply] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)
+    error: str | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description="Why a Python agent's call failed (fallback_error, fallback_timeout): "
+        "the exception's type and message. Absent otherwise.",
+    )
     wall_clock: TurnWallClock | None = None
 
 

@@ -188,7 +188,7 @@ class RecordedSeat:
         except (ValidationError, TypeError, ValueError) as exc:
             raise RecordError(f"tick {request.tick}: {self.seat}: bad decision: {exc}") from None
         try:
-            raw, source, latency, replies, calls = _turn_parts(turn)
+            raw, source, latency, replies, calls, error = _turn_parts(turn)
         except (ValidationError, TypeError, ValueError, AttributeError) as exc:
             raise RecordError(f"tick {request.tick}: {self.seat}: bad turn: {exc}") from None
         if self._reparse is not None:
@@ -200,6 +200,7 @@ class RecordedSeat:
             latency_s=latency,
             replies=replies,
             calls=calls,
+            error=error,
         )
 
     def _check_reparse(self, request: SeatRequest, turn: dict[str, Any]) -> None:
@@ -227,6 +228,8 @@ class RecordedSeat:
                 f"the current parser rejects the reply ({parsed[0].message}); "
                 "no retry reply was recorded"
             )
+        if self._agent.kind == "python":  # a Python agent's replies carry its own tags
+            new_source = PYTHON_SOURCES.get(new_source, new_source)
         new_doc = _decision_doc(game, new_decision)
         if new_source != recorded_source or new_doc != turn.get("decision"):
             assert self._reparse is not None
@@ -239,13 +242,15 @@ class RecordedSeat:
 
 
 #: Sources of a turn whose retry call failed: it had no second reply.
-RETRY_FAILED = frozenset({"fallback_api", "fallback_timeout"})
+RETRY_FAILED = frozenset({"fallback_api", "fallback_timeout", "fallback_error"})
+#: A model's sources as a Python agent's turns are tagged.
+PYTHON_SOURCES = {"llm": "python", "llm_retry": "python_retry"}
 
 
 def _turn_parts(
     turn: dict[str, Any],
-) -> tuple[str, Source, float, tuple[ModelReply, ...], tuple[CallRecord, ...]]:
-    """A recorded turn's raw text, source, latency, replies and calls, checked.
+) -> tuple[str, Source, float, tuple[ModelReply, ...], tuple[CallRecord, ...], str | None]:
+    """A recorded turn's raw text, source, latency, replies, calls and error, checked.
 
     Raises ValueError, TypeError or a validation error for a turn that was edited
     into something no harness writes.
@@ -259,7 +264,10 @@ def _turn_parts(
     latency = float((turn.get("wallClock") or {}).get("latencyMs", 0.0)) / 1000.0
     replies = tuple(ModelReply.model_validate(r) for r in turn.get("replies", []))
     calls = tuple(CallRecord.model_validate(c) for c in turn.get("calls", []))
-    return raw, source, latency, replies, calls
+    error = turn.get("error")
+    if error is not None and not isinstance(error, str):
+        raise TypeError(f"error must be a string, not {json_type(error)}")
+    return raw, source, latency, replies, calls, error
 
 
 def _reparse_one(game: Game[Any], observation: Any, reply: dict[str, Any]) -> Any:

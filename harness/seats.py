@@ -3,17 +3,29 @@
 Every seat answers one :class:`SeatRequest` with one :class:`SeatReply`: the raw
 reply text, the decision parsed from it, and where the decision came from
 (decision R7). The runner treats all seats alike.
+
+The seats that get their reply as text (a model, your own Python agent) judge it the
+same way (:func:`judge_reply`) and fall back to the same baseline
+(:func:`fallback_reply`), so a reply means the same whoever wrote it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from harness.errors import HarnessError
 from harness.game import Game, ParseFailure, SeatSpec
-from harness.records import AgentInfo, CallRecord, ModelReply, Source
+from harness.records import AgentInfo, CallRecord, ModelReply, ParseErrorRecord, Source
+from harness.text import clip_reply
+
+#: Replies longer than this (in characters) are parsed in a worker thread. Parsing is
+#: linear, but a hostile 1 MiB reply still takes tens of milliseconds of Python work,
+#: which on the event loop would stall every other episode; in a thread the
+#: interpreter hands the loop its turn every few milliseconds.
+PARSE_OFF_LOOP_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -26,6 +38,8 @@ class SeatRequest:
     observation: Any
     deadline: float | None = None
     """``loop.time()`` by which the answer must be in (the episode's play budget)."""
+    episode_id: str = ""
+    """The episode asking, for seats that keep something per episode."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +47,8 @@ class SeatReply:
     """One seat's answer for one tick.
 
     ``raw`` is the text the decision was parsed from; an LLM seat also reports every
-    model reply of the tick and every call's accounting, for the record.
+    model reply of the tick and every call's accounting, for the record. ``error``
+    says why a Python agent's call failed when the seat fell back for it.
     """
 
     raw: str
@@ -42,6 +57,7 @@ class SeatReply:
     latency_s: float = 0.0
     replies: tuple[ModelReply, ...] = ()
     calls: tuple[CallRecord, ...] = ()
+    error: str | None = None
 
 
 class Seat(Protocol):
@@ -65,6 +81,7 @@ class BaselineSeat:
     """
 
     def __init__(self, name: str) -> None:
+        self._name = name
         self._agent = AgentInfo(kind="baseline", name=name)
 
     @property
@@ -72,14 +89,67 @@ class BaselineSeat:
         return self._agent
 
     async def decide(self, request: SeatRequest) -> SeatReply:
+        # fallback_reply inlined: this runs for every baseline seat every tick
         start = time.perf_counter()
-        raw = request.game.baseline_reply(request.observation, self._agent.name)
-        decision = request.game.parse_reply(request.observation, raw)
+        game, observation = request.game, request.observation
+        raw = game.baseline_reply(observation, self._name)
+        decision = game.parse_reply(observation, raw)
         if isinstance(decision, ParseFailure):  # a bug in the baseline, never a model's fault
             raise HarnessError(
-                f"baseline {self._agent.name} gave an unparseable reply {raw!r}: {decision.message}"
+                f"baseline {self._name} gave an unparseable reply {raw!r}: {decision.message}"
             )
         return SeatReply(raw, decision, "baseline", time.perf_counter() - start)
+
+
+def fallback_reply(request: SeatRequest, name: str | None = None) -> tuple[str, Any]:
+    """Baseline ``name``'s reply and decision (default: the role's fallback).
+
+    A fallback answers the same observation and never touches the notes (R7).
+    """
+    game = request.game
+    raw = game.baseline_reply(request.observation, name)
+    decision = game.parse_reply(request.observation, raw)
+    if isinstance(decision, ParseFailure):  # a bug in the baseline, never a model's fault
+        raise HarnessError(
+            f"baseline {name or 'fallback'} gave an unparseable reply {raw!r}: {decision.message}"
+        )
+    return raw, decision
+
+
+def judge_reply(
+    game: Game[Any], observation: Any, text: str
+) -> tuple[Any, ParseFailure | None, ModelReply]:
+    """Parse a reply: its decision, the problem to send back (if any), its record entry."""
+    decision = game.parse_reply(observation, text)
+    # A parsed decision the rules would refuse is sent back like a parse failure.
+    problem = decision if isinstance(decision, ParseFailure) else game.refuse(observation, decision)
+    return decision, problem, model_reply(text, problem)
+
+
+async def judge_reply_async(
+    game: Game[Any], observation: Any, text: str
+) -> tuple[Any, ParseFailure | None, ModelReply]:
+    """:func:`judge_reply`, in a worker thread for a reply over :data:`PARSE_OFF_LOOP_CHARS`."""
+    if len(text) > PARSE_OFF_LOOP_CHARS:
+        return await asyncio.to_thread(judge_reply, game, observation, text)
+    return judge_reply(game, observation, text)
+
+
+def model_reply(text: str, problem: ParseFailure | None) -> ModelReply:
+    """A reply's record entry: the text (clipped at 1 MiB) and why it failed, if it did."""
+    clipped = clip_reply(text)
+    error = (
+        ParseErrorRecord(kind=str(problem.kind), message=problem.message)
+        if problem is not None
+        else None
+    )
+    return ModelReply(
+        raw=clipped.text,
+        raw_length=clipped.length,
+        raw_sha256=clipped.sha256,
+        raw_clipped=clipped.clipped,
+        parse_error=error,
+    )
 
 
 def baseline_seats(game: Game[Any], state: Any) -> dict[str, Seat]:
@@ -87,4 +157,15 @@ def baseline_seats(game: Game[Any], state: Any) -> dict[str, Seat]:
     return {spec.seat: BaselineSeat(game.baselines(spec.role)[0]) for spec in game.seats(state)}
 
 
-__all__ = ["BaselineSeat", "Seat", "SeatReply", "SeatRequest", "baseline_seats"]
+__all__ = [
+    "PARSE_OFF_LOOP_CHARS",
+    "BaselineSeat",
+    "Seat",
+    "SeatReply",
+    "SeatRequest",
+    "baseline_seats",
+    "fallback_reply",
+    "judge_reply",
+    "judge_reply_async",
+    "model_reply",
+]

@@ -4,9 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
 
 from harness.errors import ConfigError
+
+
+class StrictModel(BaseModel):
+    """The one base of every model read from or written to the outside world.
+
+    Immutable, strict (an unknown key is an error naming it), and camelCase on the
+    wire while accepting snake_case too: configs are written ``base_url`` or
+    ``baseUrl``, and records speak the rules' camelCase.
+    """
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
+    )
 
 
 def format_validation_error(
@@ -66,4 +80,11 @@ def short_repr(value: object) -> str:
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
-__all__ = ["MAX_SEED", "check_seed", "format_validation_error", "seed_problem", "short_repr"]
+__all__ = [
+    "MAX_SEED",
+    "StrictModel",
+    "check_seed",
+    "format_validation_error",
+    "seed_problem",
+    "short_repr",
+]

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.commands.seats import add_seat_arguments, build_seats, check_seat_keys, given_specs
+from harness.commands.seats import add_seat_arguments, build_seats, check_seat_keys, seat_configs
 from harness.errors import ConfigError, RecordError
 from harness.game import Game
 from harness.games.registry import get_game
@@ -173,20 +173,17 @@ def _counterfactual(args: argparse.Namespace) -> int:
     if args.record.is_dir():
         raise ConfigError("--until-tick takes one record, not a folder")
     game = game_of_record(args.record)
-    specs = given_specs(game, args)
+    specs = seat_configs(game, args)
     check_seat_keys(game, specs, args)
     out = args.out or args.record.with_name(f"{args.record.stem}--from-t{args.until_tick}.jsonl")
 
     async def go() -> Any:
-        factory = SeatFactory()
-        try:
+        async with SeatFactory() as factory:
             new_seats = build_seats(game, specs, args, factory)
             with RecordWriter(out) as writer:
                 return await counterfactual(
                     args.record, game, args.until_tick, new_seats, writer=writer
                 )
-        finally:
-            await factory.aclose()
 
     _, outcome = asyncio.run(go())
     print(f"counterfactual from tick {args.until_tick}: {game.render_results(outcome.results)}")

@@ -47,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
     from harness.tournament.config import load_tournament
     from harness.tournament.lock import check_place
     from harness.tournament.progress import Progress
-    from harness.tournament.run import check_concurrency, parse_shard, plan_episodes, run_tournament
+    from harness.tournament.run import (
+        check_concurrency,
+        count_episodes,
+        parse_shard,
+        run_tournament,
+    )
 
     config = load_tournament(args.config)
     if args.concurrency is not None:
@@ -57,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         config.name if shard == (1, 1) else f"{config.name}-shard{shard[0]}of{shard[1]}"
     )
     check_place(out, "--out" if args.out else "name")
-    progress = Progress(len(plan_episodes(config, shard)), 0)
+    progress = Progress(count_episodes(config, shard), 0)
     print(f"tournament {config.name}: results in {out}", file=sys.stderr)
     try:
         outcome = asyncio.run(

@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
-from harness.errors import HarnessError, PlayBudgetExhausted
-from harness.game import Game, ParseFailure
+from harness.errors import PlayBudgetExhausted
+from harness.game import Game
 from harness.llm.calls import CallReport, Price, RetryPolicy, call_llm
 from harness.llm.factory import make_provider
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
@@ -24,17 +24,18 @@ from harness.llm.options import LLMSeatOptions, ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.secrets import redact
 from harness.llm.types import CompletionRequest, Message, Provider
-from harness.records import AgentInfo, CallRecord, ModelReply, ParseErrorRecord, Source
-from harness.seats import SeatReply, SeatRequest
-from harness.text import clip_reply, truncate_runes
+from harness.records import AgentInfo, CallRecord, ModelReply, Source
+from harness.seats import (
+    PARSE_OFF_LOOP_CHARS,
+    SeatReply,
+    SeatRequest,
+    fallback_reply,
+    judge_reply_async,
+)
+from harness.text import truncate_runes
 
 #: A failed reply sent back with the retry hint is cut to this many runes.
 RETRY_ECHO_RUNES = 4000
-#: Replies longer than this (in characters) are parsed in a worker thread. Parsing is
-#: linear, but a hostile 1 MiB reply still takes tens of milliseconds of Python work,
-#: which on the event loop would stall every other episode; in a thread the
-#: interpreter hands the loop its turn every few milliseconds.
-PARSE_OFF_LOOP_CHARS = 4096
 
 
 class LLMSeat:
@@ -108,13 +109,9 @@ class LLMSeat:
                     if failure is not None and failure.kind == "timeout"
                     else "fallback_api"
                 )
-                return finish(*self._baseline(request), source)
+                return finish(*fallback_reply(request), source)
             text = report.completion.text
-            if len(text) > PARSE_OFF_LOOP_CHARS:
-                judged = await asyncio.to_thread(_judge, game, observation, text)
-            else:
-                judged = _judge(game, observation, text)
-            decision, problem, reply = judged
+            decision, problem, reply = await judge_reply_async(game, observation, text)
             replies.append(reply)
             if problem is None:
                 return finish(text, decision, "llm_retry" if retry else "llm")
@@ -124,7 +121,7 @@ class LLMSeat:
                 Message("user", self.prompts.retry_hint.fill(problem=problem.message)),
             ]
         refused = problem is not None and problem.kind.startswith("refused")
-        return finish(*self._baseline(request), "fallback_refused" if refused else "fallback_parse")
+        return finish(*fallback_reply(request), "fallback_refused" if refused else "fallback_parse")
 
     async def _call(self, messages: list[Message], deadline: float) -> CallReport:
         request = CompletionRequest(
@@ -144,41 +141,6 @@ class LLMSeat:
             deadline=deadline,
             price=self._price,
         )
-
-    @staticmethod
-    def _baseline(request: SeatRequest) -> tuple[str, Any]:
-        """The role's baseline on the same observation; it never touches the notes (R7)."""
-        raw = request.game.baseline_reply(request.observation)
-        decision = request.game.parse_reply(request.observation, raw)
-        if isinstance(decision, ParseFailure):
-            raise HarnessError(f"baseline gave an unparseable reply {raw!r}: {decision.message}")
-        return raw, decision
-
-
-def _judge(
-    game: Game[Any], observation: Any, text: str
-) -> tuple[Any, ParseFailure | None, ModelReply]:
-    """Parse a reply: its decision, the problem to send back (if any), its record entry."""
-    decision = game.parse_reply(observation, text)
-    # A parsed decision the rules would refuse is sent back like a parse failure.
-    problem = decision if isinstance(decision, ParseFailure) else game.refuse(observation, decision)
-    return decision, problem, _model_reply(text, problem)
-
-
-def _model_reply(text: str, problem: ParseFailure | None) -> ModelReply:
-    clipped = clip_reply(text)
-    error = (
-        ParseErrorRecord(kind=str(problem.kind), message=problem.message)
-        if problem is not None
-        else None
-    )
-    return ModelReply(
-        raw=clipped.text,
-        raw_length=clipped.length,
-        raw_sha256=clipped.sha256,
-        raw_clipped=clipped.clipped,
-        parse_error=error,
-    )
 
 
 def _call_record(report: CallReport) -> CallRecord:
@@ -204,6 +166,8 @@ class SeatFactory:
 
     Seats with the same provider settings share a client (and its connection pool);
     seats calling the same (provider, model) share a rate limiter and in-flight cap.
+    The factory owns those clients: use it as ``async with SeatFactory() as factory:``,
+    which closes every client on the way out, however the block ends.
     """
 
     def __init__(self, environ: Mapping[str, str] | None = None) -> None:
@@ -281,6 +245,12 @@ class SeatFactory:
         for provider in self._providers.values():
             await provider.aclose()
         self._providers.clear()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 __all__ = ["PARSE_OFF_LOOP_CHARS", "RETRY_ECHO_RUNES", "LLMSeat", "SeatFactory"]

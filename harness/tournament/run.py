@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,64 +15,24 @@ from harness.game import Game
 from harness.games.registry import get_game
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
-from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.llm.prompts import PromptSet
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
-from harness.seats import BaselineSeat, Seat
-from harness.tournament.config import (
-    BaselineSeatConfig,
-    EntrantConfig,
-    LLMSeatConfig,
-    TournamentConfig,
-)
+from harness.seat_builder import build_seats, llm_providers, prompt_files
+from harness.seats import Seat
+from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.lock import FolderLock, check_place
+from harness.tournament.plan import (
+    EpisodePlan,
+    PlanIndex,
+    count_episodes,
+    iter_episodes,
+    parse_shard,
+    plan_episodes,
+)
 from harness.tournament.progress import Progress
 from harness.tournament.store import ResultsFolder
-from harness.tournament.summary import episode_id
 from harness.validation import short_repr
-
-
-@dataclass(frozen=True)
-class EpisodePlan:
-    """One episode of the tournament. Its id is derived from what defines it."""
-
-    entrant: EntrantConfig
-    variant: str
-    seed: int
-    repetition: int
-
-    @property
-    def episode_id(self) -> str:
-        """``<entrant>--<variant>--s<seed>--r<repetition>``: stable across reruns."""
-        return episode_id(self.entrant.name, self.variant, self.seed, self.repetition)
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"I/N"`` -> (I, N), 1 <= I <= N."""
-    try:
-        index, count = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise ConfigError(f"--shard: {text!r} is not I/N, e.g. 1/4") from None
-    if not 1 <= index <= count:
-        raise ConfigError(f"--shard: {text!r}: need 1 <= I <= N")
-    return index, count
-
-
-def plan_episodes(config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> list[EpisodePlan]:
-    """Every episode, ordered so that entrants advance together; then this shard's share.
-
-    The shard split is by position in that order (every N-th episode), so it is the
-    same on every machine.
-    """
-    plans = [
-        EpisodePlan(entrant, variant, seed, rep)
-        for rep in range(config.repetitions)
-        for variant in config.variant_list()
-        for seed in config.seed_list()
-        for entrant in config.entrants
-    ]
-    index, count = shard
-    return [p for i, p in enumerate(plans) if i % count == index - 1]
 
 
 def game_of(config: TournamentConfig) -> Game[Any]:
@@ -81,12 +41,12 @@ def game_of(config: TournamentConfig) -> Game[Any]:
 
 
 def prompt_hashes(config: TournamentConfig, game: Game[Any]) -> dict[str, str]:
-    """sha256 of every prompt file an LLM seat of the config uses, by path."""
+    """sha256 of every prompt file a seat of the config uses (models, Python agents), by path."""
     hashes = {}
     for entrant in config.entrants:
         for role, seat in entrant.seat_specs(game).values():
-            if isinstance(seat, LLMSeatConfig):
-                files = seat.prompts or default_prompt_files(game.name, role)
+            files = prompt_files(game, role, seat)
+            if files is not None:
                 for prompt in vars(PromptSet.load(files)).values():
                     hashes[str(prompt.path)] = prompt.sha256
     return dict(sorted(hashes.items()))
@@ -130,7 +90,8 @@ async def run_tournament(
     """
     width = check_concurrency(config.concurrency if concurrency is None else concurrency)
     game = game_of(config)
-    plans = plan_episodes(config, shard)
+    plans = PlanIndex(config, shard)
+    planned = len(plans)
     check_place(out)
     manifest = {
         "game": game.name,
@@ -139,25 +100,37 @@ async def run_tournament(
         "configFile": config_file,
         "shard": f"{shard[0]}/{shard[1]}",
         "prompts": prompt_hashes(config, game),
-        "episodes": len(plans),
+        "episodes": planned,
     }
     folder = ResultsFolder(out)
     # Keys are checked before the folder is touched; a missing one only matters when
     # there is something to play, which a fresh folder always has.
-    check_keys(_providers(config, game, plans), environ, require=not folder.manifest_path.exists())
+    check_keys(
+        _providers(config, game, _entrants(plans.plans())),
+        environ,
+        require=not folder.manifest_path.exists(),
+    )
     lock = FolderLock(out)
     await asyncio.to_thread(lock.acquire)
     written = False
     try:
-        by_id = {p.episode_id: p for p in plans}
-        owners = {i: (p.entrant.name, p.repetition) for i, p in by_id.items()}
         await asyncio.to_thread(folder.check_manifest, manifest)
-        repair = await asyncio.to_thread(folder.examine, game, owners)
+        repair = await asyncio.to_thread(folder.examine, game, plans)
         done_ids = {s.episode_id for s in repair.finished}
-        todo = [p for p in plans if p.episode_id not in done_ids]
-        factory = SeatFactory(environ)
-        try:
-            seats = _build_seats(config, game, factory, todo)
+
+        def todo() -> Iterator[EpisodePlan]:
+            return (p for p in plans.plans() if p.episode_id not in done_ids)
+
+        async with SeatFactory(environ) as factory:
+            seats = {
+                entrant.name: build_seats(
+                    game,
+                    entrant.seat_specs(game),
+                    factory=factory,
+                    providers=config.providers,
+                )
+                for entrant in _entrants(todo())
+            }
             warnings = [*repair.notes, *await factory.preflight()]
             written = True
             await asyncio.to_thread(folder.open, manifest)
@@ -166,14 +139,12 @@ async def run_tournament(
                 for warning in warnings:
                     progress.stream.write(f"warning: {warning}\n")
                 progress.total, progress.done, progress.started_with = (
-                    len(plans),
+                    planned,
                     len(done_ids),
                     len(done_ids),
                 )
                 progress.show()
-            await _play_all(config, game, folder, todo, seats, width, progress)
-        finally:
-            await factory.aclose()
+            await _play_all(config, game, folder, todo(), seats, width, progress)
     except BaseException:
         if not written:
             lock.abandon()  # nothing was written: leave the disk as it was found
@@ -182,24 +153,30 @@ async def run_tournament(
         lock.release()
     if progress is not None:
         progress.show(final=True)
-    return TournamentOutcome(folder, len(plans), len(done_ids), len(todo), repair.notes)
+    done = len(done_ids)
+    return TournamentOutcome(folder, planned, done, planned - done, repair.notes)
 
 
 async def _play_all(
     config: TournamentConfig,
     game: Game[Any],
     folder: ResultsFolder,
-    todo: list[EpisodePlan],
+    todo: Iterator[EpisodePlan],
     seats: dict[str, dict[str, Seat]],
     width: int,
     progress: Progress | None,
 ) -> None:
-    slots = asyncio.Semaphore(width)
+    """Play ``todo`` with ``width`` workers, each pulling the next episode when it is free.
+
+    A finished episode is committed (its record moved into place, its results line
+    appended) in the order episodes finish, one commit at a time, while its worker
+    already plays the next one; a worker waits for its previous commit before handing
+    over another, so at most ``width`` episodes are in play and ``width`` commits
+    pending, whatever the number of episodes. The first failure cancels everything.
+    """
     commits = asyncio.Lock()
 
-    async def play(plan: EpisodePlan) -> None:
-        async with slots:
-            await _play_one(config, game, folder, plan, seats[plan.entrant.name])
+    async def commit(plan: EpisodePlan) -> None:
         # fsyncs and a re-read of the record: off the event loop, one at a time
         async with commits:
             summary = await asyncio.to_thread(
@@ -208,41 +185,42 @@ async def _play_all(
         if progress is not None:
             progress.add(summary)
 
-    tasks = [asyncio.ensure_future(play(p)) for p in todo]
+    async def worker(group: asyncio.TaskGroup) -> None:
+        pending: asyncio.Task[None] | None = None
+        for plan in todo:  # one iterator shared by every worker: each takes the next plan
+            await _play_one(config, game, folder, plan, seats[plan.entrant.name])
+            if pending is not None:
+                await pending
+            pending = group.create_task(commit(plan))
+
     try:
-        await asyncio.gather(*tasks)
-    finally:
-        for task in tasks:
-            task.cancel()
+        async with asyncio.TaskGroup() as group:
+            for _ in range(width):
+                group.create_task(worker(group))
+    except BaseExceptionGroup as failed:
+        raise _first(failed) from None
+
+
+def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first failure of a task group (the one that cancelled the others)."""
+    first = group.exceptions[0]
+    return _first(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+def _entrants(plans: Iterable[EpisodePlan]) -> list[EntrantConfig]:
+    """The entrants of ``plans``, in order of first appearance."""
+    seen: dict[str, EntrantConfig] = {}
+    for plan in plans:
+        seen.setdefault(plan.entrant.name, plan.entrant)
+    return list(seen.values())
 
 
 def _providers(
-    config: TournamentConfig, game: Game[Any], plans: list[EpisodePlan]
+    config: TournamentConfig, game: Game[Any], entrants: Iterable[EntrantConfig]
 ) -> list[ProviderOptions]:
-    """The provider options of every LLM seat the plans use."""
-    entrants = {p.entrant.name: p.entrant for p in plans}.values()
-    return [
-        config.seat_options(spec).provider
-        for entrant in entrants
-        for _, spec in entrant.seat_specs(game).values()
-        if isinstance(spec, LLMSeatConfig)
-    ]
-
-
-def _build_seats(
-    config: TournamentConfig, game: Game[Any], factory: SeatFactory, todo: list[EpisodePlan]
-) -> dict[str, dict[str, Seat]]:
-    """Each entrant's seats, built once and shared by its episodes (they keep no state)."""
-    out: dict[str, dict[str, Seat]] = {}
-    for entrant in {p.entrant.name: p.entrant for p in todo}.values():
-        seats: dict[str, Seat] = {}
-        for seat_id, (role, spec) in entrant.seat_specs(game).items():
-            if isinstance(spec, BaselineSeatConfig):
-                seats[seat_id] = BaselineSeat(spec.baseline)
-            else:
-                seats[seat_id] = factory.seat(game, role, config.seat_options(spec))
-        out[entrant.name] = seats
-    return out
+    """The provider options of every LLM seat of ``entrants``."""
+    specs = (spec for entrant in entrants for _, spec in entrant.seat_specs(game).values())
+    return llm_providers(specs, config.providers)
 
 
 async def _play_one(
@@ -272,7 +250,9 @@ __all__ = [
     "EpisodePlan",
     "TournamentOutcome",
     "check_concurrency",
+    "count_episodes",
     "game_of",
+    "iter_episodes",
     "parse_shard",
     "plan_episodes",
     "run_tournament",

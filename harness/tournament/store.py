@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -157,7 +157,7 @@ class ResultsFolder:
                 ) from None
         return out
 
-    def examine(self, game: Game[Any], plans: dict[str, tuple[str, int]]) -> Repair:
+    def examine(self, game: Game[Any], plans: Mapping[str, tuple[str, int]]) -> Repair:
         """Work out how to bring the folder to a trusted, consistent state (reads only).
 
         ``plans`` maps each episode id of the tournament to (entrant, repetition).
@@ -249,7 +249,7 @@ class ResultsFolder:
             for summary in repair.add:
                 self.append(summary)
 
-    def repair(self, game: Game[Any], plans: dict[str, tuple[str, int]]) -> list[EpisodeSummary]:
+    def repair(self, game: Game[Any], plans: Mapping[str, tuple[str, int]]) -> list[EpisodeSummary]:
         """Examine the folder and apply the repair; return the finished episodes."""
         repair = self.examine(game, plans)
         self.apply(repair)

@@ -12,8 +12,10 @@ from harness.records import RecordModel
 from harness.validation import seed_problem
 
 FALLBACK_SOURCES = frozenset(
-    {"fallback_parse", "fallback_timeout", "fallback_api", "fallback_refused"}
+    {"fallback_parse", "fallback_timeout", "fallback_api", "fallback_refused", "fallback_error"}
 )
+#: Sources of a reply that needed the retry with a hint (a model's or a Python agent's).
+RETRY_SOURCES = frozenset({"llm_retry", "python_retry"})
 
 
 class SeatStats(RecordModel):
@@ -96,7 +98,7 @@ def summarize(
         for seat_id, turn in line.seats.items():
             stats = acc[seat_id]
             _add(stats, "turns", 1)
-            if turn.source == "llm_retry":
+            if turn.source in RETRY_SOURCES:
                 _add(stats, "retries", 1)
             if turn.source in FALLBACK_SOURCES:
                 fallbacks += 1
@@ -133,6 +135,7 @@ def _add(counter: dict[str, Any], key: str, amount: float) -> None:
 
 __all__ = [
     "FALLBACK_SOURCES",
+    "RETRY_SOURCES",
     "EpisodeSummary",
     "SeatStats",
     "episode_id",

@@ -98,6 +98,27 @@ class LighthouseGame:
     def render_start(self, state: GameState) -> str:
         return "\n".join("    " + row for row in state.board.to_ascii())
 
+    def render_board(self, state: GameState, seed: int, variant: str) -> str:
+        board = state.board
+        return "\n".join(
+            [
+                f"Lighthouse board, seed {seed}, variant {variant} "
+                f"({board.width} x {board.height}, floodClock {state.config.flood_clock})",
+                *board.to_ascii(),
+                "# wall  . floor  E exit  K key  1 2 3 runner starts",
+            ]
+        )
+
+    def board_json(self, state: GameState) -> dict[str, Any]:
+        board = state.board
+        return {
+            "config": state.config.to_json(),
+            "rows": list(board.to_ascii()),
+            "exit": list(board.exit),
+            "starts": [list(p) for p in board.starts],
+            "keys": [list(p) for p in board.keys],
+        }
+
     def record_schema(self) -> dict[str, Any]:
         return record_schema()
 
@@ -280,7 +301,7 @@ class LighthouseGame:
             lines.append(f"  keeper: {s.transmission!r}")
         else:
             lines.append("  keeper: (silent)")
-        if keeper is not None and keeper.source not in ("baseline", "llm"):
+        if keeper is not None and keeper.source not in ("baseline", "llm", "python"):
             lines[-1] += f"  [{keeper.source}]"
         for r in s.runners:
             if r.move is None:
@@ -292,7 +313,7 @@ class LighthouseGame:
             if r.status.value != "active":
                 extra.append(r.status.value.upper())
             turn = line.seats.get(runner_seat_id(r.seat))
-            if turn is not None and turn.source not in ("baseline", "llm"):
+            if turn is not None and turn.source not in ("baseline", "llm", "python"):
                 extra.append(f"[{turn.source}]")
             lines.append(f"  {r.alias:<10} {what} -> {tuple(r.pos)} {' '.join(extra)}".rstrip())
         if s.gate_open and s.gate_opened_tick == line.tick:

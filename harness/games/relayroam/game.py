@@ -314,11 +314,32 @@ class RelayroamGame:
     def render_start(self, state: Episode) -> str:
         return render_text(observe(state.rules))
 
+    def render_board(self, state: Episode, seed: int, variant: str) -> str:
+        obs = observe(state.rules)
+        return "\n".join(
+            [
+                f"Relayroam chamber {obs.chamber}, seed {seed}, variant {variant} "
+                f'(layout {obs.layout} "{obs.layout_name}", {len(obs.grid[0])} x {len(obs.grid)})',
+                *obs.grid,
+                "@ start  # wall  . floor  R relay  H helper  B battery  X exit  1-3 vents",
+            ]
+        )
+
+    def board_json(self, state: Episode) -> dict[str, Any]:
+        obs = observe(state.rules)
+        return {
+            "config": state.config.model_dump(mode="json", by_alias=True),
+            "chamber": obs.chamber,
+            "layout": obs.layout,
+            "reflected": obs.reflected,
+            "rows": list(obs.grid),
+        }
+
     def render_tick(self, line: RelayroamTick) -> str:
         s = line.state
         turn = line.seats[PLAYER]
         action = json.dumps(turn.decision.model_dump())
-        tag = "" if turn.source in ("baseline", "llm") else f"  [{turn.source}]"
+        tag = "" if turn.source in ("baseline", "llm", "python") else f"  [{turn.source}]"
         happened = ", ".join(e["type"] for e in s.events) or "-"
         head = (
             f"tick {line.tick}  {action}{tag}  -> {happened}  | chamber {s.chamber} "
