@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from baselines.lantern import lantern
-from baselines.silent import silent
-from baselines.wallhug import wallhug
+from baselines.lighthouse.lantern import lantern
+from baselines.lighthouse.silent import silent
+from baselines.lighthouse.wallhug import wallhug
 from harness.errors import ConfigError, RulesError
 from harness.game import ParseFailure, SeatGroup, SeatSpec
 from harness.games.lighthouse.board import generate_board

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from baselines.orders import find_order
+from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.record import LighthouseEnd, LighthouseHeader, LighthouseTick
 from harness.games.lighthouse.state import STANDING_ORDER_MAX_AGE
 from harness.report.columns import Column

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from baselines.greedy import greedy, vent_aware_greedy
+from baselines.relayroam.greedy import greedy, vent_aware_greedy
 from harness.errors import ConfigError, RulesError
 from harness.game import ParseFailure, SeatGroup, SeatSpec
 from harness.games.relayroam.actions import parse_action
