@@ -24,12 +24,12 @@ from collections.abc import Sequence
 from harness.episode import run_episode
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import VARIANTS, LighthouseConfig, Variant
-from harness.games.lighthouse.game import LighthouseGame
 from harness.games.lighthouse.record import LighthouseResults
 from harness.games.lighthouse.state import new_game
+from harness.registry import get_game
 from harness.seats import baseline_seats
 
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 
 
 async def play_all(variant: Variant, seeds: range) -> list[LighthouseResults]:

@@ -12,8 +12,8 @@ from harness.commands import play, replay, serve, tournament
 from harness.errors import HarnessError
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import VARIANTS, LighthouseConfig
-from harness.games.registry import game_names, get_game
 from harness.llm.secrets import redact
+from harness.registry import game_names, get_game
 from harness.validation import check_seed
 
 
@@ -44,7 +44,7 @@ def _cmd_board(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    print(json.dumps(get_game(args.game).record_schema(), indent=2, sort_keys=True))
+    print(json.dumps(get_game(args.game).codec.record_schema(), indent=2, sort_keys=True))
     return 0
 
 

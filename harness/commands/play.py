@@ -13,9 +13,9 @@ from typing import Any
 from harness.commands.seats import add_seat_arguments, build_seats, check_seat_keys, given_specs
 from harness.episode import run_episode
 from harness.errors import ConfigError
-from harness.games.registry import game_names, get_game
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
+from harness.registry import game_names, get_game
 from harness.seats import baseline_seats
 from harness.validation import check_seed
 
@@ -41,22 +41,22 @@ def run(args: argparse.Namespace) -> int:
     """Play the episode."""
     check_seed(args.seed)
     game = get_game(args.game)
-    variant = args.variant or game.variants()[0]
-    if variant not in game.variants():
-        raise ConfigError(f"--variant: {game.name} has {list(game.variants())}, not {variant!r}")
-    config = game.make_config(variant, {}, args.episode_timeout)
-    state = game.new_state(config, args.seed)
+    variant = args.variant or game.variants[0]
+    if variant not in game.variants:
+        raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {variant!r}")
+    config = game.rules.make_config(variant, {}, args.episode_timeout)
+    state = game.rules.new_state(config, args.seed)
     specs = given_specs(game, args)
     check_seat_keys(game, specs, args)
     names = ", ".join(
-        f"{g.key} {specs.get(g.key, game.baselines(g.role)[0])}" for g in game.seat_groups()
+        f"{g.key} {specs.get(g.key, game.baseline_names(g.role)[0])}" for g in game.seat_groups
     )
     print(f"{game.name.capitalize()}, seed {args.seed}, variant {variant}: {names}")
     if not args.quiet:
-        print(game.render_start(state))
+        print(game.view.render_start(state))
 
     def show(line: Any) -> None:
-        print(game.render_tick(line))
+        print(game.view.render_tick(line))
         if args.delay:
             time.sleep(args.delay)
 
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             await factory.aclose()
 
     outcome = asyncio.run(play())
-    print(game.render_results(outcome.results))
+    print(game.view.render_results(outcome.results))
     if args.record:
         print(f"record written to {args.record}")
     return 0

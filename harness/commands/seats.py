@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness.errors import ConfigError
-from harness.game import Game, SeatGroup
+from harness.game import GameEntry, SeatGroup
 from harness.llm.keys import check_keys
 from harness.llm.options import LLMSeatOptions
 from harness.llm.seat import SeatFactory
@@ -44,9 +44,9 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=("aiohttp", "httpx"), default="aiohttp")
 
 
-def given_specs(game: Game[Any], args: argparse.Namespace) -> dict[str, str]:
+def given_specs(game: GameEntry, args: argparse.Namespace) -> dict[str, str]:
     """The seat-group specs given on the command line, checked against the game."""
-    keys = {g.key for g in game.seat_groups()}
+    keys = {g.key for g in game.seat_groups}
     given = {k: getattr(args, k) for k in GROUP_OPTIONS if getattr(args, k, None) is not None}
     for key in given:
         if key not in keys:
@@ -56,23 +56,23 @@ def given_specs(game: Game[Any], args: argparse.Namespace) -> dict[str, str]:
     return given
 
 
-def baseline_of(game: Game[Any], spec: str, role: str) -> str | None:
+def baseline_of(game: GameEntry, spec: str, role: str) -> str | None:
     """The baseline a spec names (``baseline`` = the role's default), or None."""
-    names = game.baselines(role)
+    names = game.baseline_names(role)
     if spec == "baseline":
         return names[0]
     return spec if spec in names else None
 
 
 def seat_options(
-    game: Game[Any], group: SeatGroup, spec: str, args: argparse.Namespace
+    game: GameEntry, group: SeatGroup, spec: str, args: argparse.Namespace
 ) -> LLMSeatOptions | None:
     """A spec as LLM options; None when it names a baseline."""
     if baseline_of(game, spec, group.role) is not None:
         return None
     kind, _, model = spec.partition(":")
     if kind not in ("openai", "anthropic") or not model:
-        choices = ", ".join(game.baselines(group.role))
+        choices = ", ".join(game.baseline_names(group.role))
         raise ConfigError(
             f"--{group.key}: {spec!r} is not a baseline ({choices}), "
             "openai:MODEL or anthropic:MODEL"
@@ -105,19 +105,19 @@ def seat_options(
         raise ConfigError(format_validation_error(exc, "seat options")) from None
 
 
-def check_seat_keys(game: Game[Any], specs: dict[str, str], args: argparse.Namespace) -> None:
+def check_seat_keys(game: GameEntry, specs: dict[str, str], args: argparse.Namespace) -> None:
     """Read and check the key of every LLM seat in ``specs`` before anything is printed."""
-    groups = {g.key: g for g in game.seat_groups()}
+    groups = {g.key: g for g in game.seat_groups}
     options = (seat_options(game, groups[key], spec, args) for key, spec in specs.items())
     check_keys(o.provider for o in options if o is not None)
 
 
 def build_seats(
-    game: Game[Any], specs: dict[str, str], args: argparse.Namespace, factory: SeatFactory
+    game: GameEntry, specs: dict[str, str], args: argparse.Namespace, factory: SeatFactory
 ) -> dict[str, Seat]:
     """Seats for every seat of the groups in ``specs`` (group key -> spec)."""
     seats: dict[str, Seat] = {}
-    for group in game.seat_groups():
+    for group in game.seat_groups:
         spec = specs.get(group.key)
         if spec is None:
             continue

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.games.registry import get_game
+from harness.registry import get_game
 
 
 def add_parsers(sub: Any) -> None:
@@ -120,7 +120,7 @@ def report_command(args: argparse.Namespace) -> int:
         order = [e["name"] for e in folder.manifest().get("config", {}).get("entrants", [])]
         high = max([s.score for s in summaries] + [1.0])
         game = get_game(folder.manifest().get("game", "lighthouse"))
-        high = float(getattr(game, "max_score", high) or high)
+        high = game.max_score or high
         args.plot.write_text(to_svg(summaries, order, high=high), encoding="utf-8")
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0

@@ -15,8 +15,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from harness.errors import HarnessError, PlayBudgetExhausted
-from harness.game import Game, ParseFailure
+from harness.errors import PlayBudgetExhausted
+from harness.game import GameEntry, ParseFailure, SeatIO
 from harness.llm.calls import CallReport, Price, RetryPolicy, call_llm
 from harness.llm.factory import make_provider
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
@@ -25,7 +25,7 @@ from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.secrets import redact
 from harness.llm.types import CompletionRequest, Message, Provider
 from harness.records import AgentInfo, CallRecord, ModelReply, ParseErrorRecord, Source
-from harness.seats import SeatReply, SeatRequest
+from harness.seats import SeatReply, SeatRequest, turn_source
 from harness.text import clip_reply, truncate_runes
 
 #: A failed reply sent back with the retry hint is cut to this many runes.
@@ -80,12 +80,12 @@ class LLMSeat:
         own_deadline = loop.time() + self.options.allowance_seconds
         budget = request.deadline if request.deadline is not None else float("inf")
         deadline = min(own_deadline, budget)
-        game, observation = request.game, request.observation
+        io, observation = request.io, request.observation
         messages = [
             Message("system", self.prompts.system.text),
             Message(
                 "user",
-                self.prompts.observation.fill(observation=game.render_observation(observation)),
+                self.prompts.observation.fill(observation=io.render_observation(observation)),
             ),
         ]
         replies: list[ModelReply] = []
@@ -96,35 +96,36 @@ class LLMSeat:
                 raw, decision, source, time.perf_counter() - started, tuple(replies), tuple(calls)
             )
 
-        for retry in (False, True):
+        problems: list[ParseFailure | None] = []
+        while True:  # two calls at most: the second reply, or a failed call, ends the turn
             report = await self._call(messages, deadline)
             calls.append(_call_record(report))
+            failure: str | None = None
             if report.completion is None:
                 if loop.time() >= budget:  # the play budget, not the seat, ran out (D2)
                     raise PlayBudgetExhausted(f"tick {request.tick}: play budget exhausted")
-                failure = report.failure
-                source: Source = (
-                    "fallback_timeout"
-                    if failure is not None and failure.kind == "timeout"
-                    else "fallback_api"
-                )
-                return finish(*self._baseline(request), source)
-            text = report.completion.text
-            if len(text) > PARSE_OFF_LOOP_CHARS:
-                judged = await asyncio.to_thread(_judge, game, observation, text)
+                failure = report.failure.kind if report.failure is not None else "api"
             else:
-                judged = _judge(game, observation, text)
-            decision, problem, reply = judged
-            replies.append(reply)
-            if problem is None:
-                return finish(text, decision, "llm_retry" if retry else "llm")
-            messages = [
-                *messages,
-                Message("assistant", truncate_runes(text, RETRY_ECHO_RUNES)),
-                Message("user", self.prompts.retry_hint.fill(problem=problem.message)),
-            ]
-        refused = problem is not None and problem.kind.startswith("refused")
-        return finish(*self._baseline(request), "fallback_refused" if refused else "fallback_parse")
+                text = report.completion.text
+                if len(text) > PARSE_OFF_LOOP_CHARS:
+                    judged = await asyncio.to_thread(_judge, io, observation, text)
+                else:
+                    judged = _judge(io, observation, text)
+                decision, problem, reply = judged
+                replies.append(reply)
+                problems.append(problem)
+            source = turn_source(problems, failure)
+            if source is None:  # the first reply failed: retry once, with a hint
+                hint = problem.message if problem is not None else ""
+                messages = [
+                    *messages,
+                    Message("assistant", truncate_runes(text, RETRY_ECHO_RUNES)),
+                    Message("user", self.prompts.retry_hint.fill(problem=hint)),
+                ]
+            elif source in ("llm", "llm_retry"):
+                return finish(text, decision, source)
+            else:
+                return finish(*request.baseline(), source)
 
     async def _call(self, messages: list[Message], deadline: float) -> CallReport:
         request = CompletionRequest(
@@ -145,23 +146,12 @@ class LLMSeat:
             price=self._price,
         )
 
-    @staticmethod
-    def _baseline(request: SeatRequest) -> tuple[str, Any]:
-        """The role's baseline on the same observation; it never touches the notes (R7)."""
-        raw = request.game.baseline_reply(request.observation)
-        decision = request.game.parse_reply(request.observation, raw)
-        if isinstance(decision, ParseFailure):
-            raise HarnessError(f"baseline gave an unparseable reply {raw!r}: {decision.message}")
-        return raw, decision
 
-
-def _judge(
-    game: Game[Any], observation: Any, text: str
-) -> tuple[Any, ParseFailure | None, ModelReply]:
+def _judge(io: SeatIO, observation: Any, text: str) -> tuple[Any, ParseFailure | None, ModelReply]:
     """Parse a reply: its decision, the problem to send back (if any), its record entry."""
-    decision = game.parse_reply(observation, text)
+    decision = io.parse_reply(observation, text)
     # A parsed decision the rules would refuse is sent back like a parse failure.
-    problem = decision if isinstance(decision, ParseFailure) else game.refuse(observation, decision)
+    problem = decision if isinstance(decision, ParseFailure) else io.refuse(observation, decision)
     return decision, problem, _model_reply(text, problem)
 
 
@@ -221,7 +211,7 @@ class SeatFactory:
 
     def seat(
         self,
-        game: Game[Any],
+        game: GameEntry,
         role: str,
         options: LLMSeatOptions,
         *,
@@ -244,7 +234,7 @@ class SeatFactory:
             options=options,
             prompts=prompts,
             limiter=limiter,
-            reply_schema=game.reply_schema(role),
+            reply_schema=game.seat_io.reply_schema(role),
         )
 
     async def preflight(self) -> list[str]:

@@ -16,9 +16,9 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from harness.game import Game
+from harness.game import GameEntry
 from harness.report.stats import bootstrap_mean, paired_difference, percentile
-from harness.tournament.summary import EpisodeSummary
+from harness.summary import EpisodeSummary
 
 
 def _interval(values: Sequence[float]) -> dict[str, float | int | None]:
@@ -35,13 +35,13 @@ def _num(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def _entrant_row(game: Game[Any], name: str, episodes: list[EpisodeSummary]) -> dict[str, Any]:
+def _entrant_row(game: GameEntry, name: str, episodes: list[EpisodeSummary]) -> dict[str, Any]:
     first = episodes[0]
     seats = {
         group.key: ", ".join(
             sorted({first.seats[s].agent for s in group.seats if s in first.seats})
         )
-        for group in game.seat_groups()
+        for group in game.seat_groups
     }
     turns: Counter[str] = Counter()
     fallbacks: Counter[str] = Counter()
@@ -66,7 +66,7 @@ def _entrant_row(game: Game[Any], name: str, episodes: list[EpisodeSummary]) -> 
         "seats": seats,
         "episodes": len(episodes),
         "score": _interval([ep.score for ep in episodes]),
-        "columns": {c.key: c.value(metrics) for c in game.report_columns()},
+        "columns": {c.key: c.value(metrics) for c in game.report.report_columns()},
         "reasons": dict(sorted(Counter(ep.reason for ep in episodes).items())),
         "calls": calls,
         "retries": retries,
@@ -124,7 +124,7 @@ def _group(
 
 
 def build_report(
-    game: Game[Any],
+    game: GameEntry,
     summaries: Sequence[EpisodeSummary],
     *,
     reference: str | None = None,
@@ -134,7 +134,7 @@ def build_report(
     """The whole report as plain data (what ``--format json`` prints)."""
     by_entrant = _group(summaries, order)
     clean = _group([ep for ep in summaries if ep.fallback_free], order)
-    groups = game.seat_groups()
+    groups = game.seat_groups
     report: dict[str, Any] = {
         "title": title,
         "game": game.name,
@@ -145,7 +145,7 @@ def build_report(
         "reference": reference,
         "columns": [
             {"key": c.key, "label": c.label, "percent": c.percent, "digits": c.digits}
-            for c in game.report_columns()
+            for c in game.report.report_columns()
         ],
         "entrants": [_entrant_row(game, n, eps) for n, eps in by_entrant.items()],
         "paired": _paired(by_entrant, reference),

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from harness.report.columns import Column
-from harness.tournament.summary import EpisodeSummary
+from harness.game import Column
+from harness.summary import EpisodeSummary
 
 
 def _ci(iv: dict[str, Any], digits: int = 2) -> str:

@@ -9,11 +9,11 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from harness.errors import ConfigError, RecordError
-from harness.games.registry import get_game
+from harness.registry import get_game
+from harness.summary import EpisodeSummary
 from harness.tournament.audit import audit
 from harness.tournament.lock import FolderLock, check_place
 from harness.tournament.store import ResultsFolder, write_atomically
-from harness.tournament.summary import EpisodeSummary
 
 
 def merge_folders(sources: Sequence[Path], out: Path) -> int:

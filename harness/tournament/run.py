@@ -7,18 +7,18 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from harness.episode import run_episode
+from harness.episode import gather_all, run_episode
 from harness.errors import ConfigError
-from harness.game import Game
-from harness.games.registry import get_game
+from harness.game import GameEntry
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
+from harness.registry import get_game
 from harness.seats import BaselineSeat, Seat
+from harness.summary import episode_id
 from harness.tournament.config import (
     BaselineSeatConfig,
     EntrantConfig,
@@ -28,7 +28,6 @@ from harness.tournament.config import (
 from harness.tournament.lock import FolderLock, check_place
 from harness.tournament.progress import Progress
 from harness.tournament.store import ResultsFolder
-from harness.tournament.summary import episode_id
 from harness.validation import short_repr
 
 
@@ -75,12 +74,12 @@ def plan_episodes(config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> 
     return [p for i, p in enumerate(plans) if i % count == index - 1]
 
 
-def game_of(config: TournamentConfig) -> Game[Any]:
+def game_of(config: TournamentConfig) -> GameEntry:
     """The game a config plays."""
     return get_game(config.game)
 
 
-def prompt_hashes(config: TournamentConfig, game: Game[Any]) -> dict[str, str]:
+def prompt_hashes(config: TournamentConfig, game: GameEntry) -> dict[str, str]:
     """sha256 of every prompt file an LLM seat of the config uses, by path."""
     hashes = {}
     for entrant in config.entrants:
@@ -187,7 +186,7 @@ async def run_tournament(
 
 async def _play_all(
     config: TournamentConfig,
-    game: Game[Any],
+    game: GameEntry,
     folder: ResultsFolder,
     todo: list[EpisodePlan],
     seats: dict[str, dict[str, Seat]],
@@ -208,16 +207,11 @@ async def _play_all(
         if progress is not None:
             progress.add(summary)
 
-    tasks = [asyncio.ensure_future(play(p)) for p in todo]
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for task in tasks:
-            task.cancel()
+    await gather_all([play(p) for p in todo])
 
 
 def _providers(
-    config: TournamentConfig, game: Game[Any], plans: list[EpisodePlan]
+    config: TournamentConfig, game: GameEntry, plans: list[EpisodePlan]
 ) -> list[ProviderOptions]:
     """The provider options of every LLM seat the plans use."""
     entrants = {p.entrant.name: p.entrant for p in plans}.values()
@@ -230,7 +224,7 @@ def _providers(
 
 
 def _build_seats(
-    config: TournamentConfig, game: Game[Any], factory: SeatFactory, todo: list[EpisodePlan]
+    config: TournamentConfig, game: GameEntry, factory: SeatFactory, todo: list[EpisodePlan]
 ) -> dict[str, dict[str, Seat]]:
     """Each entrant's seats, built once and shared by its episodes (they keep no state)."""
     out: dict[str, dict[str, Seat]] = {}
@@ -247,12 +241,12 @@ def _build_seats(
 
 async def _play_one(
     config: TournamentConfig,
-    game: Game[Any],
+    game: GameEntry,
     folder: ResultsFolder,
     plan: EpisodePlan,
     seats: dict[str, Seat],
 ) -> None:
-    state = game.new_state(config.game_config(plan.variant), plan.seed)
+    state = game.rules.new_state(config.game_config(plan.variant), plan.seed)
     writer = RecordWriter(folder.partial_path(plan.episode_id))
     try:
         await run_episode(
