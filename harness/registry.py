@@ -19,7 +19,7 @@ from harness.game import Baseline, GameEntry
 
 
 def _lighthouse() -> GameEntry:
-    from baselines.lighthouse import lantern, silent, wallhug
+    from baselines.lighthouse import lantern, pilot, silent, wallhug
     from harness.games.lighthouse.codec import LighthouseCodec
     from harness.games.lighthouse.game import (
         KEEPER,
@@ -37,13 +37,17 @@ def _lighthouse() -> GameEntry:
         name="lighthouse",
         variants=VARIANTS,
         seat_groups=SEAT_GROUPS,
-        baselines={KEEPER: {"lantern": lantern, "silent": silent}, RUNNER: {"wallhug": wallhug}},
+        baselines={
+            KEEPER: {"lantern": lantern, "silent": silent, "pilot": pilot},
+            RUNNER: {"wallhug": wallhug},
+        },
         rules=LighthouseRules(),
         seat_io=LighthouseSeatIO(),
         codec=LighthouseCodec(),
         view=LighthouseView(),
         report=LighthouseReport(),
         max_score=MAX_SCORE,
+        ceiling="pilot",  # PILOT keeps, WALLHUG runs: the strongest scripted team
     )
 
 
@@ -69,6 +73,7 @@ def _relayroam() -> GameEntry:
         view=RelayroamView(),
         report=RelayroamReport(),
         api=RelayroamApi(),
+        # no ceiling: the exact optimum is in every results line (score / optimum)
     )
 
 

@@ -400,10 +400,30 @@ def _tick_cap(state: GameState) -> None:
     assert any(r.active for r in state.runners)
 
 
+def _pilot_default(state: GameState) -> None:
+    # A quiet planner: every key out and everyone escaped, talking on few ticks.
+    res = results(state)
+    assert state.config.tide_period == 7
+    assert res.reason is Reason.COMPLETE
+    assert (res.keys_collected, res.escaped) == (res.key_count, 3)
+    assert 0 < len(state.transmissions) <= state.tick // 4
+
+
+def _pilot_spring(state: GameState) -> None:
+    # At spring tide the planner still brings every key out, at the cost of a runner.
+    res = results(state)
+    assert state.config.tide_period == 5
+    assert res.reason is Reason.COMPLETE
+    assert (res.keys_collected, res.escaped) == (res.key_count, 2)
+    assert [r.status.value for r in state.runners].count("drowned") == 1
+
+
 COVERAGE = {
     "01_all_escape": _all_escape,
     "02_spring_flood": _spring_flood,
     "03_tick_cap": _tick_cap,
+    "04_pilot_default_seed12": _pilot_default,
+    "05_pilot_spring_seed16": _pilot_spring,
 }
 
 

@@ -69,8 +69,8 @@ def test_a_fresh_smoke_tournament_replays_clean(tmp_path: Path) -> None:
     )
     proc = lighthouse("replay", str(out))
     assert proc.returncode == 0, proc.stdout
-    assert "200 records: 200 clean, 0 not clean" in proc.stdout
-    assert "200 results lines: 200 match their records, 0 do not" in proc.stdout
+    assert "300 records: 300 clean, 0 not clean" in proc.stdout
+    assert "300 results lines: 300 match their records, 0 do not" in proc.stdout
 
 
 @pytest.mark.parametrize(

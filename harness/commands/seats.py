@@ -27,7 +27,9 @@ GROUP_OPTIONS = ("keeper", "runners", "player")
 
 def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
     """``--keeper``, ``--runners``, ``--player`` and the LLM seat options."""
-    parser.add_argument("--keeper", help="Lighthouse keeper: lantern, silent, openai:MODEL, ...")
+    parser.add_argument(
+        "--keeper", help="Lighthouse keeper: lantern, silent, pilot, openai:MODEL, ..."
+    )
     parser.add_argument("--runners", help="Lighthouse runners: wallhug, openai:MODEL, ...")
     parser.add_argument("--player", help="Relayroam player: greedy, openai:MODEL, ...")
     parser.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, Ollama, ...)")

@@ -11,6 +11,11 @@ from typing import Any
 from harness.errors import ConfigError
 from harness.registry import get_game
 
+CEILING_HELP = (
+    "measure every entrant as a share of NAME: an entrant, or a baseline (e.g. pilot) "
+    "whose team is played on the same seeds when no entrant is it"
+)
+
 
 def add_parsers(sub: Any) -> None:
     """Register ``run``, ``report`` and ``merge``."""
@@ -20,6 +25,7 @@ def add_parsers(sub: Any) -> None:
     run_p.add_argument("--concurrency", type=int, help="episodes at once (default: config's)")
     run_p.add_argument("--shard", help="I/N: play only this machine's share")
     run_p.add_argument("--no-report", action="store_true", help="do not print the report")
+    run_p.add_argument("--ceiling", metavar="NAME", help=CEILING_HELP)
     run_p.set_defaults(func=run)
 
     report = sub.add_parser("report", help="report on a results folder")
@@ -27,6 +33,7 @@ def add_parsers(sub: Any) -> None:
     report.add_argument("--format", choices=("md", "csv", "json"), default="md")
     report.add_argument("--reference", help="the entrant to pair against")
     report.add_argument("--plot", type=Path, help="also write an SVG of the score distributions")
+    report.add_argument("--ceiling", metavar="NAME", help=CEILING_HELP)
     report.set_defaults(func=report_command)
 
     merge = sub.add_parser("merge", help="join the results folders of a tournament's shards")
@@ -76,8 +83,11 @@ def run(args: argparse.Namespace) -> int:
         f"{outcome.planned} in all",
         file=sys.stderr,
     )
-    if not args.no_report:
-        print(report_text(out, "md", None))
+    if args.no_report:
+        if args.ceiling:
+            report_text(out, "md", None, args.ceiling)  # plays and keeps the hidden ceiling
+    else:
+        print(report_text(out, "md", None, args.ceiling))
     return 0
 
 
@@ -90,20 +100,30 @@ def _folder(path: Path) -> Any:
     return folder
 
 
-def report_text(folder_path: Path, fmt: str, reference: str | None) -> str:
-    """The report of a results folder in ``fmt`` (md, csv or json)."""
+def report_text(
+    folder_path: Path, fmt: str, reference: str | None, ceiling: str | None = None
+) -> str:
+    """The report of a results folder in ``fmt`` (md, csv or json).
+
+    ``ceiling`` names the entrant or baseline every entrant is measured against; by
+    default the game's ceiling baseline when an entrant plays it (or it was kept).
+    """
     from harness.report.build import build_report
     from harness.report.render import to_csv, to_json, to_markdown
+    from harness.tournament.ceiling import find_ceiling
 
     folder = _folder(folder_path)
     manifest = folder.manifest()
     config = manifest.get("config", {})
+    game = get_game(manifest.get("game", "lighthouse"))
+    summaries = folder.summaries()
     report = build_report(
-        get_game(manifest.get("game", "lighthouse")),
-        folder.summaries(),
+        game,
+        summaries,
         reference=reference or config.get("reference"),
         order=[e["name"] for e in config.get("entrants", [])],
         title=f"Tournament {config.get('name', folder_path.name)}",
+        ceiling=find_ceiling(game, folder_path, manifest, summaries, ceiling),
     )
     render = {"md": to_markdown, "csv": to_csv, "json": to_json}[fmt]
     return render(report)
@@ -111,7 +131,7 @@ def report_text(folder_path: Path, fmt: str, reference: str | None) -> str:
 
 def report_command(args: argparse.Namespace) -> int:
     """Print a report; write the plot when asked."""
-    print(report_text(args.dir, args.format, args.reference), end="")
+    print(report_text(args.dir, args.format, args.reference, args.ceiling), end="")
     if args.plot:
         from harness.report.render import to_svg
 

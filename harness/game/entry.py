@@ -55,6 +55,9 @@ class GameEntry:
     max_score: float | None = None
     #: The game's HTTP API, if it has one.
     api: HttpApi | None = None
+    #: The baseline whose team reports measure entrants against (it plays every seat
+    #: group whose role has it, each other group its default baseline), or None.
+    ceiling: str | None = None
 
     def __post_init__(self) -> None:
         if not self.variants:
@@ -62,6 +65,8 @@ class GameEntry:
         for group in self.seat_groups:
             if not self.baselines.get(group.role):
                 raise ConfigError(f"{self.name}: role {group.role!r} has no baseline")
+        if self.ceiling is not None and not any(self.ceiling in b for b in self.baselines.values()):
+            raise ConfigError(f"{self.name}: the ceiling {self.ceiling!r} is no baseline")
 
     def role_baselines(self, role: str) -> Mapping[str, Baseline]:
         """The scripted players of ``role``, by name; the first is the fallback."""

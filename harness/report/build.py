@@ -6,19 +6,51 @@ LLM figures (fallback rate by role, tokens, cost, latency p50/p95). Against a
 reference entrant: per-seed paired differences (paired on seed and variant,
 repetitions averaged) with a seeded bootstrap interval and wins/ties/losses. The same
 again on episodes without any LLM fallback, and a keeper leaderboard when keepers
-differ (Lighthouse: a keeper leaderboard).
+differ (Lighthouse: a keeper leaderboard). With a ceiling (a strong baseline team's
+scores by seed and variant), each entrant's mean score as a share of the ceiling's on
+the same cells.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from harness.game import GameEntry
 from harness.report.stats import bootstrap_mean, paired_difference, percentile
 from harness.summary import EpisodeSummary
+
+#: A (seed, variant) cell of a tournament.
+Cell = tuple[int, str]
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """What a report measures each entrant against: ``name``'s mean score on each cell.
+
+    ``hidden`` when the ceiling was played for the report rather than as an entrant.
+    """
+
+    name: str
+    scores: Mapping[Cell, float]
+    hidden: bool = False
+
+    def share(self, episodes: Sequence[EpisodeSummary]) -> float | None:
+        """The episodes' mean score as a share of the ceiling's mean on the same cells.
+
+        Episodes on cells the ceiling lacks are left out; None when none is left or the
+        ceiling's mean there is not positive.
+        """
+        pairs = [
+            (ep.score, self.scores[(ep.seed, ep.variant)])
+            for ep in episodes
+            if (ep.seed, ep.variant) in self.scores
+        ]
+        ceiling = sum(c for _, c in pairs)
+        return sum(s for s, _ in pairs) / ceiling if pairs and ceiling > 0 else None
 
 
 def _interval(values: Sequence[float]) -> dict[str, float | int | None]:
@@ -35,7 +67,9 @@ def _num(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def _entrant_row(game: GameEntry, name: str, episodes: list[EpisodeSummary]) -> dict[str, Any]:
+def _entrant_row(
+    game: GameEntry, name: str, episodes: list[EpisodeSummary], ceiling: Ceiling | None
+) -> dict[str, Any]:
     first = episodes[0]
     seats = {
         group.key: ", ".join(
@@ -66,6 +100,7 @@ def _entrant_row(game: GameEntry, name: str, episodes: list[EpisodeSummary]) -> 
         "seats": seats,
         "episodes": len(episodes),
         "score": _interval([ep.score for ep in episodes]),
+        "ceilingShare": ceiling.share(episodes) if ceiling is not None else None,
         "columns": {c.key: c.value(metrics) for c in game.report.report_columns()},
         "reasons": dict(sorted(Counter(ep.reason for ep in episodes).items())),
         "calls": calls,
@@ -130,6 +165,7 @@ def build_report(
     reference: str | None = None,
     order: Sequence[str] = (),
     title: str = "",
+    ceiling: Ceiling | None = None,
 ) -> dict[str, Any]:
     """The whole report as plain data (what ``--format json`` prints)."""
     by_entrant = _group(summaries, order)
@@ -143,14 +179,17 @@ def build_report(
         "leader": groups[0].key,
         "episodes": len(summaries),
         "reference": reference,
+        "ceiling": None
+        if ceiling is None
+        else {"name": ceiling.name, "hidden": ceiling.hidden, "cells": len(ceiling.scores)},
         "columns": [
             {"key": c.key, "label": c.label, "percent": c.percent, "digits": c.digits}
             for c in game.report.report_columns()
         ],
-        "entrants": [_entrant_row(game, n, eps) for n, eps in by_entrant.items()],
+        "entrants": [_entrant_row(game, n, eps, ceiling) for n, eps in by_entrant.items()],
         "paired": _paired(by_entrant, reference),
         "fallbackFree": {
-            "entrants": [_entrant_row(game, n, eps) for n, eps in clean.items()],
+            "entrants": [_entrant_row(game, n, eps, ceiling) for n, eps in clean.items()],
             "paired": _paired(clean, reference),
         },
         "leaderboard": [],
@@ -171,4 +210,4 @@ def build_report(
     return report
 
 
-__all__ = ["build_report"]
+__all__ = ["Ceiling", "Cell", "build_report"]

@@ -39,14 +39,17 @@ def _pct(value: float | None) -> str:
 def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
     columns = _columns(report)
     groups = report["seatGroups"]
+    ceiling = report.get("ceiling")
+    share = [f"score / {ceiling['name']}"] if ceiling else []
     main = _table(
-        ["entrant", *groups, "episodes", "score (95% CI)", "reasons"],
+        ["entrant", *groups, "episodes", "score (95% CI)", *share, "reasons"],
         [
             [
                 r["entrant"],
                 *(r["seats"][g] for g in groups),
                 str(r["episodes"]),
                 _ci(r["score"]),
+                *([_pct(r.get("ceilingShare"))] if ceiling else []),
                 ", ".join(f"{k} {v}" for k, v in r["reasons"].items()),
             ]
             for r in rows
@@ -110,6 +113,13 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"{report['episodes']} episodes of {report['game']}. Score intervals are 95% "
         "bootstrap intervals (seeded, reproducible)."
     )
+    ceiling = report.get("ceiling")
+    if ceiling:
+        played = " (played for this report, not an entrant)" if ceiling["hidden"] else ""
+        parts.append(
+            f"score / {ceiling['name']}: the entrant's mean score as a share of "
+            f"{ceiling['name']}'s{played} on the same seeds and variants."
+        )
     parts += ["", "## Entrants", "", *_entrant_tables(report, report["entrants"])]
     if report["paired"]:
         parts += [
@@ -168,7 +178,9 @@ def to_csv(report: dict[str, Any]) -> str:
         "input_tokens", "output_tokens", "cost_usd", "latency_ms_p50", "latency_ms_p95",
         "fallback_free_episodes", "paired_vs", "paired_pairs", "paired_diff_mean",
         "paired_diff_low", "paired_diff_high", "wins", "ties", "losses",
+        "ceiling", "ceiling_share",
     ]  # fmt: skip
+    ceiling = (report.get("ceiling") or {}).get("name", "")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -187,6 +199,7 @@ def to_csv(report: dict[str, Any]) -> str:
                 p.get("reference", ""), p.get("pairs", ""), diff.get("mean", ""),
                 diff.get("low", ""), diff.get("high", ""),
                 p.get("wins", ""), p.get("ties", ""), p.get("losses", ""),
+                ceiling, "" if r.get("ceilingShare") is None else r["ceilingShare"],
             ]
         )  # fmt: skip
     return buffer.getvalue()

@@ -52,7 +52,7 @@ def test_play_refuses_an_unknown_seat_spec() -> None:
     proc = lighthouse("play", "--seed", "1", "--keeper", "gemini:pro")
     assert proc.returncode == 2
     assert (
-        "--keeper: 'gemini:pro' is not a baseline (lantern, silent), openai:MODEL or anthropic:MODEL"
+        "--keeper: 'gemini:pro' is not a baseline (lantern, silent, pilot), openai:MODEL or anthropic:MODEL"
         in proc.stderr
     )
 

@@ -1,0 +1,174 @@
+"""The ceiling a report measures entrants against: a strong baseline team's scores.
+
+A game's registry entry names its ceiling baseline (:attr:`GameEntry.ceiling`;
+Lighthouse: PILOT).
+The ceiling *team* of a baseline plays it in every seat group whose role has it and
+the role's default baseline elsewhere (PILOT keeps, WALLHUG runs). The ceiling's
+scores come, in this order, from:
+
+1. the entrant named by ``--ceiling``, when the tournament has one of that name;
+2. an entrant of the tournament that is exactly the ceiling team;
+3. the team played as a *hidden* entrant on every (seed, variant) the results folder
+   holds, with the tournament's own rules, when ``--ceiling`` asks for it. Its scores
+   are kept in ``DIR/ceiling-<baseline>.json`` (scores only, no records: a baseline
+   team is deterministic and ``lighthouse play`` shows any of its games), so a later
+   ``report`` reuses them without being asked again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from harness import __version__
+from harness.episode import run_episode
+from harness.errors import ConfigError
+from harness.game import GameEntry
+from harness.report.build import Ceiling, Cell
+from harness.seats import BaselineSeat, Seat
+from harness.summary import EpisodeSummary
+from harness.tournament.store import write_atomically
+
+
+class _Score(BaseModel):
+    seed: int
+    variant: str
+    score: float
+
+
+class _HiddenScores(BaseModel):
+    """The file a hidden ceiling's scores are kept in."""
+
+    baseline: str
+    team: dict[str, str]
+    harness: str
+    scores: list[_Score]
+
+
+def ceiling_team(game: GameEntry, baseline: str) -> dict[str, str]:
+    """Each seat group's baseline in ``baseline``'s team; ConfigError if no role has it."""
+    groups = game.seat_groups
+    if not any(baseline in game.baseline_names(g.role) for g in groups):
+        names = sorted({name for g in groups for name in game.baseline_names(g.role)})
+        raise ConfigError(
+            f"--ceiling: {baseline!r} is neither an entrant nor a baseline of {game.name} "
+            f"(baselines: {', '.join(names)})"
+        )
+    return {
+        g.key: baseline
+        if baseline in game.baseline_names(g.role)
+        else game.baseline_names(g.role)[0]
+        for g in groups
+    }
+
+
+def _entrant_team(entrant: Mapping[str, Any]) -> dict[str, str] | None:
+    """The baselines an entrant of a manifest's config plays, or None if any seat is not one."""
+    team: dict[str, str] = {}
+    for key, spec in entrant.get("seats", {}).items():
+        specs = spec if isinstance(spec, list) else [spec]
+        names = {s.get("baseline") if isinstance(s, dict) else None for s in specs}
+        name = names.pop() if len(names) == 1 else None
+        if not isinstance(name, str):
+            return None
+        team[key] = name
+    return team
+
+
+def _cell_means(summaries: Iterable[EpisodeSummary], entrant: str) -> dict[Cell, float]:
+    scores: dict[Cell, list[float]] = defaultdict(list)
+    for ep in summaries:
+        if ep.entrant == entrant:
+            scores[(ep.seed, ep.variant)].append(ep.score)
+    return {cell: sum(v) / len(v) for cell, v in scores.items()}
+
+
+def find_ceiling(
+    game: GameEntry,
+    root: Path,
+    manifest: Mapping[str, Any],
+    summaries: Sequence[EpisodeSummary],
+    asked: str | None = None,
+) -> Ceiling | None:
+    """The ceiling of the results folder ``root`` (see the module docstring), or None.
+
+    Plays the hidden ceiling team on the folder's cells only when ``asked`` names a
+    baseline that no entrant plays; without ``asked``, a hidden ceiling kept from an
+    earlier ``--ceiling`` is reused.
+    """
+    config = manifest.get("config", {})
+    entrants = config.get("entrants", [])
+    if asked is not None and any(e.get("name") == asked for e in entrants):
+        return Ceiling(asked, _cell_means(summaries, asked))
+    baseline = asked or game.ceiling
+    if baseline is None:
+        return None
+    team = ceiling_team(game, baseline)
+    for entrant in entrants:
+        if _entrant_team(entrant) == team:
+            return Ceiling(entrant["name"], _cell_means(summaries, entrant["name"]))
+    path = root / f"ceiling-{baseline}.json"
+    kept = _read_hidden(path, baseline, team)
+    if asked is None:
+        return Ceiling(baseline, kept, hidden=True) if kept else None
+    cells = sorted({(ep.seed, ep.variant) for ep in summaries})
+    missing = [cell for cell in cells if cell not in kept]
+    if missing:
+        kept |= asyncio.run(_play(game, config, team, missing))
+        _write_hidden(path, baseline, team, kept)
+    return Ceiling(baseline, {cell: kept[cell] for cell in cells}, hidden=True)
+
+
+async def _play(
+    game: GameEntry, config: Mapping[str, Any], team: Mapping[str, str], cells: list[Cell]
+) -> dict[Cell, float]:
+    """The team's score on each cell, under the tournament's rules (one at a time: they
+    are scripted, so there is nothing to wait for)."""
+    scores: dict[Cell, float] = {}
+    rules = config.get("rules", {})
+    timeout = config.get("episodeTimeoutSeconds")
+    for seed, variant in cells:
+        state = game.rules.new_state(game.rules.make_config(variant, rules, timeout), seed)
+        seats: dict[str, Seat] = {
+            seat: BaselineSeat(team[group.key])
+            for group in game.seat_groups
+            for seat in group.seats
+        }
+        outcome = await run_episode(
+            game, state, seats, episode_id=f"ceiling--{variant}--s{seed}", seed=seed
+        )
+        results: Any = outcome.results  # every game's results carry ``scores``
+        scores[(seed, variant)] = float(results.scores[0])
+    return scores
+
+
+def _read_hidden(path: Path, baseline: str, team: Mapping[str, str]) -> dict[Cell, float]:
+    """The scores kept at ``path``; none when absent, damaged, or from another version."""
+    try:
+        kept = _HiddenScores.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError):
+        return {}
+    if (kept.baseline, kept.team, kept.harness) != (baseline, dict(team), __version__):
+        return {}
+    return {(s.seed, s.variant): s.score for s in kept.scores}
+
+
+def _write_hidden(
+    path: Path, baseline: str, team: Mapping[str, str], scores: Mapping[Cell, float]
+) -> None:
+    doc = _HiddenScores(
+        baseline=baseline,
+        team=dict(team),
+        harness=__version__,
+        scores=[_Score(seed=s, variant=v, score=x) for (s, v), x in sorted(scores.items())],
+    )
+    write_atomically(path, json.dumps(doc.model_dump(), indent=1) + "\n")
+
+
+__all__ = ["ceiling_team", "find_ceiling"]
