@@ -2,7 +2,7 @@
 
 The entry points: Lighthouse's and Relayroam's reply parsers, the strict JSON loader,
 Relayroam's state JSON and state tokens, record lines (``decode_line``,
-``read_lines``, replay's ``load_record``), TOML configs, and Relayroam's HTTP bodies
+``open_record``, replay's ``load_record``), TOML configs, and Relayroam's HTTP bodies
 over real HTTP. Each must answer with the project's own error (a ParseFailure for a
 reply) whatever it is given: unclosed fences, deep nesting, huge numbers, lone
 surrogates, 1 MiB strings.
