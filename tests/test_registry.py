@@ -15,8 +15,9 @@ from harness.registry import game_names, get_game
 def test_every_registered_game_is_built_once_and_named_as_registered() -> None:
     assert game_names() == ("lighthouse", "relayroam")
     for name in game_names():
-        assert get_game(name).name == name
-        assert get_game(name) is get_game(name)
+        entry = get_game(name)
+        assert entry.name == name
+        assert get_game(name) is entry  # built once, then shared
 
 
 def test_an_unknown_game_is_a_config_error_naming_the_choices() -> None:
