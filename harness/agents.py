@@ -33,7 +33,7 @@ from pydantic import BaseModel
 
 from harness import defaults
 from harness.errors import ConfigError, PlayBudgetExhausted
-from harness.game import Game, ParseFailure
+from harness.game import GameEntry, ParseFailure
 from harness.llm.prompts import PromptSet
 from harness.llm.secrets import redact
 from harness.records import AgentInfo, ModelReply, Source
@@ -134,11 +134,13 @@ class PythonSeat:
         self,
         agent: Agent,
         *,
+        game: GameEntry,
         prompts: PromptSet,
         name: str | None = None,
         timeout_seconds: float = defaults.AGENT_TIMEOUT_SECONDS,
     ) -> None:
         self._call_agent = agent
+        self._game = game
         self._prompts = prompts
         self._timeout = timeout_seconds
         self._is_async = _is_async(agent)
@@ -156,14 +158,14 @@ class PythonSeat:
         loop = asyncio.get_running_loop()
         started = time.perf_counter()
         budget = request.deadline if request.deadline is not None else float("inf")
-        game, observation = request.game, request.observation
+        game, io, observation = self._game, request.io, request.observation
         first = AgentInput(
             game=game.name,
             seat=request.seat.seat,
             role=request.seat.role,
             tick=request.tick,
             observation=observation,
-            text=self._prompts.observation.fill(observation=game.render_observation(observation)),
+            text=self._prompts.observation.fill(observation=io.render_observation(observation)),
             system=self._prompts.system.text,
             episode_id=request.episode_id,
         )
@@ -188,7 +190,7 @@ class PythonSeat:
                 decision, problem = None, text
                 replies.append(model_reply(_shown(result), problem))
             else:
-                decision, problem, reply = await judge_reply_async(game, observation, text)
+                decision, problem, reply = await judge_reply_async(io, observation, text)
                 replies.append(reply)
                 if problem is None:
                     return finish(text, decision, "python_retry" if retry else "python")
@@ -221,7 +223,7 @@ class PythonSeat:
         return result, None
 
 
-def reply_text(game: Game[Any], result: Any) -> str | ParseFailure:
+def reply_text(game: GameEntry, result: Any) -> str | ParseFailure:
     """An agent's answer as reply text: text as is, a decision as its JSON.
 
     A decision (a mapping, a pydantic model or the game's own decision object) is
@@ -236,7 +238,7 @@ def reply_text(game: Game[Any], result: Any) -> str | ParseFailure:
         elif isinstance(result, Mapping):
             data = dict(result)
         else:
-            data = game.decision_model(result).model_dump(mode="json", by_alias=True)
+            data = game.codec.decision_model(result).model_dump(mode="json", by_alias=True)
         if isinstance(data, dict):
             data = {key: value for key, value in data.items() if value is not None}
         return json.dumps(data, ensure_ascii=False, allow_nan=False)

@@ -29,12 +29,12 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from harness.episode import TickCallback, run_episode
 from harness.errors import ConfigError
-from harness.game import Game
-from harness.games.registry import get_game
+from harness.game import GameEntry
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
+from harness.registry import get_game
 from harness.seat_builder import SeatLike, build_seats, llm_providers, seats_of_groups
 from harness.seat_spec import SEAT_TAGS, SeatConfig, cli_providers, parse_seat_arg
 from harness.seats import baseline_seats
@@ -81,19 +81,19 @@ class Env:
 
     def __init__(
         self,
-        game: Game[Any],
+        game: GameEntry,
         *,
         variant: str | None = None,
         rules: Mapping[str, Any] | None = None,
         episode_timeout_seconds: float | None = None,
     ) -> None:
         self.game = game
-        self.variant = variant or game.variants()[0]
-        if self.variant not in game.variants():
+        self.variant = variant or game.variants[0]
+        if self.variant not in game.variants:
             raise ConfigError(
-                f"variant: {game.name} has {list(game.variants())}, not {self.variant!r}"
+                f"variant: {game.name} has {list(game.variants)}, not {self.variant!r}"
             )
-        self.config = game.make_config(self.variant, rules or {}, episode_timeout_seconds)
+        self.config = game.rules.make_config(self.variant, rules or {}, episode_timeout_seconds)
 
     @property
     def name(self) -> str:
@@ -102,11 +102,11 @@ class Env:
 
     def seat_groups(self) -> dict[str, str]:
         """The seat groups a seat is given for (``keeper``, ``runners``, ...), with their roles."""
-        return {group.key: group.role for group in self.game.seat_groups()}
+        return {group.key: group.role for group in self.game.seat_groups}
 
     def new_state(self, seed: int) -> Any:
         """The starting state of episode ``seed``."""
-        return self.game.new_state(self.config, check_seed(seed, "seed"))
+        return self.game.rules.new_state(self.config, check_seed(seed, "seed"))
 
     def play(
         self,
@@ -177,7 +177,7 @@ class Env:
             variant=self.variant,
             results=outcome.results,
             lines=tuple(line.model_dump(mode="json", by_alias=True) for line in outcome.lines),
-            summary=self.game.render_results(outcome.results),
+            summary=self.game.view.render_results(outcome.results),
         )
 
     def _specs(self, given: Mapping[str, GroupArg]) -> dict[str, SeatLike | list[SeatLike]]:
@@ -200,7 +200,7 @@ class Env:
     def _spec(self, value: SeatArg, role: str, where: str) -> SeatLike:
         if isinstance(value, str):
             return parse_seat_arg(
-                value, role=role, baselines=self.game.baselines(role), where=where
+                value, role=role, baselines=self.game.baseline_names(role), where=where
             )
         if isinstance(value, Mapping):
             try:

@@ -10,28 +10,28 @@ from collections.abc import Sequence
 from harness import __version__
 from harness.commands import play, replay, serve, tournament
 from harness.errors import ConfigError, HarnessError
-from harness.games.registry import game_names, get_game
 from harness.llm.secrets import redact
+from harness.registry import game_names, get_game
 from harness.validation import check_seed
 
 
 def _cmd_board(args: argparse.Namespace) -> int:
     check_seed(args.seed)
     game = get_game(args.game)
-    variant = args.variant or game.variants()[0]
-    if variant not in game.variants():
-        raise ConfigError(f"--variant: {game.name} has {list(game.variants())}, not {variant!r}")
-    state = game.new_state(game.make_config(variant, {}), args.seed)
+    variant = args.variant or game.variants[0]
+    if variant not in game.variants:
+        raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {variant!r}")
+    state = game.rules.new_state(game.rules.make_config(variant, {}), args.seed)
     if args.json:
-        doc = {"seed": args.seed, "variant": variant, **game.board_json(state)}
+        doc = {"seed": args.seed, "variant": variant, **game.view.board_json(state)}
         print(json.dumps(doc, indent=2))
         return 0
-    print(game.render_board(state, args.seed, variant))
+    print(game.view.render_board(state, args.seed, variant))
     return 0
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    print(json.dumps(get_game(args.game).record_schema(), indent=2, sort_keys=True))
+    print(json.dumps(get_game(args.game).codec.record_schema(), indent=2, sort_keys=True))
     return 0
 
 

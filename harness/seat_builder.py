@@ -13,7 +13,7 @@ from typing import Any
 
 from harness.agents import Agent, PythonSeat, load_agent
 from harness.errors import ConfigError
-from harness.game import Game
+from harness.game import GameEntry
 from harness.llm.options import PromptFiles, ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
@@ -24,14 +24,14 @@ from harness.seats import BaselineSeat, Seat
 SeatLike = BaselineSeatConfig | LLMSeatConfig | PythonSeatConfig | Agent
 
 
-def seats_of_groups(game: Game[Any], groups: Mapping[str, Any]) -> dict[str, tuple[str, Any]]:
+def seats_of_groups(game: GameEntry, groups: Mapping[str, Any]) -> dict[str, tuple[str, Any]]:
     """Every seat id of the seat groups in ``groups``, with its role and its spec.
 
     ``groups`` maps a seat group's key (Lighthouse: ``keeper``, ``runners``) to one
     spec for all its seats, or a list with one per seat. Groups not given are left
     out; a key that is not a group of ``game`` is a :class:`ConfigError`.
     """
-    known = {group.key: group for group in game.seat_groups()}
+    known = {group.key: group for group in game.seat_groups}
     unknown = sorted(set(groups) - set(known))
     if unknown:
         raise ConfigError(
@@ -52,7 +52,7 @@ def seats_of_groups(game: Game[Any], groups: Mapping[str, Any]) -> dict[str, tup
     return out
 
 
-def prompt_files(game: Game[Any], role: str, spec: SeatLike) -> PromptFiles | None:
+def prompt_files(game: GameEntry, role: str, spec: SeatLike) -> PromptFiles | None:
     """The prompt files a seat reads (models and Python agents), or None (baselines)."""
     if isinstance(spec, BaselineSeatConfig):
         return None
@@ -68,7 +68,7 @@ def llm_providers(
 
 
 def build_seat(
-    game: Game[Any],
+    game: GameEntry,
     role: str,
     spec: SeatLike,
     *,
@@ -82,10 +82,10 @@ def build_seat(
     import path is imported now, with ``search`` added to the import path.
     """
     if isinstance(spec, BaselineSeatConfig):
-        if spec.baseline not in game.baselines(role):
+        if spec.baseline not in game.baseline_names(role):
             raise ConfigError(
                 f"baseline: {spec.baseline!r} is not a {role} baseline; "
-                f"choose one of {list(game.baselines(role))}"
+                f"choose one of {list(game.baseline_names(role))}"
             )
         return BaselineSeat(spec.baseline)
     if isinstance(spec, LLMSeatConfig):
@@ -93,17 +93,20 @@ def build_seat(
     if isinstance(spec, PythonSeatConfig):
         return PythonSeat(
             load_agent(spec.python, search),
+            game=game,
             prompts=PromptSet.load(spec.prompts or default_prompt_files(game.name, role)),
             name=spec.python,
             timeout_seconds=spec.timeout_seconds,
         )
     if callable(spec):
-        return PythonSeat(spec, prompts=PromptSet.load(default_prompt_files(game.name, role)))
+        return PythonSeat(
+            spec, game=game, prompts=PromptSet.load(default_prompt_files(game.name, role))
+        )
     raise ConfigError(f"a {role} seat cannot be played by a {type(spec).__name__}")
 
 
 def build_seats(
-    game: Game[Any],
+    game: GameEntry,
     specs: Mapping[str, tuple[str, SeatLike]],
     *,
     factory: SeatFactory,

@@ -4,23 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic import ValidationError
 
 from harness.errors import ConfigError
-
-
-class StrictModel(BaseModel):
-    """The one base of every model read from or written to the outside world.
-
-    Immutable, strict (an unknown key is an error naming it), and camelCase on the
-    wire while accepting snake_case too: configs are written ``base_url`` or
-    ``baseUrl``, and records speak the rules' camelCase.
-    """
-
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
-    )
+from harness.models import StrictModel  # re-exported: the one strict base
 
 
 def format_validation_error(

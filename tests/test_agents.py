@@ -15,10 +15,10 @@ from pydantic import BaseModel
 import harness
 from harness.agents import AgentInput, load_agent
 from harness.errors import ConfigError
-from harness.games.lighthouse.game import LighthouseGame
 from harness.games.lighthouse.state import KeeperDecision, Move, RunnerDecision
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.secrets import register_secret
+from harness.registry import get_game
 from harness.replay import replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +51,7 @@ def test_a_sync_agent_gets_the_observation_and_the_text_a_model_gets() -> None:
     assert first.observation.tick == 0
     assert first.observation.exit is not None
     prompts = PromptSet.load(default_prompt_files("lighthouse", "keeper"))
-    rendered = LighthouseGame().render_observation(first.observation)
+    rendered = get_game("lighthouse").seat_io.render_observation(first.observation)
     assert first.text == prompts.observation.fill(observation=rendered)
     assert "Reply with one JSON object" in first.text  # the observation prompt, filled in
     assert first.system == prompts.system.text

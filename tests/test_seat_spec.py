@@ -4,6 +4,7 @@ with one set of defaults; the seat flags come from the games' seat groups."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import tomllib
 from pathlib import Path
@@ -12,12 +13,10 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from harness import defaults
+from harness import defaults, registry
 from harness.cli import build_parser, main
 from harness.errors import ConfigError
-from harness.game import SeatGroup
-from harness.games import registry
-from harness.games.relayroam.game import RelayroamGame
+from harness.game import GameEntry, SeatGroup
 from harness.llm.anthropic_provider import AnthropicProvider
 from harness.llm.calls import RetryPolicy
 from harness.llm.openai_provider import OpenAIProvider
@@ -128,10 +127,9 @@ def test_every_default_is_the_same_wherever_it_is_read() -> None:
 def test_a_call_timeout_on_the_command_line_widens_the_turn_with_it() -> None:
     args = build_parser().parse_args(["play", "--seed", "1", "--call-timeout", "90"])
     from harness.commands.seats import seat_configs
-    from harness.games.lighthouse.game import LighthouseGame
 
     args.keeper = "openai:m"
-    spec = seat_configs(LighthouseGame(), args)["keeper"]
+    spec = seat_configs(registry.get_game("lighthouse"), args)["keeper"]
     assert isinstance(spec, LLMSeatConfig)
     assert (spec.call_timeout_seconds, spec.allowance_seconds) == (90.0, 180.0)
 
@@ -172,19 +170,22 @@ def test_the_seat_factory_closes_its_clients_when_the_block_ends() -> None:
     assert all(client.is_closed() for client in clients)
 
 
-class PilotGame(RelayroamGame):
+def pilot_game() -> GameEntry:
     """Relayroam under another name, whose one seat group is called ``pilot``."""
-
-    name = "pilotroam"
-
-    def seat_groups(self) -> tuple[SeatGroup, ...]:
-        return (SeatGroup("pilot", "player", ("player",)),)
+    return dataclasses.replace(
+        registry.get_game("relayroam"),
+        name="pilotroam",
+        seat_groups=(SeatGroup("pilot", "player", ("player",)),),
+        api=None,
+    )
 
 
 def test_a_new_game_gets_its_seat_flag_without_a_cli_edit(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setitem(registry.GAMES, "pilotroam", f"{__name__}:PilotGame")
+    monkeypatch.setitem(registry.GAMES, "pilotroam", pilot_game)
+    registry.get_game.cache_clear()
+    monkeypatch.setattr(registry, "get_game", registry.get_game)
     args = build_parser().parse_args(["play", "--game", "pilotroam", "--seed", "3", "--pilot", "x"])
     assert args.pilot == "x"
     assert (

@@ -17,7 +17,7 @@ from harness.commands.seats import (
     seat_configs,
 )
 from harness.errors import ConfigError
-from harness.games.registry import game_names, get_game
+from harness.registry import game_names, get_game
 from harness.validation import check_seed
 
 
@@ -42,24 +42,22 @@ def run(args: argparse.Namespace) -> int:
     """Play the episode."""
     check_seed(args.seed)
     game = get_game(args.game)
-    if args.variant is not None and args.variant not in game.variants():
-        raise ConfigError(
-            f"--variant: {game.name} has {list(game.variants())}, not {args.variant!r}"
-        )
+    if args.variant is not None and args.variant not in game.variants:
+        raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {args.variant!r}")
     env = Env(game, variant=args.variant, episode_timeout_seconds=args.episode_timeout)
     state = env.new_state(args.seed)
     specs = seat_configs(game, args)
     check_seat_keys(game, specs, args)
     given = given_specs(game, args)
     names = ", ".join(
-        f"{g.key} {given.get(g.key, game.baselines(g.role)[0])}" for g in game.seat_groups()
+        f"{g.key} {given.get(g.key, game.baseline_names(g.role)[0])}" for g in game.seat_groups
     )
     print(f"{game.name.capitalize()}, seed {args.seed}, variant {env.variant}: {names}")
     if not args.quiet:
-        print(game.render_start(state))
+        print(game.view.render_start(state))
 
     async def show(line: Any) -> None:
-        print(game.render_tick(line))
+        print(game.view.render_tick(line))
         if args.delay:
             await asyncio.sleep(args.delay)  # the loop keeps serving the seats' calls
 

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from harness import defaults
 from harness.errors import ConfigError
-from harness.game import Game
-from harness.games.registry import game_names, get_game
+from harness.game import GameEntry
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.seat import SeatFactory
+from harness.registry import game_names, get_game
 from harness.seat_builder import build_seats as build_spec_seats
 from harness.seat_builder import llm_providers, seats_of_groups
 from harness.seat_spec import SeatConfig, cli_providers, parse_seat_arg
@@ -32,8 +31,8 @@ def group_flags() -> dict[str, str]:
     helps: dict[str, list[str]] = {}
     for name in game_names():
         game = get_game(name)
-        for group in game.seat_groups():
-            choices = ", ".join(game.baselines(group.role))
+        for group in game.seat_groups:
+            choices = ", ".join(game.baseline_names(group.role))
             helps.setdefault(group.key, []).append(f"{name} {group.key}: {choices}")
     return {
         key: "; ".join(parts) + "; or openai:MODEL, anthropic:MODEL, python:MODULE:CALLABLE"
@@ -70,9 +69,9 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def given_specs(game: Game[Any], args: argparse.Namespace) -> dict[str, str]:
+def given_specs(game: GameEntry, args: argparse.Namespace) -> dict[str, str]:
     """The seat-group specs given on the command line, checked against the game."""
-    keys = {g.key for g in game.seat_groups()}
+    keys = {g.key for g in game.seat_groups}
     given = {k: getattr(args, k) for k in group_flags() if getattr(args, k, None) is not None}
     for key in given:
         if key not in keys:
@@ -82,9 +81,9 @@ def given_specs(game: Game[Any], args: argparse.Namespace) -> dict[str, str]:
     return given
 
 
-def seat_configs(game: Game[Any], args: argparse.Namespace) -> dict[str, SeatConfig]:
+def seat_configs(game: GameEntry, args: argparse.Namespace) -> dict[str, SeatConfig]:
     """The given specs as seat models (group key -> spec), the flags' options applied."""
-    groups = {g.key: g for g in game.seat_groups()}
+    groups = {g.key: g for g in game.seat_groups}
     timeout = args.call_timeout
     options = {
         "temperature": args.temperature,
@@ -99,7 +98,7 @@ def seat_configs(game: Game[Any], args: argparse.Namespace) -> dict[str, SeatCon
         key: parse_seat_arg(
             text,
             role=groups[key].role,
-            baselines=game.baselines(groups[key].role),
+            baselines=game.baseline_names(groups[key].role),
             options=options,
             prompts=args.prompts,
             where=f"--{key}",
@@ -116,14 +115,14 @@ def providers(args: argparse.Namespace) -> dict[str, ProviderOptions]:
 
 
 def check_seat_keys(
-    game: Game[Any], specs: dict[str, SeatConfig], args: argparse.Namespace
+    game: GameEntry, specs: dict[str, SeatConfig], args: argparse.Namespace
 ) -> None:
     """Read and check the key of every model seat in ``specs`` before anything is printed."""
     check_keys(llm_providers(specs.values(), providers(args)))
 
 
 def build_seats(
-    game: Game[Any], specs: dict[str, SeatConfig], args: argparse.Namespace, factory: SeatFactory
+    game: GameEntry, specs: dict[str, SeatConfig], args: argparse.Namespace, factory: SeatFactory
 ) -> dict[str, Seat]:
     """Seats for every seat of the groups in ``specs`` (group key -> spec)."""
     return build_spec_seats(

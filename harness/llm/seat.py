@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Self
 
 from harness.errors import PlayBudgetExhausted
-from harness.game import Game
+from harness.game import GameEntry, ParseFailure
 from harness.llm.calls import CallReport, Price, RetryPolicy, call_llm
 from harness.llm.factory import make_provider
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
@@ -29,8 +29,8 @@ from harness.seats import (
     PARSE_OFF_LOOP_CHARS,
     SeatReply,
     SeatRequest,
-    fallback_reply,
     judge_reply_async,
+    turn_source,
 )
 from harness.text import truncate_runes
 
@@ -81,12 +81,12 @@ class LLMSeat:
         own_deadline = loop.time() + self.options.allowance_seconds
         budget = request.deadline if request.deadline is not None else float("inf")
         deadline = min(own_deadline, budget)
-        game, observation = request.game, request.observation
+        io, observation = request.io, request.observation
         messages = [
             Message("system", self.prompts.system.text),
             Message(
                 "user",
-                self.prompts.observation.fill(observation=game.render_observation(observation)),
+                self.prompts.observation.fill(observation=io.render_observation(observation)),
             ),
         ]
         replies: list[ModelReply] = []
@@ -97,31 +97,32 @@ class LLMSeat:
                 raw, decision, source, time.perf_counter() - started, tuple(replies), tuple(calls)
             )
 
-        for retry in (False, True):
+        problems: list[ParseFailure | None] = []
+        while True:  # two calls at most: the second reply, or a failed call, ends the turn
             report = await self._call(messages, deadline)
             calls.append(_call_record(report))
+            failure: str | None = None
             if report.completion is None:
                 if loop.time() >= budget:  # the play budget, not the seat, ran out (D2)
                     raise PlayBudgetExhausted(f"tick {request.tick}: play budget exhausted")
-                failure = report.failure
-                source: Source = (
-                    "fallback_timeout"
-                    if failure is not None and failure.kind == "timeout"
-                    else "fallback_api"
-                )
-                return finish(*fallback_reply(request), source)
-            text = report.completion.text
-            decision, problem, reply = await judge_reply_async(game, observation, text)
-            replies.append(reply)
-            if problem is None:
-                return finish(text, decision, "llm_retry" if retry else "llm")
-            messages = [
-                *messages,
-                Message("assistant", truncate_runes(text, RETRY_ECHO_RUNES)),
-                Message("user", self.prompts.retry_hint.fill(problem=problem.message)),
-            ]
-        refused = problem is not None and problem.kind.startswith("refused")
-        return finish(*fallback_reply(request), "fallback_refused" if refused else "fallback_parse")
+                failure = report.failure.kind if report.failure is not None else "api"
+            else:
+                text = report.completion.text
+                decision, problem, reply = await judge_reply_async(io, observation, text)
+                replies.append(reply)
+                problems.append(problem)
+            source = turn_source(problems, failure)
+            if source is None:  # the first reply failed: retry once, with a hint
+                hint = problem.message if problem is not None else ""
+                messages = [
+                    *messages,
+                    Message("assistant", truncate_runes(text, RETRY_ECHO_RUNES)),
+                    Message("user", self.prompts.retry_hint.fill(problem=hint)),
+                ]
+            elif source in ("llm", "llm_retry"):
+                return finish(text, decision, source)
+            else:
+                return finish(*request.baseline(), source)
 
     async def _call(self, messages: list[Message], deadline: float) -> CallReport:
         request = CompletionRequest(
@@ -185,7 +186,7 @@ class SeatFactory:
 
     def seat(
         self,
-        game: Game[Any],
+        game: GameEntry,
         role: str,
         options: LLMSeatOptions,
         *,
@@ -208,7 +209,7 @@ class SeatFactory:
             options=options,
             prompts=prompts,
             limiter=limiter,
-            reply_schema=game.reply_schema(role),
+            reply_schema=game.seat_io.reply_schema(role),
         )
 
     async def preflight(self) -> list[str]:

@@ -50,9 +50,9 @@ from pydantic import (
 
 from harness.agents import load_agent
 from harness.errors import ConfigError
-from harness.game import Game
-from harness.games.registry import game_names, get_game
+from harness.game import GameEntry
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
+from harness.registry import game_names, get_game
 from harness.seat_builder import seats_of_groups
 from harness.seat_spec import (
     SEAT_TAGS,
@@ -118,7 +118,7 @@ class EntrantConfig(StrictModel):
             raise ValueError(f"{short_repr(value)} must be {PLAIN_RULE}")
         return value
 
-    def seat_specs(self, game: Game[Any]) -> dict[str, tuple[str, SeatConfig]]:
+    def seat_specs(self, game: GameEntry) -> dict[str, tuple[str, SeatConfig]]:
         """Every seat id of ``game`` with its role and spec (the entrant is resolved)."""
         return seats_of_groups(game, self.seats)
 
@@ -252,11 +252,13 @@ class TournamentConfig(StrictModel):
 
     def variant_list(self) -> list[str]:
         """The variants played (the game's default when none are given)."""
-        return self.variants or [get_game(self.game).variants()[0]]
+        return self.variants or [get_game(self.game).variants[0]]
 
     def game_config(self, variant: str) -> Any:
         """The rules parameters of ``variant`` with this tournament's overrides."""
-        return get_game(self.game).make_config(variant, self.rules, self.episode_timeout_seconds)
+        return get_game(self.game).rules.make_config(
+            variant, self.rules, self.episode_timeout_seconds
+        )
 
     def seat_options(self, seat: LLMSeatConfig) -> LLMSeatOptions:
         """An LLM seat's full options, its provider resolved."""
@@ -298,7 +300,7 @@ def load_tournament(path: Path) -> TournamentConfig:
 
 def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentConfig:
     game = get_game(config.game)
-    groups = {g.key: g for g in game.seat_groups()}
+    groups = {g.key: g for g in game.seat_groups}
     entrants = []
     for index, entrant in enumerate(config.entrants):
         where_entrant = f"{source}: entrants.{index}"
@@ -336,13 +338,13 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
 
 
 def _resolve_seat(
-    seat: SeatConfig, game: Game[Any], role: str, base: Path, where: str
+    seat: SeatConfig, game: GameEntry, role: str, base: Path, where: str
 ) -> SeatConfig:
     if isinstance(seat, BaselineSeatConfig):
-        if seat.baseline not in game.baselines(role):
+        if seat.baseline not in game.baseline_names(role):
             raise ConfigError(
                 f"{where}.baseline: {seat.baseline!r} is not a {role} baseline; "
-                f"choose one of {list(game.baselines(role))}"
+                f"choose one of {list(game.baseline_names(role))}"
             )
         return seat
     if isinstance(seat, PythonSeatConfig):

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from harness.errors import ConfigError
+from harness.summary import episode_id
 from harness.tournament.config import EntrantConfig, TournamentConfig
-from harness.tournament.summary import episode_id
 
 
 @dataclass(frozen=True)

@@ -7,17 +7,16 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from harness.episode import run_episode
 from harness.errors import ConfigError
-from harness.game import Game
-from harness.games.registry import get_game
+from harness.game import GameEntry
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.prompts import PromptSet
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
+from harness.registry import get_game
 from harness.seat_builder import build_seats, llm_providers, prompt_files
 from harness.seats import Seat
 from harness.tournament.config import EntrantConfig, TournamentConfig
@@ -35,12 +34,12 @@ from harness.tournament.store import ResultsFolder
 from harness.validation import short_repr
 
 
-def game_of(config: TournamentConfig) -> Game[Any]:
+def game_of(config: TournamentConfig) -> GameEntry:
     """The game a config plays."""
     return get_game(config.game)
 
 
-def prompt_hashes(config: TournamentConfig, game: Game[Any]) -> dict[str, str]:
+def prompt_hashes(config: TournamentConfig, game: GameEntry) -> dict[str, str]:
     """sha256 of every prompt file a seat of the config uses (models, Python agents), by path."""
     hashes = {}
     for entrant in config.entrants:
@@ -159,7 +158,7 @@ async def run_tournament(
 
 async def _play_all(
     config: TournamentConfig,
-    game: Game[Any],
+    game: GameEntry,
     folder: ResultsFolder,
     todo: Iterator[EpisodePlan],
     seats: dict[str, dict[str, Seat]],
@@ -216,7 +215,7 @@ def _entrants(plans: Iterable[EpisodePlan]) -> list[EntrantConfig]:
 
 
 def _providers(
-    config: TournamentConfig, game: Game[Any], entrants: Iterable[EntrantConfig]
+    config: TournamentConfig, game: GameEntry, entrants: Iterable[EntrantConfig]
 ) -> list[ProviderOptions]:
     """The provider options of every LLM seat of ``entrants``."""
     specs = (spec for entrant in entrants for _, spec in entrant.seat_specs(game).values())
@@ -225,12 +224,12 @@ def _providers(
 
 async def _play_one(
     config: TournamentConfig,
-    game: Game[Any],
+    game: GameEntry,
     folder: ResultsFolder,
     plan: EpisodePlan,
     seats: dict[str, Seat],
 ) -> None:
-    state = game.new_state(config.game_config(plan.variant), plan.seed)
+    state = game.rules.new_state(config.game_config(plan.variant), plan.seed)
     writer = RecordWriter(folder.partial_path(plan.episode_id))
     try:
         await run_episode(

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from harness.games.lighthouse.game import LighthouseGame
 from harness.records import AgentInfo
+from harness.registry import get_game
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.tournament.config import TournamentConfig
 from harness.tournament.plan import (
@@ -24,7 +24,7 @@ from harness.tournament.plan import (
 from harness.tournament.run import _play_all
 from harness.tournament.store import ResultsFolder
 
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 
 
 def config(

@@ -12,7 +12,8 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator
 
 from harness.errors import ConfigError
-from harness.validation import StrictModel, format_validation_error
+from harness.models import StrictModel
+from harness.validation import format_validation_error
 
 Variant = Literal["default", "spring"]
 VARIANTS: tuple[Variant, ...] = ("default", "spring")

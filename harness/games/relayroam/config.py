@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from harness.validation import StrictModel
+from harness.models import StrictModel
 
 VARIANTS: tuple[str, ...] = ("default",)
 

@@ -1,4 +1,7 @@
-"""The results line of one finished episode, derived from its record alone."""
+"""The results line of one finished episode, derived from its record alone.
+
+Tournaments write these lines (``episodes.jsonl``); reports read them.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import Any
 
 from pydantic import Field
 
-from harness.game import Game
+from harness.game import Report
 from harness.records import RecordModel
 from harness.validation import seed_problem
 
@@ -80,9 +83,12 @@ def split_episode_id(episode: str, variant: str | None, seed: int | None) -> tup
 
 
 def summarize(
-    game: Game[Any], lines: Sequence[Any], *, entrant: str, repetition: int
+    report: Report, lines: Sequence[Any], *, entrant: str, repetition: int
 ) -> EpisodeSummary:
-    """The results line of a finished episode's parsed record ``lines``."""
+    """The results line of a finished episode's parsed record ``lines``.
+
+    ``report`` is the game's report part, which gives the line's ``metrics``.
+    """
     header, end = lines[0], lines[-1]
     acc: dict[str, dict[str, Any]] = {
         info.seat: {
@@ -123,7 +129,7 @@ def summarize(
         score=results.scores[0],
         scores=list(results.scores),
         reason=str(results.reason.value if hasattr(results.reason, "value") else results.reason),
-        metrics=game.episode_metrics(lines),
+        metrics=report.episode_metrics(lines),
         seats=seats,
         fallback_free=fallbacks == 0,
     )
