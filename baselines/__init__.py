@@ -1,1 +1,4 @@
-"""Scripted baselines: LANTERN (keeper) and WALLHUG (runner)."""
+"""Scripted players, one folder per game: pure functions of a seat's observation.
+
+A game never imports its bots: the registry (:mod:`harness.registry`) wires them in.
+"""

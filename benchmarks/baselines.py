@@ -27,12 +27,13 @@ from typing import Any
 from harness.episode import run_episode
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import VARIANTS, LighthouseConfig, Variant
-from harness.games.lighthouse.game import KEEPER, LighthouseGame
+from harness.games.lighthouse.game import KEEPER
 from harness.games.lighthouse.record import LighthouseResults
 from harness.games.lighthouse.state import new_game
+from harness.registry import get_game
 from harness.seats import BaselineSeat, Seat
 
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ async def play_all(keeper: str, variant: Variant, seeds: range) -> list[Played]:
         state = new_game(config, generate_board(config, seed))
         seats: dict[str, Seat] = {
             spec.seat: BaselineSeat(keeper if spec.role == KEEPER else "wallhug")
-            for spec in GAME.seats(state)
+            for spec in GAME.rules.seats(state)
         }
         outcome = await run_episode(GAME, state, seats, episode_id=f"{variant}-{seed}")
         assert isinstance(outcome.results, LighthouseResults)
@@ -84,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=500)
     parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
     parser.add_argument(
-        "--keepers", nargs="+", choices=GAME.baselines(KEEPER), default=["lantern", "pilot"]
+        "--keepers", nargs="+", choices=GAME.baseline_names(KEEPER), default=["lantern", "pilot"]
     )
     args = parser.parse_args(argv)
     print(f"Python {platform.python_version()} on {platform.machine()}, one process")

@@ -37,7 +37,6 @@ from typing import Any
 from harness.game import ParseFailure, SeatSpec
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
-from harness.games.lighthouse.game import LighthouseGame
 from harness.games.lighthouse.replies import parse_runner_reply
 from harness.games.lighthouse.state import new_game
 from harness.games.relayroam.actions import parse_action
@@ -46,6 +45,7 @@ from harness.llm.options import LLMSeatOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import LLMSeat
+from harness.registry import get_game
 from harness.seats import SeatRequest
 from harness.text import MAX_REPLY_BYTES
 
@@ -95,11 +95,12 @@ def strict_outcome(text: str) -> str:
 
 
 def runner_request() -> SeatRequest:
-    game = LighthouseGame()
+    game = get_game("lighthouse")
     config = LighthouseConfig()
     state = new_game(config, generate_board(config, 7))
-    spec = next(s for s in game.seats(state) if s.role == "runner")
-    return SeatRequest(game, spec, 0, game.observe(state, spec.seat))
+    spec = next(s for s in game.rules.seats(state) if s.role == "runner")
+    observation = game.rules.observe(state, spec.seat)
+    return SeatRequest(game.seat_io, game.baselines[spec.role], spec, 0, observation)
 
 
 async def loop_stall_ms(reply: str, request: SeatRequest) -> tuple[float, str]:

@@ -52,7 +52,6 @@ from benchmarks._llm_server_process import spawn
 from harness.episode import run_episode
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
-from harness.games.lighthouse.game import LighthouseGame
 from harness.games.lighthouse.state import new_game
 from harness.llm.calls import CallReport, RetryPolicy, call_llm
 from harness.llm.limits import CallLimiter, Limits
@@ -62,10 +61,11 @@ from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
 from harness.llm.types import Completion, CompletionRequest, Message, Provider
 from harness.records import TickLine
+from harness.registry import get_game
 from harness.seats import Seat, baseline_seats
 
 ROOT = Path(__file__).resolve().parents[1]
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 MODEL = "bench-model"
 DUMMY_KEY = "dummy-benchmark-key-not-real"
 SDKS: tuple[ProviderKind, ...] = ("openai", "anthropic")
@@ -120,7 +120,7 @@ def runner_request() -> CompletionRequest:
     config = LighthouseConfig.for_variant("default")
     state = new_game(config, generate_board(config, 0))
     prompts = PromptSet.load(default_prompt_files(GAME.name, "runner"))
-    observation = GAME.render_observation(GAME.observe(state, "runner1"))
+    observation = GAME.seat_io.render_observation(GAME.rules.observe(state, "runner1"))
     return CompletionRequest(
         model=MODEL,
         messages=(
@@ -276,7 +276,8 @@ async def measure_ticks(options: ProviderOptions, ticks: int, figures: Figures) 
 
     def seats_for(state: Any) -> dict[str, Seat]:
         return {
-            spec.seat: factory.seat(GAME, spec.role, seat_options) for spec in GAME.seats(state)
+            spec.seat: factory.seat(GAME, spec.role, seat_options)
+            for spec in GAME.rules.seats(state)
         }
 
     try:

@@ -80,8 +80,8 @@ from typing import Any
 from unittest import mock
 
 from benchmarks._llm_server_process import spawn
+from harness.summary import EpisodeSummary
 from harness.tournament.progress import Progress
-from harness.tournament.summary import EpisodeSummary
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "benchmarks.tournament"

@@ -1,10 +1,60 @@
-"""Lighthouse tournament harness: exact rules, async seats, crash-safe records."""
+"""Lighthouse tournament harness: exact rules, async seats, crash-safe records.
 
+The Python API plays an episode in a few lines (see docs/agents.md)::
+
+    import harness
+
+    env = harness.make("lighthouse")
+    result = env.play(seed=7, keeper=my_keeper)
+
+Its names are imported on first use, so importing one of the harness's modules
+does not load the model SDKs the API needs.
+"""
+
+from __future__ import annotations
+
+import importlib
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("lighthouse-harness")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0+unknown"
 
-__all__ = ["__version__"]
+if TYPE_CHECKING:
+    from harness.agents import AgentInput
+    from harness.api import Env, PlayResult, make, play
+    from harness.seat_spec import BaselineSeatConfig, LLMSeatConfig, PythonSeatConfig
+
+#: Where each name of the API lives.
+_API = {
+    "AgentInput": "harness.agents",
+    "BaselineSeatConfig": "harness.seat_spec",
+    "Env": "harness.api",
+    "LLMSeatConfig": "harness.seat_spec",
+    "PlayResult": "harness.api",
+    "PythonSeatConfig": "harness.seat_spec",
+    "make": "harness.api",
+    "play": "harness.api",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "AgentInput",
+    "BaselineSeatConfig",
+    "Env",
+    "LLMSeatConfig",
+    "PlayResult",
+    "PythonSeatConfig",
+    "__version__",
+    "make",
+    "play",
+]

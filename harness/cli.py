@@ -9,42 +9,29 @@ from collections.abc import Sequence
 
 from harness import __version__
 from harness.commands import play, replay, serve, tournament
-from harness.errors import HarnessError
-from harness.games.lighthouse.board import generate_board
-from harness.games.lighthouse.config import VARIANTS, LighthouseConfig
-from harness.games.registry import game_names, get_game
+from harness.errors import ConfigError, HarnessError
 from harness.llm.secrets import redact
+from harness.registry import game_names, get_game
 from harness.validation import check_seed
 
 
 def _cmd_board(args: argparse.Namespace) -> int:
     check_seed(args.seed)
-    config = LighthouseConfig.for_variant(args.variant)
-    board = generate_board(config, args.seed)
+    game = get_game(args.game)
+    variant = args.variant or game.variants[0]
+    if variant not in game.variants:
+        raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {variant!r}")
+    state = game.rules.new_state(game.rules.make_config(variant, {}), args.seed)
     if args.json:
-        doc = {
-            "seed": args.seed,
-            "variant": args.variant,
-            "config": config.to_json(),
-            "rows": list(board.to_ascii()),
-            "exit": list(board.exit),
-            "starts": [list(p) for p in board.starts],
-            "keys": [list(p) for p in board.keys],
-        }
+        doc = {"seed": args.seed, "variant": variant, **game.view.board_json(state)}
         print(json.dumps(doc, indent=2))
         return 0
-    print(
-        f"Lighthouse board, seed {args.seed}, variant {args.variant} "
-        f"({board.width} x {board.height}, floodClock {config.flood_clock})"
-    )
-    for row in board.to_ascii():
-        print(row)
-    print("# wall  . floor  E exit  K key  1 2 3 runner starts")
+    print(game.view.render_board(state, args.seed, variant))
     return 0
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    print(json.dumps(get_game(args.game).record_schema(), indent=2, sort_keys=True))
+    print(json.dumps(get_game(args.game).codec.record_schema(), indent=2, sort_keys=True))
     return 0
 
 
@@ -57,8 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     board = sub.add_parser("board", help="print the board a seed generates")
+    board.add_argument("--game", choices=game_names(), default="lighthouse")
     board.add_argument("--seed", type=int, required=True)
-    board.add_argument("--variant", choices=VARIANTS, default="default")
+    board.add_argument("--variant", help="a rules variant (default: the game's first)")
     board.add_argument("--json", action="store_true", help="print JSON instead of text")
     board.set_defaults(func=_cmd_board)
 

@@ -1,8 +1,9 @@
 """The async episode runner: one concurrent batch of seat calls per tick.
 
 Each tick it builds the observation of every active seat, asks all of them at once,
-resolves the tick and appends the tick's line to the record. It knows the game only
-through :class:`harness.game.Game`, so every game runs through this same loop.
+resolves the tick and appends the tick's line to the record. It knows a game only
+through the parts it takes (:class:`Playable`: the rules, the seat I/O and the record
+codec, never the view), so every game runs through this same loop.
 
 The play budget (decision D1) runs on a monotonic clock from the first tick. When it
 runs out before a tick's decisions are all in, that tick is not resolved: the episode
@@ -15,19 +16,50 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from harness import __version__
-from harness.errors import HarnessError, PlayBudgetExhausted
-from harness.game import Game
+from harness.errors import HarnessError, PlayBudgetExhausted, RecordError, RulesError
+from harness.game import Baseline, RecordCodec, Rules, SeatIO, SeatSpec
 from harness.records import RECORD_VERSION, DerivedFrom, RecordWriter
 from harness.seats import Seat, SeatReply, SeatRequest
 from harness.text import clip_reply
 
 T = TypeVar("T")
-TickCallback = Callable[[Any], None]
+#: Called with each tick line as it is resolved; an async callback is awaited (so it
+#: may pause the episode, as ``play --delay`` does, without blocking the loop).
+TickCallback = Callable[[Any], Awaitable[None] | None]
+
+
+class Playable(Protocol):
+    """What the runner takes of a game (a :class:`~harness.game.GameEntry` is one)."""
+
+    @property
+    def name(self) -> str:
+        """The game's name, for the record's header."""
+        ...
+
+    @property
+    def rules(self) -> Rules[Any]:
+        """To advance the state."""
+        ...
+
+    @property
+    def seat_io(self) -> SeatIO:
+        """For the seats: how they read and answer."""
+        ...
+
+    @property
+    def codec(self) -> RecordCodec:
+        """To write the record."""
+        ...
+
+    @property
+    def baselines(self) -> Mapping[str, Mapping[str, Baseline]]:
+        """For the seats: each role's scripted players, the first its fallback."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -48,7 +80,11 @@ def _now_iso() -> str:
 
 
 async def gather_all(awaitables: Sequence[Awaitable[T]]) -> list[T]:
-    """Run every awaitable at once; if one fails or we are cancelled, cancel the rest."""
+    """Run every awaitable at once; if one fails or we are cancelled, cancel the rest.
+
+    The harness's one way to wait on many tasks: a tick's seat calls, a tournament's
+    episodes.
+    """
     tasks = [asyncio.ensure_future(a) for a in awaitables]
     try:
         return list(await asyncio.gather(*tasks))
@@ -58,7 +94,7 @@ async def gather_all(awaitables: Sequence[Awaitable[T]]) -> list[T]:
 
 
 async def run_episode(
-    game: Game[Any],
+    game: Playable,
     state: Any,
     seats: Mapping[str, Seat],
     *,
@@ -72,13 +108,16 @@ async def run_episode(
     """Play ``state`` to the end with ``seats`` (one per seat id of the game).
 
     Every record line is validated against the game's record models before it is
-    written to ``writer``; ``on_tick`` receives each tick line as it is resolved.
+    written to ``writer``; ``on_tick`` receives each tick line as it is resolved (and
+    is awaited when it is async). A :class:`RulesError` or :class:`RecordError` raised
+    during a tick carries its tick.
     """
-    specs = game.seats(state)
+    rules, codec = game.rules, game.codec
+    specs = rules.seats(state)
     missing = [spec.seat for spec in specs if spec.seat not in seats]
     if missing:
         raise HarnessError(f"no seat given for {', '.join(missing)}")
-    adapter = game.record_adapter
+    adapter = codec.record_adapter
     lines: list[BaseModel] = []
 
     def emit(doc: dict[str, Any]) -> BaseModel:
@@ -97,8 +136,8 @@ async def run_episode(
             "episodeId": episode_id,
             "seed": seed,
             "variant": variant,
-            "config": _json(game.config_model(state)),
-            "board": _json(game.board_model(state)),
+            "config": _json(codec.config_model(state)),
+            "board": _json(codec.board_model(state)),
             "seats": [
                 {
                     "seat": spec.seat,
@@ -117,43 +156,23 @@ async def run_episode(
     # timeouts use, so a seat can compare its own deadline against loop.time().
     loop = asyncio.get_running_loop()
     started = loop.time()
-    deadline = started + game.play_budget_seconds(state)
-    while not game.is_over(state):
-        tick = game.tick(state)
-        active = game.active_seats(state)
-        requests = [
-            SeatRequest(game, roles[seat], tick, game.observe(state, seat), deadline)
-            for seat in active
-        ]
-        window = asyncio.timeout_at(deadline)
+    deadline = started + rules.play_budget_seconds(state)
+    while not rules.is_over(state):
+        tick = rules.tick(state)
         try:
-            async with window:
-                replies: list[SeatReply] = await gather_all(
-                    [seats[r.seat.seat].decide(r) for r in requests]
-                )
-        except (TimeoutError, PlayBudgetExhausted) as exc:
-            if isinstance(exc, TimeoutError) and not window.expired():
-                raise  # a seat's own error, not the budget
-            # The budget ran out before every decision was in: this tick is not
-            # resolved, and the episode ends at the last resolved one (D2).
-            state = game.end_by_deadline(state)
-            break
-        state, snapshot = game.resolve(
-            state, {seat: reply.decision for seat, reply in zip(active, replies, strict=True)}
-        )
-        line = emit(
-            {
-                "type": "tick",
-                "tick": tick,
-                "seats": {
-                    seat: _turn(game, reply) for seat, reply in zip(active, replies, strict=True)
-                },
-                "state": _json(snapshot),
-            }
-        )
+            state, line = await _play_tick(game, state, seats, roles, tick, deadline, episode_id)
+        except (RecordError, RulesError) as exc:
+            if exc.tick is None:
+                exc.tick = tick
+            raise
+        if line is None:
+            break  # the play budget ran out: the episode ended at the last resolved tick
+        tick_line = emit(line)
         if on_tick is not None:
-            on_tick(line)
-    results = game.results(state)
+            shown = on_tick(tick_line)
+            if shown is not None:
+                await shown
+    results = rules.results(state)
     emit(
         {
             "type": "end",
@@ -164,19 +183,72 @@ async def run_episode(
     return EpisodeOutcome(state, results, tuple(lines))
 
 
-def _turn(game: Game[Any], reply: SeatReply) -> dict[str, Any]:
+async def _play_tick(
+    game: Playable,
+    state: Any,
+    seats: Mapping[str, Seat],
+    roles: Mapping[str, SeatSpec],
+    tick: int,
+    deadline: float,
+    episode_id: str,
+) -> tuple[Any, dict[str, Any] | None]:
+    """Ask the tick's seats at once and resolve it: the next state and the tick's line.
+
+    When the budget runs out before every decision is in, the tick is not resolved:
+    the state ends by deadline and there is no line (D2).
+    """
+    rules = game.rules
+    active = rules.active_seats(state)
+    requests = [
+        SeatRequest(
+            game.seat_io,
+            game.baselines[roles[seat].role],
+            roles[seat],
+            tick,
+            rules.observe(state, seat),
+            deadline,
+            episode_id,
+        )
+        for seat in active
+    ]
+    window = asyncio.timeout_at(deadline)
+    try:
+        async with window:
+            replies: list[SeatReply] = await gather_all(
+                [seats[r.seat.seat].decide(r) for r in requests]
+            )
+    except (TimeoutError, PlayBudgetExhausted) as exc:
+        if isinstance(exc, TimeoutError) and not window.expired():
+            raise  # a seat's own error, not the budget
+        return rules.end_by_deadline(state), None
+    state, snapshot = rules.resolve(
+        state, {seat: reply.decision for seat, reply in zip(active, replies, strict=True)}
+    )
+    line = {
+        "type": "tick",
+        "tick": tick,
+        "seats": {
+            seat: _turn(game.codec, reply) for seat, reply in zip(active, replies, strict=True)
+        },
+        "state": _json(snapshot),
+    }
+    return state, line
+
+
+def _turn(codec: RecordCodec, reply: SeatReply) -> dict[str, Any]:
     clipped = clip_reply(reply.raw)
     return {
         "raw": clipped.text,
         "rawLength": clipped.length,
         "rawSha256": clipped.sha256,
         "rawClipped": clipped.clipped,
-        "decision": _json(game.decision_model(reply.decision)),
+        "decision": _json(codec.decision_model(reply.decision)),
         "source": reply.source,
         "replies": [_json(r) for r in reply.replies],
         "calls": [_json(c) for c in reply.calls],
+        **({"error": reply.error} if reply.error is not None else {}),
         "wallClock": {"latencyMs": round(reply.latency_s * 1000, 3)},
     }
 
 
-__all__ = ["EpisodeOutcome", "gather_all", "run_episode"]
+__all__ = ["EpisodeOutcome", "Playable", "gather_all", "run_episode"]

@@ -25,7 +25,7 @@ caller can catch the whole family in one place and let genuine bugs through::
                                      stops it before any call is made
 
 A model reply that fails to parse is *not* an exception: it is an expected outcome,
-returned as a :class:`harness.games.lighthouse.replies.ParseFailure` value.
+returned as a :class:`harness.json_reply.ParseFailure` value.
 """
 
 from __future__ import annotations
@@ -46,11 +46,28 @@ class BoardError(HarnessError, ValueError):
 
 
 class RulesError(HarnessError):
-    """A game state was asked to do something the rules do not allow."""
+    """A game state was asked to do something the rules do not allow.
+
+    ``tick`` is the tick it happened at, when known (the runner sets it on an error
+    raised during a tick).
+    """
+
+    def __init__(self, message: str, *, tick: int | None = None) -> None:
+        super().__init__(message)
+        self.tick = tick
 
 
 class RecordError(HarnessError, ValueError):
-    """An episode record is malformed, truncated or of an unknown version."""
+    """An episode record is malformed, truncated or of an unknown version.
+
+    Where, when known, as data: ``line`` is the record's line number (1-based) and
+    ``tick`` the tick the problem is at.
+    """
+
+    def __init__(self, message: str, *, line: int | None = None, tick: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.tick = tick
 
 
 class FolderError(HarnessError):

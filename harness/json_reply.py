@@ -6,7 +6,8 @@ in any case, possibly on one line); inside must be exactly one JSON object (NaN 
 Infinity are not JSON, nor is a number too large for a float, like ``1e999``). Nothing
 is fished out of prose. Lone surrogates, in the text or made by JSON escapes, become
 U+FFFD in keys and values at any depth (R3). Failures are returned as
-:class:`ParseFailure` values whose messages a retry hint can quote.
+:class:`ParseFailure` values whose messages a retry hint can quote; their kinds, for
+every game, are the one closed set :class:`FailureKind`.
 
 Every parse here takes time linear in its input: the fence is checked with string
 methods and one possessive match (no backtracking), nesting is bounded by a linear
@@ -20,10 +21,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from harness.game import ParseFailure
 from harness.scan import ScanMeter, json_shape, needs_json_scan
 from harness.text import MAX_REPLY_BYTES, scrub_surrogates
 
@@ -45,7 +46,12 @@ _FENCE = "```"
 
 
 class FailureKind(StrEnum):
-    """Why text is not one JSON object (games add their own kinds beside these)."""
+    """Why a reply is not a decision: the closed set, for every game.
+
+    The first seven say why text is not one JSON object; the rest, why an object is
+    not a decision of the game (Lighthouse's replies use them). A refusal by the rules
+    is not parsing: its kind is ``refused:<reason>`` (see :class:`ParseFailure`).
+    """
 
     TOO_LONG = "too_long"
     EMPTY = "empty"
@@ -54,6 +60,22 @@ class FailureKind(StrEnum):
     DUPLICATE_KEY = "duplicate_key"
     NOT_OBJECT = "not_object"
     TOO_COMPLEX = "too_complex"
+    WRONG_TYPE = "wrong_type"
+    MISSING_KEY = "missing_key"
+    BAD_MOVE = "bad_move"
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    """A reply that does not parse: an expected outcome, returned rather than raised.
+
+    ``kind`` is a :class:`FailureKind`, or ``refused:<reason>`` when the rules refuse a
+    parsed decision; ``message`` names the exact problem and the expected shape,
+    precise enough to quote in a retry hint.
+    """
+
+    kind: str
+    message: str
 
 
 def decode_json_object(
@@ -298,6 +320,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_JSON_TOKENS",
     "FailureKind",
+    "ParseFailure",
     "StrictJsonError",
     "decode_json_object",
     "json_type",

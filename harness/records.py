@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from harness.errors import RecordError
 from harness.json_reply import StrictJsonError, strict_loads
+from harness.models import StrictModel
 
 #: Bumped whenever a field changes meaning or a required field is added.
 RECORD_VERSION = 1
@@ -37,11 +36,15 @@ Source = Literal[
     "fallback_api",
     "fallback_refused",
     "scripted",
+    "python",
+    "python_retry",
+    "fallback_error",
 ]
 """Where a decision came from (decision R7). ``fallback_refused``: the rules refused the
 model's action twice (games with refusals, e.g. Relayroam); ``scripted``: given
-directly, as in a hand-written record replayed."""
-AgentKind = Literal["baseline", "llm", "scripted"]
+directly, as in a hand-written record replayed; ``python`` and ``python_retry``: a
+Python agent's reply (after the retry hint); ``fallback_error``: the agent raised."""
+AgentKind = Literal["baseline", "llm", "scripted", "python"]
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 BoardT = TypeVar("BoardT", bound=BaseModel)
@@ -50,19 +53,18 @@ StateT = TypeVar("StateT", bound=BaseModel)
 ResultsT = TypeVar("ResultsT", bound=BaseModel)
 
 
-class RecordModel(BaseModel):
-    """Base of every record model: camelCase on the wire, strict, immutable."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
-    )
+class RecordModel(StrictModel):
+    """Base of every record model: the harness's one strict base, under its record name."""
 
 
 class AgentInfo(RecordModel):
-    """Who plays a seat: a baseline by name, or an LLM with its provider and model."""
+    """Who plays a seat: a baseline by name, an LLM with its provider and model, or a
+    Python agent by import path."""
 
     kind: AgentKind
-    name: str = Field(description="e.g. 'lantern', 'wallhug' or 'openai:gpt-4o-mini'")
+    name: str = Field(
+        description="e.g. 'lantern', 'wallhug', 'openai:gpt-4o-mini' or 'my_agents:keeper'"
+    )
     details: dict[str, str] = Field(
         default_factory=dict, description="Agent settings worth keeping, e.g. prompt sha256."
     )
@@ -158,7 +160,8 @@ class SeatTurn(RecordModel, Generic[DecisionT]):
     """One seat's turn in one tick: the text the decision came from, the decision, its source.
 
     For an LLM seat ``replies`` holds every model reply of the tick and ``calls`` the
-    accounting of every call; on a fallback, ``raw`` is the baseline's reply.
+    accounting of every call (a Python agent's replies are kept the same way); on a
+    fallback, ``raw`` is the baseline's reply.
     """
 
     raw: str = Field(description="The text the decision was parsed from, whole up to 1 MiB.")
@@ -169,6 +172,12 @@ class SeatTurn(RecordModel, Generic[DecisionT]):
     source: Source
     replies: list[ModelReply] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)
+    error: str | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description="Why a Python agent's call failed (fallback_error, fallback_timeout): "
+        "the exception's type and message. Absent otherwise.",
+    )
     wall_clock: TurnWallClock | None = None
 
 
@@ -232,50 +241,45 @@ class RecordWriter:
         self.close()
 
 
-def read_lines(path: Path, adapter: TypeAdapter[Any]) -> Iterator[Any]:
-    """Parse every line of the record at ``path`` with a game's line adapter.
+def validate_line(adapter: TypeAdapter[Any], data: bytes, where: str, number: int) -> Any:
+    """One record line (raw bytes) parsed with a game's line adapter.
 
-    Raises :class:`RecordError` naming the file and line for a line that is not UTF-8,
-    not JSON (cut short, say) or does not match the game's record models. Lines end
-    at ``\n`` only, so a character like U+2028 inside a string never splits one.
+    Raises :class:`RecordError` (its ``line`` set to ``number``) starting with ``where``
+    (``path:line``) for a line that is not UTF-8, not JSON (cut short, say) or does not
+    match the game's record models.
     """
     try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                # pydantic's JSON parser is linear, and refuses nesting past 200 levels
-                # and numbers out of range with a validation error like any other.
-                yield adapter.validate_json(line)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                if first["type"] == "json_invalid":
-                    raise RecordError(_invalid_json(f"{path}:{number}", first["msg"])) from None
-                where = ".".join(str(p) for p in first["loc"])
-                raise RecordError(f"{path}:{number}: {where}: {first['msg']}") from None
+        # pydantic's JSON parser is linear, and refuses nesting past 200 levels and
+        # numbers out of range with a validation error like any other.
+        return adapter.validate_json(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            raise RecordError(_invalid_json(where, first["msg"]), line=number) from None
+        place = ".".join(str(p) for p in first["loc"])
+        raise RecordError(f"{where}: {place}: {first['msg']}", line=number) from None
 
 
-def decode_line(line: bytes | str, where: str) -> Any:
+def decode_line(line: bytes | str, where: str, number: int | None = None) -> Any:
     """One record line decoded as strict JSON (:func:`~harness.json_reply.strict_loads`).
 
     ``where`` (``path:line``) starts the message of the :class:`RecordError` raised for
-    a line that is not UTF-8 or not strict JSON, too deep or cut short.
+    a line that is not UTF-8 or not strict JSON, too deep or cut short; ``number`` is
+    the error's ``line``.
     """
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
     except UnicodeDecodeError as exc:
-        raise RecordError(f"{where}: not UTF-8 (byte {exc.start + 1} of the line)") from None
+        raise RecordError(
+            f"{where}: not UTF-8 (byte {exc.start + 1} of the line)", line=number
+        ) from None
     try:
         # Record lines are the harness's own, read offline or on resume: no cap on
         # their size (a tick line holds every seat's turn), only on their depth.
         return strict_loads(text, max_tokens=None)
     except StrictJsonError as exc:
         cut = _CUT if exc.at_end else ""
-        raise RecordError(f"{where}: not a JSON line: {exc.reason}{cut}") from None
+        raise RecordError(f"{where}: not a JSON line: {exc.reason}{cut}", line=number) from None
 
 
 def _invalid_json(where: str, message: str) -> str:
@@ -311,5 +315,5 @@ __all__ = [
     "TurnWallClock",
     "decode_line",
     "dump_line",
-    "read_lines",
+    "validate_line",
 ]

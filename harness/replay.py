@@ -26,30 +26,20 @@ from pydantic import BaseModel, ValidationError
 
 from harness.episode import run_episode
 from harness.errors import PlayBudgetExhausted, RecordError, RulesError
-from harness.game import Game, ParseFailure
+from harness.game import FailureKind, GameEntry, ParseFailure, RecordCodec, SeatIO
 from harness.json_reply import json_type
-from harness.records import (
-    AgentInfo,
-    CallRecord,
-    DerivedFrom,
-    ModelReply,
-    RecordWriter,
-    Source,
-    decode_line,
-)
-from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
+from harness.reader import HAND_WRITTEN, HAND_WRITTEN_VERSION, open_record
+from harness.records import AgentInfo, CallRecord, DerivedFrom, ModelReply, RecordWriter, Source
+from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest, turn_source
 from harness.text import MAX_REPLY_BYTES
-
-HAND_WRITTEN = AgentInfo(kind="scripted", name="hand-written")
-#: The harness version load_record gives a header that names none: a hand-written one.
-HAND_WRITTEN_VERSION = "hand-written"
 
 
 @dataclass(frozen=True)
 class LoadedRecord:
-    """A record as read for replay: its header model and its raw tick and end lines."""
+    """A record as replay reads it: its game, its header model, its raw tick and end lines."""
 
     path: Path
+    game: GameEntry
     header: Any
     ticks: list[dict[str, Any]]
     end: dict[str, Any] | None
@@ -73,72 +63,46 @@ class LoadedRecord:
         return self.end is None and not self.hand_written
 
 
-def load_record(path: Path, game: Game[Any]) -> LoadedRecord:
-    """Read a record, full or hand-written (a header and per-tick decisions only).
+def load_record(path: Path, game: GameEntry | None = None) -> LoadedRecord:
+    """Read a record for replay, full or hand-written (a header and per-tick decisions only).
 
-    A hand-written header needs ``config``, ``board`` and ``seats`` (seat, role,
-    name); everything else is filled in. Raises :class:`RecordError` naming the line.
+    Read with :func:`~harness.reader.open_record`: a hand-written header needs
+    ``config``, ``board`` and ``seats`` (seat, role, name), everything else is filled in
+    (its game is ``game``'s, else Lighthouse). The tick lines are kept as JSON, checked
+    for their shape only: replay compares them with the ticks it replays. Raises
+    :class:`RecordError` naming the line (and, as data, the line and tick).
     """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
-    # Lines end at \n only (str.splitlines would also split at U+2028 inside a string).
-    raw_lines = [
-        (number, _object_line(text, f"{path}:{number}"))
-        for number, text in enumerate(data.split(b"\n"), 1)
-        if text.strip()
-    ]
-    if not raw_lines or raw_lines[0][1].get("type") != "header":
-        raise RecordError(f"{path}:1: the first line must be the header")
-    header_doc = dict(raw_lines[0][1])
-    header_doc.setdefault("harnessVersion", "hand-written")
-    header_doc.setdefault("game", game.name)
-    header_doc.setdefault("episodeId", path.stem)
-    seats = header_doc.get("seats", [])
-    if isinstance(seats, list):  # anything else is left for validation to name
-        header_doc["seats"] = [
-            {"agent": HAND_WRITTEN.model_dump(), **seat} if isinstance(seat, dict) else seat
-            for seat in seats
-        ]
-    try:
-        header = game.record_adapter.validate_python(header_doc)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise RecordError(f"{path}:1: {where}: {first['msg']}") from None
-    if header.game != game.name:
-        raise RecordError(f"{path}:1: a {header.game} record, not {game.name}")
+    record = open_record(path, hand_written=True, default_game=game.name if game else "lighthouse")
+    if game is not None and record.game.name != game.name:
+        raise RecordError(f"{path}:1: a {record.game.name} record, not {game.name}", line=1)
     ticks: list[dict[str, Any]] = []
     end = None
-    for number, line in raw_lines[1:]:
+    for number, line in record.objects():
         kind = line.get("type", "tick")
+        tick = line.get("tick") if type(line.get("tick")) is int else None
+        where = f"{path}:{number}"
         if kind == "end":
             end = line
         elif kind == "tick":
             seats = line.get("seats")
-            if not isinstance(seats, dict) or type(line.get("tick")) is not int:
+            if not isinstance(seats, dict) or tick is None:
                 raise RecordError(
-                    f"{path}:{number}: a tick line needs 'tick' (an integer) and 'seats'"
+                    f"{where}: a tick line needs 'tick' (an integer) and 'seats'",
+                    line=number,
+                    tick=tick,
                 )
             if not all(isinstance(turn, dict) for turn in seats.values()):
-                raise RecordError(f"{path}:{number}: each seat's turn must be a JSON object")
-            if line["tick"] != len(ticks):
                 raise RecordError(
-                    f"{path}:{number}: expected tick {len(ticks)}, got {line['tick']}"
+                    f"{where}: each seat's turn must be a JSON object", line=number, tick=tick
+                )
+            if tick != len(ticks):
+                raise RecordError(
+                    f"{where}: expected tick {len(ticks)}, got {tick}", line=number, tick=tick
                 )
             ticks.append(line)
         else:
-            raise RecordError(f"{path}:{number}: unknown line type {kind!r}")
-    return LoadedRecord(path, header, ticks, end)
-
-
-def _object_line(text: bytes, where: str) -> dict[str, Any]:
-    """One record line, which must be a JSON object; :class:`RecordError` otherwise."""
-    value = decode_line(text, where)
-    if not isinstance(value, dict):
-        raise RecordError(f"{where}: a record line must be a JSON object, not {json_type(value)}")
-    return value
+            raise RecordError(f"{where}: unknown line type {kind!r}", line=number, tick=tick)
+    return LoadedRecord(path, game or record.game, record.header, ticks, end)
 
 
 @dataclass
@@ -162,6 +126,7 @@ class RecordedSeat:
         seat: str,
         agent: AgentInfo,
         turns: Mapping[int, dict[str, Any]],
+        codec: RecordCodec,
         *,
         ends_by_deadline_at: int | None = None,
         reparse: list[ReparseChange] | None = None,
@@ -169,6 +134,7 @@ class RecordedSeat:
         self.seat = seat
         self._agent = agent
         self._turns = turns
+        self._codec = codec
         self._deadline_at = ends_by_deadline_at
         self._reparse = reparse
 
@@ -177,20 +143,20 @@ class RecordedSeat:
         return self._agent
 
     async def decide(self, request: SeatRequest) -> SeatReply:
-        turn = self._turns.get(request.tick)
+        tick = request.tick
+        turn = self._turns.get(tick)
         if turn is None:
-            if self._deadline_at is not None and request.tick >= self._deadline_at:
-                raise PlayBudgetExhausted(f"tick {request.tick}: the record ends by deadline")
-            raise RecordError(f"tick {request.tick}: no decision recorded for {self.seat}")
-        game = request.game
+            if self._deadline_at is not None and tick >= self._deadline_at:
+                raise PlayBudgetExhausted(f"tick {tick}: the record ends by deadline")
+            raise RecordError(f"tick {tick}: no decision recorded for {self.seat}", tick=tick)
         try:
-            decision = game.decision_from_json(turn.get("decision"))
+            decision = self._codec.decision_from_json(turn.get("decision"))
         except (ValidationError, TypeError, ValueError) as exc:
-            raise RecordError(f"tick {request.tick}: {self.seat}: bad decision: {exc}") from None
+            raise RecordError(f"tick {tick}: {self.seat}: bad decision: {exc}", tick=tick) from None
         try:
-            raw, source, latency, replies, calls = _turn_parts(turn)
+            raw, source, latency, replies, calls, error = _turn_parts(turn)
         except (ValidationError, TypeError, ValueError, AttributeError) as exc:
-            raise RecordError(f"tick {request.tick}: {self.seat}: bad turn: {exc}") from None
+            raise RecordError(f"tick {tick}: {self.seat}: bad turn: {exc}", tick=tick) from None
         if self._reparse is not None:
             self._check_reparse(request, turn)
         return SeatReply(
@@ -200,34 +166,36 @@ class RecordedSeat:
             latency_s=latency,
             replies=replies,
             calls=calls,
+            error=error,
         )
 
     def _check_reparse(self, request: SeatRequest, turn: dict[str, Any]) -> None:
         replies = turn.get("replies", [])
         if not replies:
             return  # a baseline, or a call that never answered: nothing to re-parse
-        game, obs = request.game, request.observation
-        parsed = [_reparse_one(game, obs, reply) for reply in replies]
+        io, obs = request.io, request.observation
+        parsed = [_reparse_one(io, obs, reply) for reply in replies]
+        problems = [p if isinstance(p, ParseFailure) else None for p in parsed]
         recorded_source = turn.get("source", "scripted")
+        calls = turn.get("calls", [])
+        # A call without a reply ended the turn: its recorded failure is what happened.
+        failure = calls[-1].get("failure") if len(calls) > len(replies) else None
+        classified = turn_source(problems, failure if isinstance(failure, str) else None)
+        new_source: str = classified or "rejected"
         note = ""
         new_decision: Any = None
-        if not isinstance(parsed[0], ParseFailure):
-            new_source, new_decision = "llm", parsed[0]
-        elif len(parsed) > 1 and not isinstance(parsed[1], ParseFailure):
-            new_source, new_decision = "llm_retry", parsed[1]
-        elif len(parsed) > 1:
-            refused = str(parsed[1].kind).startswith("refused")
-            new_source = "fallback_refused" if refused else "fallback_parse"
-            new_decision = game.parse_reply(obs, game.baseline_reply(obs))
-        elif recorded_source in RETRY_FAILED and replies[0].get("parseError") is not None:
-            return  # the retry was asked and failed at the API: still no reply to re-parse
+        if classified in ("llm", "llm_retry"):
+            new_decision = parsed[0 if classified == "llm" else 1]
+        elif classified is not None:
+            new_decision = request.baseline()[1]
         else:
-            new_source = "rejected"
             note = (
                 f"the current parser rejects the reply ({parsed[0].message}); "
                 "no retry reply was recorded"
             )
-        new_doc = _decision_doc(game, new_decision)
+        if self._agent.kind == "python":  # a Python agent's replies carry its own tags
+            new_source = PYTHON_SOURCES.get(new_source, new_source)
+        new_doc = _decision_doc(self._codec, new_decision)
         if new_source != recorded_source or new_doc != turn.get("decision"):
             assert self._reparse is not None
             self._reparse.append(
@@ -238,14 +206,14 @@ class RecordedSeat:
             )  # fmt: skip
 
 
-#: Sources of a turn whose retry call failed: it had no second reply.
-RETRY_FAILED = frozenset({"fallback_api", "fallback_timeout"})
+#: A model's sources as a Python agent's turns are tagged.
+PYTHON_SOURCES = {"llm": "python", "llm_retry": "python_retry"}
 
 
 def _turn_parts(
     turn: dict[str, Any],
-) -> tuple[str, Source, float, tuple[ModelReply, ...], tuple[CallRecord, ...]]:
-    """A recorded turn's raw text, source, latency, replies and calls, checked.
+) -> tuple[str, Source, float, tuple[ModelReply, ...], tuple[CallRecord, ...], str | None]:
+    """A recorded turn's raw text, source, latency, replies, calls and error, checked.
 
     Raises ValueError, TypeError or a validation error for a turn that was edited
     into something no harness writes.
@@ -259,22 +227,25 @@ def _turn_parts(
     latency = float((turn.get("wallClock") or {}).get("latencyMs", 0.0)) / 1000.0
     replies = tuple(ModelReply.model_validate(r) for r in turn.get("replies", []))
     calls = tuple(CallRecord.model_validate(c) for c in turn.get("calls", []))
-    return raw, source, latency, replies, calls
+    error = turn.get("error")
+    if error is not None and not isinstance(error, str):
+        raise TypeError(f"error must be a string, not {json_type(error)}")
+    return raw, source, latency, replies, calls, error
 
 
-def _reparse_one(game: Game[Any], observation: Any, reply: dict[str, Any]) -> Any:
+def _reparse_one(io: SeatIO, observation: Any, reply: dict[str, Any]) -> Any:
     if reply.get("rawClipped") or reply.get("rawLength", 0) > MAX_REPLY_BYTES:
-        return ParseFailure("too_long", "reply too long")
-    decision = game.parse_reply(observation, reply.get("raw", ""))
+        return ParseFailure(FailureKind.TOO_LONG, "reply too long")
+    decision = io.parse_reply(observation, reply.get("raw", ""))
     if isinstance(decision, ParseFailure):
         return decision
-    return game.refuse(observation, decision) or decision
+    return io.refuse(observation, decision) or decision
 
 
-def _decision_doc(game: Game[Any], decision: Any) -> dict[str, Any] | None:
+def _decision_doc(codec: RecordCodec, decision: Any) -> dict[str, Any] | None:
     if decision is None or isinstance(decision, ParseFailure):
         return None
-    doc: dict[str, Any] = game.decision_model(decision).model_dump(mode="json", by_alias=True)
+    doc: dict[str, Any] = codec.decision_model(decision).model_dump(mode="json", by_alias=True)
     return doc
 
 
@@ -316,6 +287,7 @@ def recorded_seats(
                 for i, line in enumerate(record.ticks)
                 if info.seat in line["seats"]
             },
+            record.game.codec,
             ends_by_deadline_at=deadline_at,
             reparse=reparse,
         )
@@ -409,20 +381,24 @@ def compare(record: LoadedRecord, lines: tuple[BaseModel, ...]) -> Mismatch | No
 
 async def replay(
     path: Path,
-    game: Game[Any],
+    game: GameEntry | None = None,
     *,
     reparse: bool = False,
     writer: RecordWriter | None = None,
 ) -> ReplayResult:
-    """Re-resolve the record at ``path`` with the current engine and compare (see module)."""
+    """Re-resolve the record at ``path`` with the current engine and compare (see module).
+
+    The record's header names its game; ``game``, when given, must be that one.
+    """
     record = load_record(path, game)
+    game = record.game
     changes: list[ReparseChange] = []
     seats = recorded_seats(record, reparse=changes if reparse else None)
     result = ReplayResult(record, reparse=changes)
     try:
         outcome = await run_episode(
             game,
-            game.start_state(record.header),
+            game.codec.start_state(record.header),
             seats,
             episode_id=record.header.episode_id,
             seed=record.header.seed,
@@ -430,24 +406,16 @@ async def replay(
             writer=writer,
         )
     except (RecordError, RulesError) as exc:
-        tick = _tick_of(str(exc))
-        result.mismatch = Mismatch(tick, "decisions", "a decision the rules accept", str(exc))
+        result.mismatch = Mismatch(exc.tick, "decisions", "a decision the rules accept", str(exc))
         return result
     result.lines = outcome.lines
     result.mismatch = compare(record, outcome.lines)
     return result
 
 
-def _tick_of(message: str) -> int | None:
-    head = message.split(":", 1)[0]
-    return (
-        int(head.removeprefix("tick ")) if head.startswith("tick ") and head[5:].isdigit() else None
-    )
-
-
 async def counterfactual(
     path: Path,
-    game: Game[Any],
+    game: GameEntry | None,
     until_tick: int,
     new_seats: Mapping[str, Seat],
     *,
@@ -460,6 +428,7 @@ async def counterfactual(
     baselines (the record cannot speak for a model past its last tick).
     """
     record = load_record(path, game)
+    game = record.game
     if not 0 <= until_tick <= len(record.ticks):
         raise RecordError(f"--until-tick: {until_tick} is outside 0..{len(record.ticks)}")
     recorded = recorded_seats(record)
@@ -476,7 +445,7 @@ async def counterfactual(
         seats[info.seat] = SwitchAt(until_tick, recorded[info.seat], live)
     outcome = await run_episode(
         game,
-        game.start_state(record.header),
+        game.codec.start_state(record.header),
         seats,
         episode_id=episode_id or f"{record.header.episode_id}--from-t{until_tick}",
         seed=record.header.seed,

@@ -3,29 +3,68 @@
 Every seat answers one :class:`SeatRequest` with one :class:`SeatReply`: the raw
 reply text, the decision parsed from it, and where the decision came from
 (decision R7). The runner treats all seats alike.
+
+The seats that get their reply as text (a model, your own Python agent) judge it the
+same way (:func:`judge_reply`) and fall back to the same baseline
+(:func:`fallback_reply`), so a reply means the same whoever wrote it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from harness.errors import HarnessError
-from harness.game import Game, ParseFailure, SeatSpec
-from harness.records import AgentInfo, CallRecord, ModelReply, Source
+from harness.game import Baseline, GameEntry, ParseFailure, SeatIO, SeatSpec
+from harness.records import AgentInfo, CallRecord, ModelReply, ParseErrorRecord, Source
+from harness.text import clip_reply
+
+#: Replies longer than this (in characters) are parsed in a worker thread. Parsing is
+#: linear, but a hostile 1 MiB reply still takes tens of milliseconds of Python work,
+#: which on the event loop would stall every other episode; in a thread the
+#: interpreter hands the loop its turn every few milliseconds.
+PARSE_OFF_LOOP_CHARS = 4096
 
 
 @dataclass(frozen=True)
 class SeatRequest:
-    """One seat's question for one tick."""
+    """One seat's question for one tick, with what a seat needs to answer it."""
 
-    game: Game[Any]
+    io: SeatIO
+    """The game's seat I/O: the observation as text, the reply's schema and parser."""
+    baselines: Mapping[str, Baseline]
+    """The scripted players of the seat's role, by name; the first is the fallback."""
     seat: SeatSpec
     tick: int
     observation: Any
     deadline: float | None = None
     """``loop.time()`` by which the answer must be in (the episode's play budget)."""
+    episode_id: str = ""
+    """The episode asking, for seats that keep something per episode."""
+
+    def baseline(self, name: str | None = None) -> tuple[str, Any]:
+        """Baseline ``name``'s reply to the observation (default: the fallback), parsed.
+
+        Returns the reply text and its decision. A baseline's reply that does not
+        parse is a bug in the baseline, never a model's fault: :class:`HarnessError`.
+        """
+        if name is None:
+            name = next(iter(self.baselines))
+        bot = self.baselines.get(name)
+        if bot is None:
+            raise HarnessError(
+                f"no {self.seat.role} baseline {name!r}; choose one of {list(self.baselines)}"
+            )
+        raw = bot(self.observation)
+        decision = self.io.parse_reply(self.observation, raw)
+        if isinstance(decision, ParseFailure):
+            raise HarnessError(
+                f"baseline {name} gave an unparseable reply {raw!r}: {decision.message}"
+            )
+        return raw, decision
 
 
 @dataclass(frozen=True)
@@ -33,7 +72,8 @@ class SeatReply:
     """One seat's answer for one tick.
 
     ``raw`` is the text the decision was parsed from; an LLM seat also reports every
-    model reply of the tick and every call's accounting, for the record.
+    model reply of the tick and every call's accounting, for the record. ``error``
+    says why a Python agent's call failed when the seat fell back for it.
     """
 
     raw: str
@@ -42,6 +82,7 @@ class SeatReply:
     latency_s: float = 0.0
     replies: tuple[ModelReply, ...] = ()
     calls: tuple[CallRecord, ...] = ()
+    error: str | None = None
 
 
 class Seat(Protocol):
@@ -65,6 +106,7 @@ class BaselineSeat:
     """
 
     def __init__(self, name: str) -> None:
+        self._name = name
         self._agent = AgentInfo(kind="baseline", name=name)
 
     @property
@@ -72,19 +114,96 @@ class BaselineSeat:
         return self._agent
 
     async def decide(self, request: SeatRequest) -> SeatReply:
+        # fallback_reply inlined: this runs for every baseline seat every tick
         start = time.perf_counter()
-        raw = request.game.baseline_reply(request.observation, self._agent.name)
-        decision = request.game.parse_reply(request.observation, raw)
-        if isinstance(decision, ParseFailure):  # a bug in the baseline, never a model's fault
-            raise HarnessError(
-                f"baseline {self._agent.name} gave an unparseable reply {raw!r}: {decision.message}"
-            )
+        raw, decision = request.baseline(self._agent.name)
         return SeatReply(raw, decision, "baseline", time.perf_counter() - start)
 
 
-def baseline_seats(game: Game[Any], state: Any) -> dict[str, Seat]:
+def fallback_reply(request: SeatRequest, name: str | None = None) -> tuple[str, Any]:
+    """Baseline ``name``'s reply and decision (default: the role's fallback).
+
+    A fallback answers the same observation and never touches the notes (R7).
+    """
+    return request.baseline(name)
+
+
+def judge_reply(
+    io: SeatIO, observation: Any, text: str
+) -> tuple[Any, ParseFailure | None, ModelReply]:
+    """Parse a reply: its decision, the problem to send back (if any), its record entry."""
+    decision = io.parse_reply(observation, text)
+    # A parsed decision the rules would refuse is sent back like a parse failure.
+    problem = decision if isinstance(decision, ParseFailure) else io.refuse(observation, decision)
+    return decision, problem, model_reply(text, problem)
+
+
+async def judge_reply_async(
+    io: SeatIO, observation: Any, text: str
+) -> tuple[Any, ParseFailure | None, ModelReply]:
+    """:func:`judge_reply`, in a worker thread for a reply over :data:`PARSE_OFF_LOOP_CHARS`."""
+    if len(text) > PARSE_OFF_LOOP_CHARS:
+        return await asyncio.to_thread(judge_reply, io, observation, text)
+    return judge_reply(io, observation, text)
+
+
+def model_reply(text: str, problem: ParseFailure | None) -> ModelReply:
+    """A reply's record entry: the text (clipped at 1 MiB) and why it failed, if it did."""
+    clipped = clip_reply(text)
+    error = (
+        ParseErrorRecord(kind=str(problem.kind), message=problem.message)
+        if problem is not None
+        else None
+    )
+    return ModelReply(
+        raw=clipped.text,
+        raw_length=clipped.length,
+        raw_sha256=clipped.sha256,
+        raw_clipped=clipped.clipped,
+        parse_error=error,
+    )
+
+
+def baseline_seats(game: GameEntry, state: Any) -> dict[str, Seat]:
     """Every seat of ``state`` played by its role's baseline."""
-    return {spec.seat: BaselineSeat(game.baselines(spec.role)[0]) for spec in game.seats(state)}
+    return {
+        spec.seat: BaselineSeat(game.baseline_names(spec.role)[0])
+        for spec in game.rules.seats(state)
+    }
 
 
-__all__ = ["BaselineSeat", "Seat", "SeatReply", "SeatRequest", "baseline_seats"]
+def turn_source(replies: Sequence[ParseFailure | None], call_failure: str | None) -> Source | None:
+    """Where a model seat's decision came from, given what happened in its turn (R5, R7).
+
+    ``replies`` holds, for each model reply of the turn in order, why it could not be
+    used (a parse failure or a refusal by the rules), or None for the reply that was;
+    ``call_failure`` is the error kind of the call that got no reply (``"timeout"``,
+    ...), or None. Returns None while the turn is still open: one reply failed and
+    nothing else happened, so the retry with a hint comes next. Pure: the live seat
+    and replay's re-parse both classify with it.
+    """
+    used = next((i for i, problem in enumerate(replies) if problem is None), None)
+    if used is not None:  # the turn ends at its first usable reply
+        return "llm" if used == 0 else "llm_retry"
+    if call_failure is not None:
+        return "fallback_timeout" if call_failure == "timeout" else "fallback_api"
+    failures = [problem for problem in replies if problem is not None]  # all of them
+    if len(failures) >= 2:  # the retry failed too
+        refused = failures[1].kind.startswith("refused")
+        return "fallback_refused" if refused else "fallback_parse"
+    return None
+
+
+__all__ = [
+    "PARSE_OFF_LOOP_CHARS",
+    "BaselineSeat",
+    "Seat",
+    "SeatReply",
+    "SeatRequest",
+    "baseline_seats",
+    "fallback_reply",
+    "judge_reply",
+    "judge_reply_async",
+    "model_reply",
+    "turn_source",
+]

@@ -7,6 +7,7 @@ from collections.abc import Collection
 from pydantic import ValidationError
 
 from harness.errors import ConfigError
+from harness.models import StrictModel  # re-exported: the one strict base
 
 
 def format_validation_error(
@@ -66,4 +67,11 @@ def short_repr(value: object) -> str:
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
-__all__ = ["MAX_SEED", "check_seed", "format_validation_error", "seed_problem", "short_repr"]
+__all__ = [
+    "MAX_SEED",
+    "StrictModel",
+    "check_seed",
+    "format_validation_error",
+    "seed_problem",
+    "short_repr",
+]

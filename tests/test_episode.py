@@ -17,16 +17,17 @@ from harness.episode import run_episode
 from harness.errors import HarnessError, RecordError
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
-from harness.games.lighthouse.game import LighthouseGame
-from harness.games.lighthouse.record import LIGHTHOUSE_RECORD, record_schema
+from harness.games.lighthouse.record import record_schema
 from harness.games.lighthouse.state import GameState, new_game
-from harness.records import AgentInfo, RecordWriter, read_lines
+from harness.reader import open_record
+from harness.records import AgentInfo, RecordWriter
+from harness.registry import get_game
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest, baseline_seats
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = ROOT / "docs" / "schemas" / "lighthouse-record.schema.json"
 GOLDEN_RECORDS = sorted((ROOT / "tests" / "golden" / "records").glob("baseline-*.jsonl"))
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 
 
 def start(seed: int, variant: str = "default", **overrides: Any) -> GameState:
@@ -127,7 +128,7 @@ class SlowSeat:
     """A baseline seat that takes its time, counting how many calls are in flight."""
 
     def __init__(self, tracker: dict[str, int], role: str, delay: float = 0.01) -> None:
-        self.inner = BaselineSeat(GAME.baselines(role)[0])
+        self.inner = BaselineSeat(GAME.baseline_names(role)[0])
         self.tracker = tracker
         self.delay = delay
 
@@ -150,7 +151,7 @@ class SlowSeat:
 def test_all_seats_of_a_tick_are_in_flight_at_once() -> None:
     state = start(7, max_ticks=6)
     tracker = {"now": 0, "peak": 0}
-    seats: dict[str, Seat] = {s.seat: SlowSeat(tracker, s.role) for s in GAME.seats(state)}
+    seats: dict[str, Seat] = {s.seat: SlowSeat(tracker, s.role) for s in GAME.rules.seats(state)}
     outcome = play(state, seats=seats)
     assert tracker["peak"] == 4
     ticks = [line for line in outcome.lines if line.type == "tick"]
@@ -204,7 +205,7 @@ def test_budget_running_out_ends_with_deadline_and_leaves_the_tick_unresolved(
     seats["runner2"] = HangAt(3)
     path = tmp_path / "deadline.jsonl"
     outcome = play(state, path, seats=seats, loop_factory=looptime.new_event_loop)
-    lines = list(read_lines(path, LIGHTHOUSE_RECORD))
+    lines = open_record(path).lines()
     ticks = [line for line in lines if line.type == "tick"]
     assert [t.tick for t in ticks] == [0, 1, 2]  # tick 3 was never resolved
     end = lines[-1]
@@ -238,7 +239,9 @@ class Broken:
 def test_a_seat_error_propagates_and_cancels_the_batch() -> None:
     state = start(1)
     tracker = {"now": 0, "peak": 0}
-    seats: dict[str, Seat] = {s.seat: SlowSeat(tracker, s.role, delay=5) for s in GAME.seats(state)}
+    seats: dict[str, Seat] = {
+        s.seat: SlowSeat(tracker, s.role, delay=5) for s in GAME.rules.seats(state)
+    }
     seats["runner1"] = Broken()
     with pytest.raises(RuntimeError, match="seat blew up"):
         play(state, seats=seats)
@@ -305,15 +308,16 @@ def test_header_holds_everything_a_replay_needs(tmp_path: Path) -> None:
         ("runner3", "Ratchet", "wallhug"),
     ]
     # replaying from the header and the recorded decisions alone reproduces every tick
-    lines = list(read_lines(path, LIGHTHOUSE_RECORD))
-    replayed = GAME.initial_state(lines[0].config, lines[0].board)
+    lines = open_record(path).lines()
+    replayed = GAME.codec.start_state(lines[0])
     for line in lines[1:-1]:
         decisions = {
-            seat: GAME.decision_from_model(turn.decision) for seat, turn in line.seats.items()
+            seat: GAME.codec.decision_from_json(turn.decision.model_dump())
+            for seat, turn in line.seats.items()
         }
-        replayed, snapshot = GAME.resolve(replayed, decisions)
+        replayed, snapshot = GAME.rules.resolve(replayed, decisions)
         assert snapshot == line.state
-    assert GAME.results(replayed) == lines[-1].results
+    assert GAME.rules.results(replayed) == lines[-1].results
 
 
 def test_tick_lines_carry_raw_reply_decision_source_and_state(tmp_path: Path) -> None:
@@ -342,4 +346,4 @@ def test_a_broken_record_line_names_file_and_line(tmp_path: Path) -> None:
     lines[2] = lines[2].replace('"clock": ', '"clock": "x', 1)
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(RecordError, match=r"r\.jsonl:3: "):
-        list(read_lines(path, LIGHTHOUSE_RECORD))
+        open_record(path).lines()

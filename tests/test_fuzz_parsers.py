@@ -2,7 +2,7 @@
 
 The entry points: Lighthouse's and Relayroam's reply parsers, the strict JSON loader,
 Relayroam's state JSON and state tokens, record lines (``decode_line``,
-``read_lines``, replay's ``load_record``), TOML configs, and Relayroam's HTTP bodies
+``open_record``, replay's ``load_record``), TOML configs, and Relayroam's HTTP bodies
 over real HTTP. Each must answer with the project's own error (a ParseFailure for a
 reply) whatever it is given: unclosed fences, deep nesting, huge numbers, lone
 surrogates, 1 MiB strings.
@@ -34,8 +34,6 @@ from hypothesis import strategies as st
 from harness import scan
 from harness.errors import ConfigError, HarnessError, RecordError
 from harness.game import ParseFailure
-from harness.games.lighthouse.game import LighthouseGame
-from harness.games.lighthouse.record import LIGHTHOUSE_RECORD
 from harness.games.lighthouse.replies import FailureKind as LighthouseKind
 from harness.games.lighthouse.replies import parse_keeper_reply, parse_runner_reply
 from harness.games.relayroam.actions import parse_action
@@ -50,7 +48,9 @@ from harness.json_reply import (
     decode_json_object,
     strict_loads,
 )
-from harness.records import decode_line, read_lines
+from harness.reader import open_record
+from harness.records import decode_line
+from harness.registry import get_game
 from harness.replay import load_record, replay
 from harness.scan import CHUNK, ScanMeter, json_shape, toml_shape
 from harness.text import MAX_REPLY_BYTES
@@ -61,7 +61,7 @@ from tests.relayroam.live_server import http, running_server
 ROOT = Path(__file__).resolve().parents[1]
 HAND = ROOT / "tests/golden/hand/short-game.jsonl"
 GOLDEN = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 KEY = b"fuzz-test-key-0123456789abcdef0123"
 SIZE = MAX_REPLY_BYTES - 64  # a hostile reply: about 1 MiB, under the size cap
 HALF = SIZE // 2
@@ -452,7 +452,7 @@ def test_a_corrupt_record_is_a_record_error_naming_its_line(
     if source == GOLDEN and how in JSON_CORRUPTIONS:
         # A recorded record is read by the tournament (resume) with the record models.
         with pytest.raises(RecordError) as caught:
-            list(read_lines(path, LIGHTHOUSE_RECORD))
+            open_record(path).lines()
         assert str(caught.value).startswith(f"{path}:{line}: ")
         assert "column" not in str(caught.value)
 
@@ -466,7 +466,7 @@ def test_a_line_separator_inside_a_string_does_not_split_a_record(tmp_path: Path
     path.write_text("\n".join([lines[0], json.dumps(tick, ensure_ascii=False), *lines[2:]]) + "\n")
     record = load_record(path, GAME)
     assert record.ticks[0]["seats"][seat]["replies"][0]["raw"].endswith("\u2028\x85\u2029")
-    assert len(list(read_lines(path, LIGHTHOUSE_RECORD))) == len(lines)
+    assert len(open_record(path).lines()) == len(lines)
 
 
 @settings(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from baselines.lantern import (
+from baselines.lighthouse.lantern import (
     assign_targets,
     dry_floor,
     lantern,

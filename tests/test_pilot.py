@@ -18,17 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from baselines.lantern import lantern
-from baselines.orders import find_order
-from baselines.pilot import decide, pilot
-from baselines.pilot.memory import encode, recall
-from baselines.pilot.route import MAX_PLANS, plan_count
-from baselines.pilot.world import World
-from baselines.wallhug import wallhug_move
+from baselines.lighthouse.lantern import lantern
+from baselines.lighthouse.pilot import decide, pilot
+from baselines.lighthouse.pilot.memory import encode, recall
+from baselines.lighthouse.pilot.route import MAX_PLANS, plan_count
+from baselines.lighthouse.pilot.world import World
+from baselines.lighthouse.wallhug import wallhug_move
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig, Variant
-from harness.games.lighthouse.game import KEEPER, RUNNER, LighthouseGame
+from harness.games.lighthouse.game import KEEPER, RUNNER
 from harness.games.lighthouse.observe import KeeperObservation, observe_keeper, observe_runner
+from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.replies import parse_keeper_reply
 from harness.games.lighthouse.rules import resolve_tick, results, transmits
 from harness.games.lighthouse.state import (
@@ -39,10 +39,11 @@ from harness.games.lighthouse.state import (
     RunnerDecision,
     new_game,
 )
+from harness.registry import get_game
 from tests.conftest import OPEN_ROOM, state_from
 from tests.test_golden_playthroughs import GOLDEN_DIR, keeper_text, moves_text, parse_inputs
 
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 SEEDS = range(30)
 VARIANTS: tuple[Variant, ...] = ("default", "spring")
 SILENT = KeeperDecision(transmit=None, message="")
@@ -77,7 +78,7 @@ def playthrough(variant: Variant, seed: int) -> tuple[Step, ...]:
     steps = []
     while not state.over:
         obs = observe_keeper(state)
-        keeper = _parse_keeper(obs, GAME.baseline_reply(obs, "pilot"))
+        keeper = _parse_keeper(obs, GAME.baselines[KEEPER]["pilot"](obs))
         moves = _runner_moves(state)
         after, _ = resolve_tick(state, keeper, {s: RunnerDecision(m) for s, m in moves.items()})
         steps.append(Step(state, obs, keeper, moves, after))
@@ -97,9 +98,9 @@ def every_game() -> list[tuple[Step, ...]]:
 
 
 def test_pilot_is_a_keeper_baseline_and_lantern_stays_the_fallback() -> None:
-    assert "pilot" in GAME.baselines(KEEPER)
-    assert "pilot" not in GAME.baselines(RUNNER)
-    assert GAME.baselines(KEEPER)[0] == "lantern"  # an LLM keeper still falls back to LANTERN
+    assert "pilot" in GAME.baseline_names(KEEPER)
+    assert "pilot" not in GAME.baseline_names(RUNNER)
+    assert GAME.baseline_names(KEEPER)[0] == "lantern"  # an LLM keeper still falls back to LANTERN
 
 
 def test_pilot_is_a_pure_function_of_the_keepers_observation() -> None:

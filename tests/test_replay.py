@@ -13,8 +13,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from harness.games.lighthouse.game import LighthouseGame
 from harness.records import RecordWriter
+from harness.registry import get_game
 from harness.replay import counterfactual, load_record, replay
 from harness.seats import BaselineSeat
 from harness.viewer.terminal import step_through
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests/golden/records").glob("*.jsonl"))
 HAND = ROOT / "tests/golden/hand/short-game.jsonl"
 SCHEMA = json.loads((ROOT / "docs/schemas/lighthouse-record.schema.json").read_text())
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 
 
 def lighthouse(*args: str) -> subprocess.CompletedProcess[str]:
@@ -214,7 +214,7 @@ def test_terminal_view_steps_through_the_ticks() -> None:
     )
     answers = iter(["", "", "b", "5", "q"])
     out = io.StringIO()
-    step_through(GAME, result.lines, read=lambda prompt: next(answers), out=out)
+    step_through(GAME.view, result.lines, read=lambda prompt: next(answers), out=out)
     text = out.getvalue()
     shown = [line for line in text.splitlines() if line.startswith("== ")]
     assert [s.split()[1:3] for s in shown] == [

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from harness.games.lighthouse.game import LighthouseGame
+from harness.registry import get_game
 from harness.replay import replay
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests/golden/records"
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 
 
 def rows(path: Path) -> list[dict[str, Any]]:

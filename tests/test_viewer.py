@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.games.lighthouse.game import LighthouseGame
+from harness.registry import get_game
 from harness.replay import replay
 from harness.viewer.html import render_html
 from tests.browser import chromium, require_browser
@@ -26,10 +26,10 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    result = asyncio.run(replay(RECORD, LighthouseGame()))
+    result = asyncio.run(replay(RECORD, get_game("lighthouse")))
     assert result.clean
     path = tmp_path_factory.mktemp("viewer") / "episode.html"
-    path.write_text(render_html(LighthouseGame(), result.lines), encoding="utf-8")
+    path.write_text(render_html(get_game("lighthouse").view, result.lines), encoding="utf-8")
     return path
 
 

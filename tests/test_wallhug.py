@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 
-from baselines.orders import find_order
-from baselines.wallhug import heading, is_open, ordered_move, wallhug, wallhug_move
+from baselines.lighthouse.wallhug import heading, is_open, ordered_move, wallhug, wallhug_move
 from harness.games.lighthouse.observe import observe_runner
+from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.replies import parse_runner_reply
 from harness.games.lighthouse.rules import resolve_tick
 from harness.games.lighthouse.state import (

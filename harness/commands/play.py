@@ -5,18 +5,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import time
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from harness.commands.seats import add_seat_arguments, build_seats, check_seat_keys, given_specs
-from harness.episode import run_episode
+from harness.api import Env
+from harness.commands.seats import (
+    add_seat_arguments,
+    check_seat_keys,
+    given_specs,
+    providers,
+    seat_configs,
+)
 from harness.errors import ConfigError
-from harness.games.registry import game_names, get_game
-from harness.llm.seat import SeatFactory
-from harness.records import RecordWriter
-from harness.seats import baseline_seats
+from harness.registry import game_names, get_game
 from harness.validation import check_seed
 
 
@@ -41,47 +42,40 @@ def run(args: argparse.Namespace) -> int:
     """Play the episode."""
     check_seed(args.seed)
     game = get_game(args.game)
-    variant = args.variant or game.variants()[0]
-    if variant not in game.variants():
-        raise ConfigError(f"--variant: {game.name} has {list(game.variants())}, not {variant!r}")
-    config = game.make_config(variant, {}, args.episode_timeout)
-    state = game.new_state(config, args.seed)
-    specs = given_specs(game, args)
+    if args.variant is not None and args.variant not in game.variants:
+        raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {args.variant!r}")
+    env = Env(game, variant=args.variant, episode_timeout_seconds=args.episode_timeout)
+    state = env.new_state(args.seed)
+    specs = seat_configs(game, args)
     check_seat_keys(game, specs, args)
+    given = given_specs(game, args)
     names = ", ".join(
-        f"{g.key} {specs.get(g.key, game.baselines(g.role)[0])}" for g in game.seat_groups()
+        f"{g.key} {given.get(g.key, game.baseline_names(g.role)[0])}" for g in game.seat_groups
     )
-    print(f"{game.name.capitalize()}, seed {args.seed}, variant {variant}: {names}")
+    print(f"{game.name.capitalize()}, seed {args.seed}, variant {env.variant}: {names}")
     if not args.quiet:
-        print(game.render_start(state))
+        print(game.view.render_start(state))
 
-    def show(line: Any) -> None:
-        print(game.render_tick(line))
+    async def show(line: Any) -> None:
+        print(game.view.render_tick(line))
         if args.delay:
-            time.sleep(args.delay)
+            await asyncio.sleep(args.delay)  # the loop keeps serving the seats' calls
 
-    async def play() -> Any:
-        factory = SeatFactory()
-        try:
-            seats = {**baseline_seats(game, state), **build_seats(game, specs, args, factory)}
-            for warning in await factory.preflight():
-                print(f"warning: {warning}", file=sys.stderr)
-            with RecordWriter(args.record) if args.record else nullcontext() as writer:
-                return await run_episode(
-                    game,
-                    state,
-                    seats,
-                    episode_id=f"{game.name}-{variant}-seed{args.seed}",
-                    seed=args.seed,
-                    variant=variant,
-                    writer=writer,
-                    on_tick=None if args.quiet else show,
-                )
-        finally:
-            await factory.aclose()
+    def warn(warning: str) -> None:
+        print(f"warning: {warning}", file=sys.stderr)
 
-    outcome = asyncio.run(play())
-    print(game.render_results(outcome.results))
+    result = asyncio.run(
+        env.aplay(
+            args.seed,
+            seats=specs,
+            providers=providers(args),
+            record=args.record,
+            on_tick=None if args.quiet else show,
+            on_warning=warn,
+            search=(Path.cwd(),),
+        )
+    )
+    print(result.summary)
     if args.record:
         print(f"record written to {args.record}")
     return 0

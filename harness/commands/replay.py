@@ -9,12 +9,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.commands.seats import add_seat_arguments, build_seats, check_seat_keys, given_specs
+from harness.commands.seats import add_seat_arguments, build_seats, check_seat_keys, seat_configs
 from harness.errors import ConfigError, RecordError
-from harness.game import Game
-from harness.games.registry import get_game
 from harness.llm.seat import SeatFactory
-from harness.records import RecordWriter, decode_line
+from harness.records import RecordWriter
+from harness.registry import get_game
 
 
 def add_parser(sub: Any) -> None:
@@ -39,20 +38,6 @@ def record_paths(path: Path) -> list[Path]:
         base = path / "records" if (path / "records").is_dir() else path
         return sorted(base.glob("*.jsonl"))
     return [path]
-
-
-def game_of_record(path: Path) -> Game[Any]:
-    """The game a record's header names (Lighthouse when it names none)."""
-    try:
-        with path.open("rb") as handle:
-            line = handle.readline()
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
-    first = decode_line(line, f"{path}:1") if line.strip() else {}
-    name = first.get("game", "lighthouse") if isinstance(first, dict) else "lighthouse"
-    if not isinstance(name, str):
-        raise RecordError(f"{path}:1: game must be a string")
-    return get_game(name)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,10 +82,9 @@ def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> tuple[b
     from harness.replay import replay
 
     try:
-        game = game_of_record(path)
         writer = RecordWriter(args.complete) if args.complete else None
         try:
-            result = asyncio.run(replay(path, game, reparse=args.reparse, writer=writer))
+            result = asyncio.run(replay(path, reparse=args.reparse, writer=writer))
         finally:
             if writer is not None:
                 writer.close()
@@ -111,6 +95,7 @@ def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> tuple[b
         problem = re.sub(r"^(\d+): ", r"line \1: ", str(exc).removeprefix(f"{path}:").strip())
         print(f"{path}: UNREADABLE: {problem}")
         return False, 0
+    view = result.record.game.view
     if result.mismatch is not None:
         print(f"{path}: MISMATCH at {result.mismatch.describe()}")
     if result.incomplete:
@@ -127,11 +112,11 @@ def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> tuple[b
     if args.view and result.lines:
         from harness.viewer.terminal import step_through
 
-        step_through(game, result.lines)
+        step_through(view, result.lines)
     if args.html and result.lines:
         from harness.viewer.html import write_html
 
-        write_html(game, result.lines, args.html)
+        write_html(view, result.lines, args.html)
         print(f"viewer written to {args.html}")
     return result.clean, len(result.reparse)
 
@@ -168,27 +153,26 @@ def _check_results(root: Path) -> int:
 
 
 def _counterfactual(args: argparse.Namespace) -> int:
-    from harness.replay import counterfactual
+    from harness.replay import counterfactual, load_record
 
     if args.record.is_dir():
         raise ConfigError("--until-tick takes one record, not a folder")
-    game = game_of_record(args.record)
-    specs = given_specs(game, args)
+    game = load_record(args.record).game
+    specs = seat_configs(game, args)
     check_seat_keys(game, specs, args)
     out = args.out or args.record.with_name(f"{args.record.stem}--from-t{args.until_tick}.jsonl")
 
     async def go() -> Any:
-        factory = SeatFactory()
-        try:
+        async with SeatFactory() as factory:
             new_seats = build_seats(game, specs, args, factory)
             with RecordWriter(out) as writer:
                 return await counterfactual(
                     args.record, game, args.until_tick, new_seats, writer=writer
                 )
-        finally:
-            await factory.aclose()
 
     _, outcome = asyncio.run(go())
-    print(f"counterfactual from tick {args.until_tick}: {game.render_results(outcome.results)}")
+    print(
+        f"counterfactual from tick {args.until_tick}: {game.view.render_results(outcome.results)}"
+    )
     print(f"record written to {out}")
     return 0

@@ -1,55 +1,78 @@
-"""Seat specs on the command line: a baseline's name, or ``openai:MODEL``/``anthropic:MODEL``.
+"""Seat specs on the command line: one flag per seat group of every hosted game.
 
-``play`` and ``replay --until-tick`` take one spec per seat group of the game
-(Lighthouse: ``--keeper``, ``--runners``; Relayroam: ``--player``) and share the LLM
-options below.
+``play`` and ``replay --until-tick`` take one spec per seat group (Lighthouse:
+``--keeper``, ``--runners``; Relayroam: ``--player``): a baseline's name,
+``openai:MODEL`` or ``anthropic:MODEL``, or ``python:MODULE:CALLABLE``. The flags come
+from the games' seat groups, so a new game needs no edit here; the strings parse into
+the same models a config uses (:mod:`harness.seat_spec`), with the shared options
+below, and are built by the one seat builder.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
-
+from harness import defaults
 from harness.errors import ConfigError
-from harness.game import Game, SeatGroup
+from harness.game import GameEntry
 from harness.llm.keys import check_keys
-from harness.llm.options import LLMSeatOptions
+from harness.llm.options import ProviderOptions
 from harness.llm.seat import SeatFactory
-from harness.seats import BaselineSeat, Seat
-from harness.validation import format_validation_error
+from harness.registry import game_names, get_game
+from harness.seat_builder import build_seats as build_spec_seats
+from harness.seat_builder import llm_providers, seats_of_groups
+from harness.seat_spec import SeatConfig, cli_providers, parse_seat_arg
+from harness.seats import Seat
 
-#: The seat-group options the command line knows, across every hosted game.
-GROUP_OPTIONS = ("keeper", "runners", "player")
+
+def group_flags() -> dict[str, str]:
+    """Every seat group's option across the hosted games, with its help text."""
+    helps: dict[str, list[str]] = {}
+    for name in game_names():
+        game = get_game(name)
+        for group in game.seat_groups:
+            choices = ", ".join(game.baseline_names(group.role))
+            helps.setdefault(group.key, []).append(f"{name} {group.key}: {choices}")
+    return {
+        key: "; ".join(parts) + "; or openai:MODEL, anthropic:MODEL, python:MODULE:CALLABLE"
+        for key, parts in helps.items()
+    }
 
 
 def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--keeper``, ``--runners``, ``--player`` and the LLM seat options."""
-    parser.add_argument(
-        "--keeper", help="Lighthouse keeper: lantern, silent, pilot, openai:MODEL, ..."
-    )
-    parser.add_argument("--runners", help="Lighthouse runners: wallhug, openai:MODEL, ...")
-    parser.add_argument("--player", help="Relayroam player: greedy, openai:MODEL, ...")
+    """A flag per seat group of every game, and the options of model and agent seats."""
+    for key, text in group_flags().items():
+        parser.add_argument(f"--{key}", help=text)
     parser.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, Ollama, ...)")
     parser.add_argument(
         "--api-key-env", help="environment variable holding the API key (default per provider)"
     )
     parser.add_argument("--prompts", type=Path, help="a folder of prompt files to use instead")
     parser.add_argument("--temperature", type=float)
-    parser.add_argument("--max-tokens", type=int, default=512)
-    parser.add_argument("--call-timeout", type=float, default=60.0, help="seconds per call")
+    parser.add_argument("--max-tokens", type=int, help=f"default {defaults.MAX_TOKENS}")
+    parser.add_argument(
+        "--call-timeout",
+        type=float,
+        help=f"seconds per model call (default {defaults.CALL_TIMEOUT_SECONDS:g})",
+    )
     parser.add_argument(
         "--structured", action="store_true", help="ask for schema-constrained JSON replies"
     )
-    parser.add_argument("--transport", choices=("aiohttp", "httpx"), default="aiohttp")
+    parser.add_argument(
+        "--transport", choices=("aiohttp", "httpx"), help=f"default {defaults.TRANSPORT}"
+    )
+    parser.add_argument(
+        "--agent-timeout",
+        type=float,
+        help=f"seconds per call of a python: seat (default {defaults.AGENT_TIMEOUT_SECONDS:g})",
+    )
 
 
-def given_specs(game: Game[Any], args: argparse.Namespace) -> dict[str, str]:
+def given_specs(game: GameEntry, args: argparse.Namespace) -> dict[str, str]:
     """The seat-group specs given on the command line, checked against the game."""
-    keys = {g.key for g in game.seat_groups()}
-    given = {k: getattr(args, k) for k in GROUP_OPTIONS if getattr(args, k, None) is not None}
+    keys = {g.key for g in game.seat_groups}
+    given = {k: getattr(args, k) for k in group_flags() if getattr(args, k, None) is not None}
     for key in given:
         if key not in keys:
             raise ConfigError(
@@ -58,86 +81,65 @@ def given_specs(game: Game[Any], args: argparse.Namespace) -> dict[str, str]:
     return given
 
 
-def baseline_of(game: Game[Any], spec: str, role: str) -> str | None:
-    """The baseline a spec names (``baseline`` = the role's default), or None."""
-    names = game.baselines(role)
-    if spec == "baseline":
-        return names[0]
-    return spec if spec in names else None
-
-
-def seat_options(
-    game: Game[Any], group: SeatGroup, spec: str, args: argparse.Namespace
-) -> LLMSeatOptions | None:
-    """A spec as LLM options; None when it names a baseline."""
-    if baseline_of(game, spec, group.role) is not None:
-        return None
-    kind, _, model = spec.partition(":")
-    if kind not in ("openai", "anthropic") or not model:
-        choices = ", ".join(game.baselines(group.role))
-        raise ConfigError(
-            f"--{group.key}: {spec!r} is not a baseline ({choices}), "
-            "openai:MODEL or anthropic:MODEL"
-        )
-    prompts = None
-    if args.prompts is not None:
-        prompts = {
-            "system": args.prompts / f"{group.role}.system.md",
-            "observation": args.prompts / f"{group.role}.observation.md",
-            "retry_hint": args.prompts / "retry-hint.md",
-        }
-    data: dict[str, Any] = {
-        "provider": {
-            "kind": kind,
-            "base_url": args.base_url,
-            "api_key_env": args.api_key_env,
-            "transport": args.transport,
-        },
-        "model": model,
-        "prompts": prompts,
+def seat_configs(game: GameEntry, args: argparse.Namespace) -> dict[str, SeatConfig]:
+    """The given specs as seat models (group key -> spec), the flags' options applied."""
+    groups = {g.key: g for g in game.seat_groups}
+    timeout = args.call_timeout
+    options = {
         "temperature": args.temperature,
         "max_tokens": args.max_tokens,
-        "structured_output": args.structured,
-        "call_timeout_seconds": args.call_timeout,
-        "allowance_seconds": args.call_timeout * 2,
+        "structured_output": args.structured or None,
+        "call_timeout_seconds": timeout,
+        # a seat's turn covers its call and the retry's
+        "allowance_seconds": 2 * timeout if timeout is not None else None,
+        "timeout_seconds": args.agent_timeout,
     }
-    try:
-        return LLMSeatOptions.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, "seat options")) from None
+    return {
+        key: parse_seat_arg(
+            text,
+            role=groups[key].role,
+            baselines=game.baseline_names(groups[key].role),
+            options=options,
+            prompts=args.prompts,
+            where=f"--{key}",
+        )
+        for key, text in given_specs(game, args).items()
+    }
 
 
-def check_seat_keys(game: Game[Any], specs: dict[str, str], args: argparse.Namespace) -> None:
-    """Read and check the key of every LLM seat in ``specs`` before anything is printed."""
-    groups = {g.key: g for g in game.seat_groups()}
-    options = (seat_options(game, groups[key], spec, args) for key, spec in specs.items())
-    check_keys(o.provider for o in options if o is not None)
+def providers(args: argparse.Namespace) -> dict[str, ProviderOptions]:
+    """The providers ``openai:MODEL`` and ``anthropic:MODEL`` name, from the flags."""
+    return cli_providers(
+        base_url=args.base_url, api_key_env=args.api_key_env, transport=args.transport
+    )
+
+
+def check_seat_keys(
+    game: GameEntry, specs: dict[str, SeatConfig], args: argparse.Namespace
+) -> None:
+    """Read and check the key of every model seat in ``specs`` before anything is printed."""
+    check_keys(llm_providers(specs.values(), providers(args)))
 
 
 def build_seats(
-    game: Game[Any], specs: dict[str, str], args: argparse.Namespace, factory: SeatFactory
+    game: GameEntry, specs: dict[str, SeatConfig], args: argparse.Namespace, factory: SeatFactory
 ) -> dict[str, Seat]:
     """Seats for every seat of the groups in ``specs`` (group key -> spec)."""
-    seats: dict[str, Seat] = {}
-    for group in game.seat_groups():
-        spec = specs.get(group.key)
-        if spec is None:
-            continue
-        options = seat_options(game, group, spec, args)
-        for seat in group.seats:
-            if options is not None:
-                seats[seat] = factory.seat(game, group.role, options)
-            else:
-                seats[seat] = BaselineSeat(baseline_of(game, spec, group.role) or "")
-    return seats
+    return build_spec_seats(
+        game,
+        seats_of_groups(game, specs),
+        factory=factory,
+        providers=providers(args),
+        search=(Path.cwd(),),
+    )
 
 
 __all__ = [
-    "GROUP_OPTIONS",
     "add_seat_arguments",
-    "baseline_of",
     "build_seats",
     "check_seat_keys",
     "given_specs",
-    "seat_options",
+    "group_flags",
+    "providers",
+    "seat_configs",
 ]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.games.registry import get_game
+from harness.registry import get_game
 
 CEILING_HELP = (
     "measure every entrant as a share of NAME: an entrant, or a baseline (e.g. pilot) "
@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.tournament.run import (
         check_concurrency,
         check_max_cost,
+        count_episodes,
         parse_shard,
-        plan_episodes,
         run_tournament,
     )
 
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             end="",
         )
         return 0
-    progress = Progress(len(plan_episodes(config, shard)), 0)
+    progress = Progress(count_episodes(config, shard), 0)
     print(f"tournament {config.name}: results in {out}", file=sys.stderr)
     try:
         outcome = asyncio.run(
@@ -185,11 +185,11 @@ def report_text(
     default the game's ceiling baseline when an entrant plays it (or it was kept).
     """
     from harness.report.build import build_report
-    from harness.report.completeness import plan_of
     from harness.report.leaderboards import entrant_specs
     from harness.report.render import to_csv, to_json, to_markdown
-    from harness.report.selection import select
     from harness.tournament.ceiling import find_ceiling
+    from harness.tournament.planned import plan_of
+    from harness.tournament.selection import select
 
     folder = _folder(folder_path)
     manifest = folder.manifest()
@@ -216,9 +216,10 @@ def report_command(args: argparse.Namespace) -> int:
     """Print a report; write the plot when asked."""
     print(report_text(args.dir, args.format, args.reference, args.ceiling), end="")
     if args.plot:
-        from harness.report.completeness import completeness, plan_of
+        from harness.report.completeness import completeness
         from harness.report.render import to_svg
-        from harness.report.selection import select
+        from harness.tournament.planned import plan_of
+        from harness.tournament.selection import select
 
         folder = _folder(args.dir)
         manifest = folder.manifest()
@@ -226,7 +227,7 @@ def report_command(args: argparse.Namespace) -> int:
         summaries = select(game, manifest, folder.summaries()).episodes
         order = [e["name"] for e in manifest.get("config", {}).get("entrants", [])]
         high = max([s.score for s in summaries] + [1.0])
-        high = float(getattr(game, "max_score", high) or high)
+        high = game.max_score or high
         done = completeness(plan_of(manifest), summaries)
         note = "" if done.complete else done.summary()
         args.plot.write_text(to_svg(summaries, order, high=high, note=note), encoding="utf-8")
@@ -236,9 +237,10 @@ def report_command(args: argparse.Namespace) -> int:
 
 def merge_command(args: argparse.Namespace) -> int:
     """Join shards."""
-    from harness.report.completeness import completeness, plan_of
-    from harness.report.selection import select
+    from harness.report.completeness import completeness
     from harness.tournament.merge import merge_folders
+    from harness.tournament.planned import plan_of
+    from harness.tournament.selection import select
     from harness.tournament.store import ResultsFolder
 
     merged = merge_folders(args.dirs, args.out)

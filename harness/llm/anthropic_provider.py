@@ -6,10 +6,10 @@ from typing import Any
 
 import anthropic
 
+from harness.defaults import TRANSPORT
 from harness.llm.keys import check_api_key
-from harness.llm.openai_provider import Transport
 from harness.llm.sdk_errors import classify
-from harness.llm.types import Completion, CompletionRequest, Usage
+from harness.llm.types import Completion, CompletionRequest, Transport, Usage
 
 
 def _http_client(transport: Transport) -> Any:
@@ -24,7 +24,7 @@ class AnthropicProvider:
     name = "anthropic"
 
     def __init__(
-        self, *, api_key: str, base_url: str | None = None, transport: Transport = "httpx"
+        self, *, api_key: str, base_url: str | None = None, transport: Transport = TRANSPORT
     ) -> None:
         # checked here too, for providers built by hand: a bad key never reaches the SDK
         check_api_key(api_key, self.name)

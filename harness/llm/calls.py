@@ -25,6 +25,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from harness.defaults import CALL_TIMEOUT_SECONDS
 from harness.errors import BadResponseError, ErrorKind, TransientProviderError
 from harness.llm.limits import CallLimiter
 from harness.llm.types import Completion, CompletionRequest, Provider, Usage
@@ -34,7 +35,7 @@ from harness.llm.types import Completion, CompletionRequest, Provider, Usage
 class RetryPolicy:
     """How long one attempt may take and how retries back off."""
 
-    call_timeout_s: float = 60.0
+    call_timeout_s: float = CALL_TIMEOUT_SECONDS
     backoff_initial_s: float = 0.5
     backoff_max_s: float = 8.0
     retry_after_cap_s: float = 30.0

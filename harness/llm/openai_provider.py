@@ -10,11 +10,10 @@ from typing import Any, Literal
 
 import openai
 
+from harness.defaults import TRANSPORT
 from harness.llm.keys import check_api_key
 from harness.llm.sdk_errors import classify
-from harness.llm.types import Completion, CompletionRequest, Usage
-
-Transport = Literal["httpx", "aiohttp"]
+from harness.llm.types import Completion, CompletionRequest, Transport, Usage
 
 
 def _http_client(transport: Transport) -> Any:
@@ -33,7 +32,7 @@ class OpenAIProvider:
         *,
         api_key: str,
         base_url: str | None = None,
-        transport: Transport = "httpx",
+        transport: Transport = TRANSPORT,
         max_tokens_field: Literal["max_tokens", "max_completion_tokens"] | None = None,
     ) -> None:
         # checked here too, for providers built by hand: a bad key never reaches the SDK

@@ -1,18 +1,23 @@
-"""A seat's LLM options and its provider's, validated at the boundary.
+"""A seat's LLM settings and its provider's, validated at the boundary.
 
-The tournament config reuses these models. Keys are accepted in snake_case or
-camelCase (``base_url`` or ``baseUrl``).
+:class:`LLMSettings` holds every setting of an LLM seat but its provider, once: a
+seat spec (:class:`harness.seat_spec.LLMSeatConfig`, in configs and on the command
+line) names its provider, and :class:`LLMSeatOptions` is the same settings with the
+provider resolved, which is what the seat runs with. Defaults come from
+:mod:`harness.defaults`. Keys are accepted in snake_case or camelCase (``base_url``
+or ``baseUrl``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field, model_validator
 
-from harness.llm.openai_provider import Transport
+from harness import defaults
+from harness.llm.types import Transport
+from harness.validation import StrictModel
 
 ProviderKind = Literal["openai", "anthropic", "scripted"]
 
@@ -24,20 +29,14 @@ DEFAULT_KEY_ENV: dict[ProviderKind, str | None] = {
 }
 
 
-class _Options(BaseModel):
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
-    )
-
-
-class PriceOptions(_Options):
+class PriceOptions(StrictModel):
     """US dollars per million tokens."""
 
     input_per_mtok: float = Field(ge=0)
     output_per_mtok: float = Field(ge=0)
 
 
-class ProviderOptions(_Options):
+class ProviderOptions(StrictModel):
     """Where calls go, with which key, and how fast."""
 
     kind: ProviderKind
@@ -46,11 +45,13 @@ class ProviderOptions(_Options):
         None, description="Environment variable holding the key (never the key itself)."
     )
     transport: Transport = Field(
-        "aiohttp", description="The SDKs' HTTP transport; aiohttp costs less CPU per call."
+        defaults.TRANSPORT, description="The SDKs' HTTP transport; aiohttp costs less CPU per call."
     )
     requests_per_period: int | None = Field(None, ge=1, description="Rate limit, per model.")
-    period_seconds: float = Field(60.0, gt=0)
-    max_in_flight: int | None = Field(32, ge=1, description="Calls in flight, per model.")
+    period_seconds: float = Field(defaults.RATE_PERIOD_SECONDS, gt=0)
+    max_in_flight: int | None = Field(
+        defaults.MAX_IN_FLIGHT, ge=1, description="Calls in flight, per model."
+    )
     prices: dict[str, PriceOptions] = Field(
         default_factory=dict, description="Per model name: prices for the cost column."
     )
@@ -61,41 +62,63 @@ class ProviderOptions(_Options):
         return self.api_key_env or DEFAULT_KEY_ENV[self.kind]
 
 
-class PromptFiles(_Options):
+class PromptFiles(StrictModel):
     """A seat's prompt files: system prompt, per-tick observation template, retry hint."""
 
     system: Path
     observation: Path
     retry_hint: Path
 
+    @classmethod
+    def in_folder(cls, folder: Path, role: str) -> PromptFiles:
+        """The prompt files of ``role`` in ``folder``: the one layout every prompt folder has.
 
-class LLMSeatOptions(_Options):
-    """Everything about one LLM seat."""
+        ``<role>.system.md``, ``<role>.observation.md`` and ``retry-hint.md``.
+        """
+        return cls(
+            system=folder / f"{role}.system.md",
+            observation=folder / f"{role}.observation.md",
+            retry_hint=folder / "retry-hint.md",
+        )
 
-    provider: ProviderOptions
+
+class LLMSettings(StrictModel):
+    """Every setting of an LLM seat but its provider."""
+
     model: str = Field(min_length=1)
     prompts: PromptFiles | None = Field(None, description="Defaults to prompts/<game>/<role>.*")
     temperature: float | None = Field(None, ge=0, le=2)
-    max_tokens: int = Field(512, ge=1)
+    max_tokens: int = Field(defaults.MAX_TOKENS, ge=1)
     seed: int | None = None
     structured_output: bool = Field(
         False, description="Ask the provider for schema-constrained JSON."
     )
-    call_timeout_seconds: float = Field(60.0, gt=0, description="Bound of one attempt.")
+    call_timeout_seconds: float = Field(
+        defaults.CALL_TIMEOUT_SECONDS, gt=0, description="Bound of one attempt."
+    )
     allowance_seconds: float = Field(
-        120.0, gt=0, description="Bound of one seat's turn per tick, retries included."
+        defaults.ALLOWANCE_SECONDS,
+        gt=0,
+        description="Bound of one seat's turn per tick, retries included.",
     )
 
     @model_validator(mode="after")
-    def _allowance_covers_a_call(self) -> LLMSeatOptions:
+    def _allowance_covers_a_call(self) -> Self:
         if self.allowance_seconds < self.call_timeout_seconds:
             raise ValueError("allowance_seconds must be at least call_timeout_seconds")
         return self
 
 
+class LLMSeatOptions(LLMSettings):
+    """An LLM seat's settings with its provider resolved: what the seat runs with."""
+
+    provider: ProviderOptions
+
+
 __all__ = [
     "DEFAULT_KEY_ENV",
     "LLMSeatOptions",
+    "LLMSettings",
     "PriceOptions",
     "PromptFiles",
     "ProviderKind",

@@ -8,24 +8,29 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from string import Template
 
 from harness.errors import ConfigError
 from harness.llm.options import PromptFiles
 
-#: prompts/ at the project's root, where the default prompt files live.
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
+
+def _prompts_dir() -> Path:
+    try:
+        return Path(str(files("prompts")))
+    except ModuleNotFoundError:  # an editable install made before prompts/ was a package
+        return Path(__file__).resolve().parents[2] / "prompts"
+
+
+#: Where the default prompt files live: the ``prompts`` package, shipped in the wheel as
+#: package data (a regular package on disk, so its folder is a real path).
+PROMPTS_DIR = _prompts_dir()
 
 
 def default_prompt_files(game: str, role: str) -> PromptFiles:
     """The shipped prompt files of ``role`` in ``game``."""
-    base = PROMPTS_DIR / game
-    return PromptFiles(
-        system=base / f"{role}.system.md",
-        observation=base / f"{role}.observation.md",
-        retry_hint=base / "retry-hint.md",
-    )
+    return PromptFiles.in_folder(PROMPTS_DIR / game, role)
 
 
 @dataclass(frozen=True)

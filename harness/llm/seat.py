@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
-from harness.errors import HarnessError, PlayBudgetExhausted
-from harness.game import Game, ParseFailure
+from harness.errors import PlayBudgetExhausted
+from harness.game import GameEntry, ParseFailure
 from harness.llm.calls import CallReport, Price, RetryPolicy, call_llm
 from harness.llm.factory import make_provider
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
@@ -24,17 +24,18 @@ from harness.llm.options import LLMSeatOptions, ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.secrets import redact
 from harness.llm.types import CompletionRequest, Message, Provider
-from harness.records import AgentInfo, CallRecord, ModelReply, ParseErrorRecord, Source
-from harness.seats import SeatReply, SeatRequest
-from harness.text import clip_reply, truncate_runes
+from harness.records import AgentInfo, CallRecord, ModelReply, Source
+from harness.seats import (
+    PARSE_OFF_LOOP_CHARS,
+    SeatReply,
+    SeatRequest,
+    judge_reply_async,
+    turn_source,
+)
+from harness.text import truncate_runes
 
 #: A failed reply sent back with the retry hint is cut to this many runes.
 RETRY_ECHO_RUNES = 4000
-#: Replies longer than this (in characters) are parsed in a worker thread. Parsing is
-#: linear, but a hostile 1 MiB reply still takes tens of milliseconds of Python work,
-#: which on the event loop would stall every other episode; in a thread the
-#: interpreter hands the loop its turn every few milliseconds.
-PARSE_OFF_LOOP_CHARS = 4096
 
 
 class LLMSeat:
@@ -80,12 +81,12 @@ class LLMSeat:
         own_deadline = loop.time() + self.options.allowance_seconds
         budget = request.deadline if request.deadline is not None else float("inf")
         deadline = min(own_deadline, budget)
-        game, observation = request.game, request.observation
+        io, observation = request.io, request.observation
         messages = [
             Message("system", self.prompts.system.text),
             Message(
                 "user",
-                self.prompts.observation.fill(observation=game.render_observation(observation)),
+                self.prompts.observation.fill(observation=io.render_observation(observation)),
             ),
         ]
         replies: list[ModelReply] = []
@@ -96,35 +97,32 @@ class LLMSeat:
                 raw, decision, source, time.perf_counter() - started, tuple(replies), tuple(calls)
             )
 
-        for retry in (False, True):
+        problems: list[ParseFailure | None] = []
+        while True:  # two calls at most: the second reply, or a failed call, ends the turn
             report = await self._call(messages, deadline)
             calls.append(_call_record(report))
+            failure: str | None = None
             if report.completion is None:
                 if loop.time() >= budget:  # the play budget, not the seat, ran out (D2)
                     raise PlayBudgetExhausted(f"tick {request.tick}: play budget exhausted")
-                failure = report.failure
-                source: Source = (
-                    "fallback_timeout"
-                    if failure is not None and failure.kind == "timeout"
-                    else "fallback_api"
-                )
-                return finish(*self._baseline(request), source)
-            text = report.completion.text
-            if len(text) > PARSE_OFF_LOOP_CHARS:
-                judged = await asyncio.to_thread(_judge, game, observation, text)
+                failure = report.failure.kind if report.failure is not None else "api"
             else:
-                judged = _judge(game, observation, text)
-            decision, problem, reply = judged
-            replies.append(reply)
-            if problem is None:
-                return finish(text, decision, "llm_retry" if retry else "llm")
-            messages = [
-                *messages,
-                Message("assistant", truncate_runes(text, RETRY_ECHO_RUNES)),
-                Message("user", self.prompts.retry_hint.fill(problem=problem.message)),
-            ]
-        refused = problem is not None and problem.kind.startswith("refused")
-        return finish(*self._baseline(request), "fallback_refused" if refused else "fallback_parse")
+                text = report.completion.text
+                decision, problem, reply = await judge_reply_async(io, observation, text)
+                replies.append(reply)
+                problems.append(problem)
+            source = turn_source(problems, failure)
+            if source is None:  # the first reply failed: retry once, with a hint
+                hint = problem.message if problem is not None else ""
+                messages = [
+                    *messages,
+                    Message("assistant", truncate_runes(text, RETRY_ECHO_RUNES)),
+                    Message("user", self.prompts.retry_hint.fill(problem=hint)),
+                ]
+            elif source in ("llm", "llm_retry"):
+                return finish(text, decision, source)
+            else:
+                return finish(*request.baseline(), source)
 
     async def _call(self, messages: list[Message], deadline: float) -> CallReport:
         request = CompletionRequest(
@@ -144,41 +142,6 @@ class LLMSeat:
             deadline=deadline,
             price=self._price,
         )
-
-    @staticmethod
-    def _baseline(request: SeatRequest) -> tuple[str, Any]:
-        """The role's baseline on the same observation; it never touches the notes (R7)."""
-        raw = request.game.baseline_reply(request.observation)
-        decision = request.game.parse_reply(request.observation, raw)
-        if isinstance(decision, ParseFailure):
-            raise HarnessError(f"baseline gave an unparseable reply {raw!r}: {decision.message}")
-        return raw, decision
-
-
-def _judge(
-    game: Game[Any], observation: Any, text: str
-) -> tuple[Any, ParseFailure | None, ModelReply]:
-    """Parse a reply: its decision, the problem to send back (if any), its record entry."""
-    decision = game.parse_reply(observation, text)
-    # A parsed decision the rules would refuse is sent back like a parse failure.
-    problem = decision if isinstance(decision, ParseFailure) else game.refuse(observation, decision)
-    return decision, problem, _model_reply(text, problem)
-
-
-def _model_reply(text: str, problem: ParseFailure | None) -> ModelReply:
-    clipped = clip_reply(text)
-    error = (
-        ParseErrorRecord(kind=str(problem.kind), message=problem.message)
-        if problem is not None
-        else None
-    )
-    return ModelReply(
-        raw=clipped.text,
-        raw_length=clipped.length,
-        raw_sha256=clipped.sha256,
-        raw_clipped=clipped.clipped,
-        parse_error=error,
-    )
 
 
 def _call_record(report: CallReport) -> CallRecord:
@@ -204,6 +167,8 @@ class SeatFactory:
 
     Seats with the same provider settings share a client (and its connection pool);
     seats calling the same (provider, model) share a rate limiter and in-flight cap.
+    The factory owns those clients: use it as ``async with SeatFactory() as factory:``,
+    which closes every client on the way out, however the block ends.
     """
 
     def __init__(self, environ: Mapping[str, str] | None = None) -> None:
@@ -221,7 +186,7 @@ class SeatFactory:
 
     def seat(
         self,
-        game: Game[Any],
+        game: GameEntry,
         role: str,
         options: LLMSeatOptions,
         *,
@@ -244,7 +209,7 @@ class SeatFactory:
             options=options,
             prompts=prompts,
             limiter=limiter,
-            reply_schema=game.reply_schema(role),
+            reply_schema=game.seat_io.reply_schema(role),
         )
 
     async def preflight(self) -> list[str]:
@@ -281,6 +246,12 @@ class SeatFactory:
         for provider in self._providers.values():
             await provider.aclose()
         self._providers.clear()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 __all__ = ["PARSE_OFF_LOOP_CHARS", "RETRY_ECHO_RUNES", "LLMSeat", "SeatFactory"]

@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from harness.defaults import CALL_TIMEOUT_SECONDS, MAX_TOKENS
+
 Role = Literal["system", "user", "assistant"]
+#: The HTTP library an SDK sends its requests through.
+Transport = Literal["httpx", "aiohttp"]
 
 
 @dataclass(frozen=True)
@@ -32,10 +36,10 @@ class CompletionRequest:
     model: str
     messages: tuple[Message, ...]
     temperature: float | None = None
-    max_tokens: int = 1024
+    max_tokens: int = MAX_TOKENS
     seed: int | None = None
     json_schema: dict[str, Any] | None = None
-    timeout_s: float = 60.0
+    timeout_s: float = CALL_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -65,4 +69,12 @@ class Provider(Protocol):
         ...
 
 
-__all__ = ["Completion", "CompletionRequest", "Message", "Provider", "Role", "Usage"]
+__all__ = [
+    "Completion",
+    "CompletionRequest",
+    "Message",
+    "Provider",
+    "Role",
+    "Transport",
+    "Usage",
+]

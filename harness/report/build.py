@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.game import Game
+from harness.game import GameEntry
 from harness.report.compare import ALPHA, pair_bootstrap, pairwise
 from harness.report.completeness import Completeness, Plan, completeness
 from harness.report.leaderboards import (
@@ -46,7 +46,7 @@ from harness.report.stats import (
     paired_difference,
     percentile,
 )
-from harness.tournament.summary import EpisodeSummary
+from harness.summary import EpisodeSummary
 
 
 @dataclass(frozen=True)
@@ -109,18 +109,18 @@ def _num(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def _labels(game: Game[Any], first: EpisodeSummary) -> dict[str, str]:
+def _labels(game: GameEntry, first: EpisodeSummary) -> dict[str, str]:
     """Each seat group's agents as the tables show them (from an episode's seats)."""
     return {
         group.key: ", ".join(
             sorted({first.seats[s].agent for s in group.seats if s in first.seats})
         )
-        for group in game.seat_groups()
+        for group in game.seat_groups
     }
 
 
 def _entrant_row(
-    game: Game[Any],
+    game: GameEntry,
     name: str,
     episodes: list[EpisodeSummary],
     planned: int | None,
@@ -157,7 +157,7 @@ def _entrant_row(
         "score": interval_dict(score),
         "ceilingShare": ceiling.share(by_cell) if ceiling is not None else None,
         "rank": None,
-        "columns": {c.key: c.value(metrics) for c in game.report_columns()},
+        "columns": {c.key: c.value(metrics) for c in game.report.report_columns()},
         "reasons": dict(sorted(Counter(ep.reason for ep in episodes).items())),
         "calls": calls,
         "retries": retries,
@@ -250,7 +250,7 @@ def _completeness_json(done: Completeness, plan: Plan | None) -> dict[str, Any]:
 
 
 def build_report(
-    game: Game[Any],
+    game: GameEntry,
     summaries: Sequence[EpisodeSummary],
     *,
     reference: str | None = None,
@@ -276,7 +276,7 @@ def build_report(
     by_entrant = _group(episodes, order)
     names = list(by_entrant)
     clean = _group([ep for ep in episodes if ep.fallback_free], order)
-    groups = game.seat_groups()
+    groups = game.seat_groups
     labels = {name: _labels(game, eps[0]) for name, eps in by_entrant.items()}
     known = {n: dict(specs[n]) for n in names if specs is not None and n in specs}
     identity = {n: known.get(n, labels[n]) for n in names}
@@ -313,7 +313,7 @@ def build_report(
         else {"name": ceiling.name, "hidden": ceiling.hidden, "cells": len(ceiling.scores)},
         "columns": [
             {"key": c.key, "label": c.label, "percent": c.percent, "digits": c.digits}
-            for c in game.report_columns()
+            for c in game.report.report_columns()
         ],
         "entrants": rows,
         "paired": _paired(by_entrant, reference, resample),

@@ -1,25 +1,17 @@
 """Planned against finished: what a results folder was meant to hold, and what it lacks.
 
-The plan is read back from the folder's manifest: the config as run and the shard
-("I/N" for a shard's folder, "merged" for a merge of shards, which plans the whole
-tournament). A report on a folder that lacks planned episodes says so and marks its
-intervals; a merge names the shards it was not given.
+The plan is read back from the folder's manifest by :func:`harness.tournament.plan.plan_of`
+(the config as run and the shard: "I/N" for a shard's folder, "merged" for a merge of
+shards, which plans the whole tournament). A report on a folder that lacks planned
+episodes says so and marks its intervals; a merge names the shards it was not given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from pydantic import ValidationError
-
-from harness.errors import ConfigError
-from harness.tournament.config import TournamentConfig
-from harness.tournament.run import parse_shard, plan_episodes
-from harness.tournament.summary import EpisodeSummary
-
-MERGED = "merged"
+from harness.summary import EpisodeSummary
 
 
 @dataclass(frozen=True)
@@ -63,64 +55,6 @@ class Completeness:
         return text
 
 
-def _config(manifest: Mapping[str, Any]) -> TournamentConfig | None:
-    try:
-        return TournamentConfig.model_validate(manifest.get("config"))
-    except (ValidationError, ValueError, TypeError):
-        return None  # a manifest from another version: the plan cannot be told
-
-
-def _shard(label: Any) -> tuple[int, int] | None:
-    try:
-        return parse_shard(label) if isinstance(label, str) else None
-    except ConfigError:
-        return None
-
-
-def shards_of(manifest: Mapping[str, Any]) -> set[str]:
-    """The shards a folder holds: its own "I/N", or those a merge recorded."""
-    if manifest.get("shard") == MERGED:
-        listed = manifest.get("shards")
-        return {s for s in listed if isinstance(s, str)} if isinstance(listed, list) else set()
-    label = manifest.get("shard")
-    return {label} if isinstance(label, str) and _shard(label) is not None else set()
-
-
-def missing_shards(covered: Iterable[str]) -> tuple[str, ...]:
-    """The shards of a split not in ``covered`` ("2/4"), in order.
-
-    Named only when every covered shard is of one split (one N); shards of different
-    splits overlap, so "missing" is then not a set of shards (the episode counts still
-    tell what is missing).
-    """
-    parsed = {p for p in (_shard(s) for s in covered) if p is not None}
-    counts = {n for _, n in parsed}
-    if len(counts) != 1:
-        return ()
-    (n,) = counts
-    return tuple(f"{i}/{n}" for i in range(1, n + 1) if (i, n) not in parsed)
-
-
-def plan_of(manifest: Mapping[str, Any]) -> Plan | None:
-    """What the folder of ``manifest`` was planned to hold; None when it cannot be told."""
-    config = _config(manifest)
-    label = manifest.get("shard")
-    if config is None or not isinstance(label, str):
-        return None
-    if label == MERGED:
-        shard: tuple[int, int] | None = (1, 1)
-        missing = manifest.get("missingShards")
-        gaps = tuple(s for s in missing if isinstance(s, str)) if isinstance(missing, list) else ()
-    else:
-        shard, gaps = _shard(label), ()
-    if shard is None:
-        return None
-    by_entrant: dict[str, set[str]] = {e.name: set() for e in config.entrants}
-    for plan in plan_episodes(config, shard):
-        by_entrant[plan.entrant.name].add(plan.episode_id)
-    return Plan({k: frozenset(v) for k, v in by_entrant.items()}, label, gaps)
-
-
 def completeness(plan: Plan | None, summaries: Sequence[EpisodeSummary]) -> Completeness:
     """Planned against finished; without a plan, what is there counts as complete."""
     done: dict[str, set[str]] = {}
@@ -136,12 +70,4 @@ def completeness(plan: Plan | None, summaries: Sequence[EpisodeSummary]) -> Comp
     )
 
 
-__all__ = [
-    "MERGED",
-    "Completeness",
-    "Plan",
-    "completeness",
-    "missing_shards",
-    "plan_of",
-    "shards_of",
-]
+__all__ = ["Completeness", "Plan", "completeness"]

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from harness.game import Game
+from harness.game import GameEntry
 from harness.report.compare import rank_intervals
 from harness.report.stats import Cell, Draw, Interval, interval_from
 
@@ -27,7 +27,7 @@ from harness.report.stats import Cell, Draw, Interval, interval_from
 Specs = Mapping[str, Mapping[str, str]]
 
 
-def entrant_specs(game: Game[Any], manifest: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+def entrant_specs(game: GameEntry, manifest: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     """Each configured entrant's spec per seat group, as canonical text."""
     config = manifest.get("config")
     prompts = manifest.get("prompts")
@@ -41,7 +41,7 @@ def entrant_specs(game: Game[Any], manifest: Mapping[str, Any]) -> dict[str, dic
         if not isinstance(seats, dict):
             continue
         out[entrant["name"]] = {
-            g.key: _canonical(seats.get(g.key), len(g.seats), hashes) for g in game.seat_groups()
+            g.key: _canonical(seats.get(g.key), len(g.seats), hashes) for g in game.seat_groups
         }
     return out
 
@@ -118,7 +118,7 @@ def ranked(
 
 
 def leaderboards(
-    game: Game[Any],
+    game: GameEntry,
     names: Sequence[str],
     labels: Mapping[str, Mapping[str, str]],
     specs: Specs,
@@ -130,8 +130,8 @@ def leaderboards(
     for twins in identical_entrants(names, specs):
         same.update(dict.fromkeys(twins, twins))
     boards = []
-    for group in game.seat_groups():
-        others = [g.key for g in game.seat_groups() if g.key != group.key]
+    for group in game.seat_groups:
+        others = [g.key for g in game.seat_groups if g.key != group.key]
         contexts: dict[tuple[str, ...], list[str]] = {}
         for name in names:
             if name in specs:

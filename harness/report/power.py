@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from harness.report.stats import Cell, cell_means
-from harness.tournament.summary import EpisodeSummary
+from harness.summary import EpisodeSummary
 
 ALPHA = 0.05
 POWER = 0.8

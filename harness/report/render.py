@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from harness.game import Column
 from harness.report.build import canonical_order
-from harness.report.columns import Column
 from harness.report.selection import describe as selection_lines
-from harness.tournament.summary import EpisodeSummary
+from harness.summary import EpisodeSummary
 
 
 def _ci(iv: dict[str, Any], digits: int = 2, mark: str = "") -> str:

@@ -1,85 +1,14 @@
-"""Which of a folder's finished episodes a report counts, and what it says about the rest.
+"""What a report says about the episodes it left out and why a run stopped early.
 
-A results folder may hold more than its current plan (tournaments grow, see
-harness/tournament/growth.py): episodes no longer planned (a narrower seed range, a
-removed entrant) and, under ``superseded/``, episodes of an earlier spec of an
-entrant. A report counts an episode only when it is planned now (the manifest's
-config and shard) and was played by its entrant's current identity (the manifest's
-``identities``; a line from before identities counts by the folder's
-``legacyIdentities``). It says how many it left out, and why a run stopped early
-(a cost cap, ``--limit``) or was narrowed.
+The report's ``selection`` (made by :func:`harness.tournament.selection.select`)
+counts the finished episodes the folder holds beyond those the report counts, and
+carries why the last run stopped (a cost cap, ``--limit``) and how it was narrowed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
-
-from harness.game import Game
-from harness.report.completeness import plan_of
-from harness.tournament.growth import superseded_lines
-from harness.tournament.identity import legacy_identities, line_identity
-from harness.tournament.summary import EpisodeSummary
-
-
-@dataclass(frozen=True)
-class Selection:
-    """The episodes a report counts, and what it left out."""
-
-    episodes: list[EpisodeSummary]
-    set_aside: int
-    """Finished episodes in episodes.jsonl that are not counted."""
-    superseded: int
-    """Episodes of an earlier spec of an entrant, kept in superseded/."""
-    stopped: dict[str, Any] | None
-    narrowing: dict[str, Any] | None
-
-    def to_json(self) -> dict[str, Any]:
-        """As the report's JSON holds it."""
-        return {
-            "setAside": self.set_aside,
-            "superseded": self.superseded,
-            "stopped": self.stopped,
-            "narrowing": self.narrowing,
-        }
-
-
-def select(
-    game: Game[Any],
-    manifest: Mapping[str, Any],
-    summaries: Sequence[EpisodeSummary],
-    root: Path | None = None,
-) -> Selection:
-    """The episodes of ``summaries`` a report on the folder of ``manifest`` counts.
-
-    Without a readable plan every episode is planned; without recorded identities
-    (a folder no run of this version has touched) every identity is current.
-    """
-    plan = plan_of(manifest)
-    planned = set().union(*plan.by_entrant.values()) if plan is not None else None
-    kept = manifest.get("identities")
-    current = kept if isinstance(kept, Mapping) else None
-    legacy = legacy_identities(game, manifest)
-    counted = [
-        s
-        for s in summaries
-        if (planned is None or s.episode_id in planned)
-        and (
-            current is None
-            or line_identity(s.identity, s.entrant, legacy) == current.get(s.entrant)
-        )
-    ]
-    stopped = manifest.get("stopped")
-    narrowing = manifest.get("narrowing")
-    return Selection(
-        counted,
-        len(summaries) - len(counted),
-        len(superseded_lines(root)) if root is not None else 0,
-        stopped if isinstance(stopped, dict) else None,
-        narrowing if isinstance(narrowing, dict) else None,
-    )
 
 
 def _usd(value: Any) -> str:
@@ -119,4 +48,4 @@ def describe(selection: Mapping[str, Any] | None) -> list[str]:
     return out
 
 
-__all__ = ["Selection", "describe", "select"]
+__all__ = ["describe"]

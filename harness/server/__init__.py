@@ -1,4 +1,4 @@
-"""The harness's HTTP server: Relayroam's stateless JSON API and its playable page.
+"""The harness's HTTP server: each game's stateless JSON API and playable page (Relayroam's).
 
 :func:`create_app` builds the ASGI app (Starlette); :func:`serve` runs it with uvicorn
 (``lighthouse serve``, flags in :mod:`harness.commands.serve`); :mod:`.limits` holds its

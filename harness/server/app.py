@@ -1,21 +1,20 @@
-"""Relayroam over HTTP (decision RR18): two JSON routes and a playable page.
+"""Every hosted game's HTTP API (its :class:`~harness.game.HttpApi` part) and playable page.
 
-The server keeps no game state. ``init`` returns a signed state token (RR17); every
-``action`` call sends the token back with one action and gets the next token and the
-rules' result (RR15). Anything inside ``action`` goes to :func:`~.rules.step`, which
-refuses a bad action with a teaching reason and HTTP 200; HTTP 400 is kept for the
-route boundary (a body that is not a JSON object, a missing or extra top-level key,
-a bad token, a bad seed).
+The server keeps no game state: the game's part answers with a signed state token,
+which the next request sends back (Relayroam: decisions RR15, RR17, RR18). What the
+game does with an action is its own (a refused action is an answer, HTTP 200); HTTP
+400 is kept for the route boundary (a body that is not a JSON object, a missing or
+extra top-level key, a bad token, a bad seed).
 
-Routes:
+Routes, for each registered game ``<game>`` that has an API:
 
-* ``GET /api/games/relayroam/init?seed=N`` -> 200 ``{stateToken, observation, ok,
-  legalActions, score, phase}``.
-* ``POST /api/games/relayroam/action`` with body ``{"stateToken": ..., "action": ...}``
-  -> 200 ``{stateToken, observation, ok, reason, message, events, legalActions, score,
-  phase, endReason, charge, turn}``; on a refusal ``stateToken`` is the very string
-  sent.
-* ``GET /relayroam/`` -> the page (``relayroam.html``); ``/relayroam`` redirects there.
+* ``GET /api/games/<game>/init?seed=N`` -> 200, the part's ``init`` (Relayroam:
+  ``{stateToken, observation, ok, legalActions, score, phase}``).
+* ``POST /api/games/<game>/action`` with body ``{"stateToken": ..., "action": ...}``
+  -> 200, the part's ``action`` (Relayroam: ``{stateToken, observation, ok, reason,
+  message, events, legalActions, score, phase, endReason, charge, turn}``; on a
+  refusal ``stateToken`` is the very string sent).
+* ``GET /<game>/`` -> the game's page, if it has one; ``/<game>`` redirects there.
 
 Errors are ``{"error": code, "message": sentence}``: 400 ``invalid_seed``,
 ``invalid_json``, ``invalid_body``, ``invalid_state_token``; 408 ``body_timeout`` (the
@@ -32,7 +31,7 @@ import base64
 import hashlib
 import json
 import re
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -41,28 +40,17 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from harness.games.relayroam.observe import observation_json, observe
-from harness.games.relayroam.rng import MAX_SEED
-from harness.games.relayroam.rules import new_game, result_json, step
-from harness.games.relayroam.state import State
-from harness.games.relayroam.token import (
-    InvalidStateToken,
-    decode_token,
-    encode_token,
-    server_key,
-)
+from harness.game import GameEntry, HttpApi, RequestRefused
 from harness.json_reply import StrictJsonError, strict_loads
 from harness.server.limits import DEFAULT_BODY_TIMEOUT, LOG, ServerLimits
 
-API = "/api/games/relayroam"
-PAGE_PATH = "/relayroam/"
-PAGE_FILE = Path(__file__).with_name("relayroam.html")
+#: The API routes of game ``<game>`` are under ``API_ROOT/<game>``.
+API_ROOT = "/api/games"
 #: The action body's exact top-level keys (RR18).
 ENVELOPE_KEYS = frozenset({"stateToken", "action"})
 #: A real action body is under 1 KiB; anything far larger is refused unread.
 MAX_BODY_BYTES = 64 * 1024
-#: Up to 16 decimal digits: MAX_SEED (2**53 - 1) has 16.
-_SEED = re.compile(r"[0-9]{1,16}")
+_SEED = re.compile(r"[0-9]+")
 _API_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
@@ -93,21 +81,23 @@ def _error(status: int, error: str, message: str) -> JSONResponse:
     return response
 
 
-def _parse_seed(request: Request) -> int:
+def _parse_seed(request: Request, max_seed: int) -> int:
     values = request.query_params.getlist("seed")
     if not values:
         raise _Refused(
-            400, "invalid_seed", f"seed is missing; add ?seed=N with N an integer 0..{MAX_SEED}"
+            400, "invalid_seed", f"seed is missing; add ?seed=N with N an integer 0..{max_seed}"
         )
     if len(values) > 1:
         raise _Refused(400, "invalid_seed", "seed is given more than once; give it exactly once")
     text = values[0]
-    if not _SEED.fullmatch(text) or int(text) > MAX_SEED:
+    # Digits only, and no more than max_seed has: int() of a long string costs its square.
+    digits = len(str(max_seed))
+    if not _SEED.fullmatch(text) or len(text) > digits or int(text) > max_seed:
         shown = json.dumps(text if len(text) <= 40 else text[:37] + "...")
         raise _Refused(
             400,
             "invalid_seed",
-            f"seed is {shown}, which is not an integer 0..{MAX_SEED} (decimal digits only)",
+            f"seed is {shown}, which is not an integer 0..{max_seed} (decimal digits only)",
         )
     return int(text)
 
@@ -195,13 +185,6 @@ def _parse_envelope(raw: bytes) -> tuple[str, object]:
     return token, body["action"]
 
 
-def _decode(token: str, key: bytes) -> State:
-    try:
-        return decode_token(token, key)
-    except InvalidStateToken as exc:
-        raise _Refused(400, "invalid_state_token", str(exc)) from None
-
-
 def _csp(page: str) -> str:
     """A Content-Security-Policy allowing only the page's own inline script and style
     (by hash) and requests to its own origin."""
@@ -220,64 +203,80 @@ def _csp(page: str) -> str:
     )
 
 
-def create_app(key: bytes | None = None, body_timeout: float = DEFAULT_BODY_TIMEOUT) -> Starlette:
-    """The Relayroam ASGI app; tokens are signed with ``key`` (default :func:`server_key`)
-    and a request body must arrive within ``body_timeout`` seconds."""
-    signing_key = server_key() if key is None else key
-    if not isinstance(signing_key, bytes) or not signing_key:
-        raise ValueError("the state token key must be non-empty bytes")
-    ServerLimits(body_timeout=body_timeout)  # the same checks as the flag's
-    page = PAGE_FILE.read_text(encoding="utf-8")
-    page_headers = {
-        "Content-Security-Policy": _csp(page),
-        "X-Content-Type-Options": "nosniff",
-        "Cache-Control": "no-cache",
-        "Referrer-Policy": "no-referrer",
-    }
+def _api_routes(name: str, api: HttpApi, key: bytes, body_timeout: float) -> list[Route]:
+    """The routes of one game's API and page."""
 
     async def init(request: Request) -> Response:
         try:
-            seed = _parse_seed(request)
+            seed = _parse_seed(request, api.max_seed)
         except _Refused as exc:
             return _error(exc.status, exc.error, exc.message)
-        state = new_game(seed)
-        obs = observation_json(observe(state))
-        return _json(
-            {
-                "stateToken": encode_token(state, signing_key),
-                "observation": obs,
-                "ok": True,
-                "legalActions": obs["legalActions"],
-                "score": state.score,
-                "phase": state.phase,
-            }
-        )
+        return _json(api.init(seed, key))
 
     async def action(request: Request) -> Response:
         try:
             token, act = _parse_envelope(await _read_body(request, body_timeout))
-            state = _decode(token, signing_key)
+            return _json(api.action(token, act, key))
         except _Refused as exc:
             return _error(exc.status, exc.error, exc.message)
+        except RequestRefused as exc:
+            return _error(400, exc.error, exc.message)
         except _ClientGone:
             return Response(status_code=400)  # nobody is left to read it; never sent
-        result = step(state, act)
-        # A refusal leaves the state as it was (RR14): hand back the very token sent.
-        new_token = token if not result.ok else encode_token(result.state, signing_key)
-        return _json(
-            {
-                "stateToken": new_token,
-                "observation": observation_json(observe(result.state)),
-                **result_json(result),
-            }
-        )
 
-    async def relayroam_page(request: Request) -> Response:
-        return HTMLResponse(page, headers=page_headers)
+    routes = [
+        Route(f"{API_ROOT}/{name}/init", init, methods=["GET"]),
+        Route(f"{API_ROOT}/{name}/action", action, methods=["POST"]),
+    ]
+    page = api.page()
+    if page is not None:
+        page_path = f"/{name}/"
+        headers = {
+            "Content-Security-Policy": _csp(page),
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": "no-cache",
+            "Referrer-Policy": "no-referrer",
+        }
 
-    async def to_page(request: Request) -> Response:
-        query = request.url.query
-        return RedirectResponse(PAGE_PATH + (f"?{query}" if query else ""), status_code=307)
+        async def game_page(request: Request) -> Response:
+            return HTMLResponse(page, headers=headers)
+
+        async def to_page(request: Request) -> Response:
+            query = request.url.query
+            return RedirectResponse(page_path + (f"?{query}" if query else ""), status_code=307)
+
+        routes += [
+            Route(page_path, game_page, methods=["GET"]),
+            Route(page_path.rstrip("/"), to_page, methods=["GET"]),
+        ]
+    return routes
+
+
+def _served_games() -> list[GameEntry]:
+    from harness.registry import game_names, get_game
+
+    return [game for game in map(get_game, game_names()) if game.api is not None]
+
+
+def create_app(
+    key: bytes | None = None,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    games: Sequence[GameEntry] | None = None,
+) -> Starlette:
+    """The ASGI app serving ``games`` (default: every registered game with an API).
+
+    State tokens are signed with ``key`` (default: each game's own
+    :meth:`~harness.game.HttpApi.signing_key`) and a request body must arrive within
+    ``body_timeout`` seconds.
+    """
+    if key is not None and (not isinstance(key, bytes) or not key):
+        raise ValueError("the state token key must be non-empty bytes")
+    ServerLimits(body_timeout=body_timeout)  # the same checks as the flag's
+    routes: list[Route] = []
+    for game in _served_games() if games is None else games:
+        if game.api is not None:
+            signing_key = key if key is not None else game.api.signing_key()
+            routes += _api_routes(game.name, game.api, signing_key, body_timeout)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -289,21 +288,12 @@ def create_app(key: bytes | None = None, body_timeout: float = DEFAULT_BODY_TIME
             )
         return _error(exc.status_code, "http_error", str(exc.detail))
 
-    return Starlette(
-        routes=[
-            Route(f"{API}/init", init, methods=["GET"]),
-            Route(f"{API}/action", action, methods=["POST"]),
-            Route(PAGE_PATH, relayroam_page, methods=["GET"]),
-            Route(PAGE_PATH.rstrip("/"), to_page, methods=["GET"]),
-        ],
-        exception_handlers={HTTPException: http_error},
-    )
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
 
 
 __all__ = [
-    "API",
+    "API_ROOT",
     "ENVELOPE_KEYS",
     "MAX_BODY_BYTES",
-    "PAGE_PATH",
     "create_app",
 ]

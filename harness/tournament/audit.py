@@ -18,15 +18,14 @@ import asyncio
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from harness.errors import RecordError
-from harness.game import Game
-from harness.records import read_lines
+from harness.game import GameEntry
+from harness.reader import open_record
 from harness.replay import first_difference, replay
-from harness.tournament.summary import EpisodeSummary, split_episode_id, summarize
+from harness.summary import EpisodeSummary, split_episode_id, summarize
 
 
 def file_sha256(path: Path) -> str:
@@ -35,21 +34,22 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def derive(game: Game[Any], path: Path) -> EpisodeSummary:
+def derive(game: GameEntry, path: Path) -> EpisodeSummary:
     """The results line the finished record at ``path`` gives now, its hash included.
 
-    Raises :class:`RecordError` when the record cannot be read, has no end line, or
-    holds another episode than its file name says.
+    Raises :class:`RecordError` when the record cannot be read, is not of ``game``,
+    has no end line, or holds another episode than its file name says.
     """
     try:
         digest = file_sha256(path)
-        lines = list(read_lines(path, game.record_adapter))
+        record = open_record(path)
+        lines = record.lines()
     except OSError as exc:
         raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
     except (ValueError, RecursionError) as exc:  # RecordError is a ValueError
         raise RecordError(str(exc) if isinstance(exc, RecordError) else f"{path}: {exc}") from None
-    if not lines or lines[0].type != "header":
-        raise RecordError(f"{path}: the first line must be the header")
+    if record.game.name != game.name:
+        raise RecordError(f"{path}: a {record.game.name} record, not {game.name}", line=1)
     if lines[-1].type != "end":
         raise RecordError(f"{path}: this record has no end line")
     header = lines[0]
@@ -63,13 +63,13 @@ def derive(game: Game[Any], path: Path) -> EpisodeSummary:
             "<entrant>--<variant>--s<seed>--r<repetition> of its header's variant and seed"
         )
     try:
-        summary = summarize(game, lines, entrant=owner[0], repetition=owner[1])
+        summary = summarize(game.report, lines, entrant=owner[0], repetition=owner[1])
     except (LookupError, TypeError, ValueError, AttributeError) as exc:
         raise RecordError(f"{path}: cannot summarise it: {exc!r}") from None
     return summary.model_copy(update={"record_sha256": digest})
 
 
-def engine_problem(game: Game[Any], path: Path) -> str | None:
+def engine_problem(game: GameEntry, path: Path) -> str | None:
     """Why the record at ``path`` does not replay clean with the current engine, or None.
 
     Synchronous (it runs its own event loop): call it from a worker thread.
@@ -130,7 +130,7 @@ class Audit:
         return [c for c in self.checks if c.problem is not None]
 
 
-def audit(episodes: Path, records: Path, game: Game[Any]) -> Audit:
+def audit(episodes: Path, records: Path, game: GameEntry) -> Audit:
     """Check every line of ``episodes`` against its record in ``records`` (reads only)."""
     data = episodes.read_bytes() if episodes.exists() else b""
     whole = data[: data.rfind(b"\n") + 1]
@@ -148,7 +148,7 @@ def audit(episodes: Path, records: Path, game: Game[Any]) -> Audit:
 
 
 def _check(
-    game: Game[Any], records: Path, number: int, raw: bytes, first_line: dict[str, int]
+    game: GameEntry, records: Path, number: int, raw: bytes, first_line: dict[str, int]
 ) -> LineCheck:
     try:
         line = EpisodeSummary.model_validate_json(raw)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness.errors import ConfigError
-from harness.game import Game
+from harness.game import GameEntry
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.tournament.config import EntrantConfig, LLMSeatConfig, TournamentConfig
 
@@ -46,10 +46,10 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text.encode("utf-8")) // TOKEN_BYTES)
 
 
-def max_ticks(game: Game[Any], game_config: Any) -> int | None:
-    """The most ticks an episode under ``game_config`` can last; None if the game has
-    no cap it can name (its ``max_ticks``)."""
-    cap = getattr(game, "max_ticks", None)
+def max_ticks(game: GameEntry, game_config: Any) -> int | None:
+    """The most ticks an episode under ``game_config`` can last; None if the game's
+    rules name no cap (an optional ``max_ticks(config)`` of the rules part)."""
+    cap = getattr(game.rules, "max_ticks", None)
     return int(cap(game_config)) if callable(cap) else None
 
 
@@ -110,15 +110,17 @@ class EpisodeBound:
 
 
 def episode_bounds(
-    config: TournamentConfig, game: Game[Any], entrants: Sequence[EntrantConfig]
+    config: TournamentConfig, game: GameEntry, entrants: Sequence[EntrantConfig]
 ) -> dict[str, EpisodeBound]:
     """Each of ``entrants``' per-episode bound under ``config`` (reads prompt files, plays
     nothing, calls nothing)."""
-    seed = config.seed_list()[0]
+    if not entrants:
+        return {}
+    seed = config.seed_order()[0]
     starts = []
     for variant in config.variant_list():
         game_config = config.game_config(variant)
-        starts.append((game.new_state(game_config, seed), max_ticks(game, game_config)))
+        starts.append((game.rules.new_state(game_config, seed), max_ticks(game, game_config)))
     caps = [t for _, t in starts]
     ticks = None if any(t is None for t in caps) else max(t for t in caps if t is not None)
     out = {}
@@ -133,7 +135,9 @@ def episode_bounds(
                 estimate_tokens(
                     prompts.system.text
                     + prompts.observation.fill(
-                        observation=game.render_observation(game.observe(state, seat_id))
+                        observation=game.seat_io.render_observation(
+                            game.rules.observe(state, seat_id)
+                        )
                     )
                 )
                 for state, _ in starts

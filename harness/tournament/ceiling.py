@@ -1,6 +1,7 @@
 """The ceiling a report measures entrants against: a strong baseline team's scores.
 
-A game names its ceiling baseline (:meth:`Game.ceiling_baseline`; Lighthouse: PILOT).
+A game's registry entry names its ceiling baseline (:attr:`GameEntry.ceiling`;
+Lighthouse: PILOT).
 The ceiling *team* of a baseline plays it in every seat group whose role has it and
 the role's default baseline elsewhere (PILOT keeps, WALLHUG runs). The ceiling's
 scores come, in this order, from:
@@ -28,12 +29,12 @@ from pydantic import BaseModel, ValidationError
 from harness import __version__
 from harness.episode import run_episode
 from harness.errors import ConfigError
-from harness.game import Game
+from harness.game import GameEntry
 from harness.report.build import Ceiling
 from harness.report.stats import Cell
 from harness.seats import BaselineSeat, Seat
+from harness.summary import EpisodeSummary
 from harness.tournament.store import write_atomically
-from harness.tournament.summary import EpisodeSummary
 
 
 class _Score(BaseModel):
@@ -51,17 +52,19 @@ class _HiddenScores(BaseModel):
     scores: list[_Score]
 
 
-def ceiling_team(game: Game[Any], baseline: str) -> dict[str, str]:
+def ceiling_team(game: GameEntry, baseline: str) -> dict[str, str]:
     """Each seat group's baseline in ``baseline``'s team; ConfigError if no role has it."""
-    groups = game.seat_groups()
-    if not any(baseline in game.baselines(g.role) for g in groups):
-        names = sorted({name for g in groups for name in game.baselines(g.role)})
+    groups = game.seat_groups
+    if not any(baseline in game.baseline_names(g.role) for g in groups):
+        names = sorted({name for g in groups for name in game.baseline_names(g.role)})
         raise ConfigError(
             f"--ceiling: {baseline!r} is neither an entrant nor a baseline of {game.name} "
             f"(baselines: {', '.join(names)})"
         )
     return {
-        g.key: baseline if baseline in game.baselines(g.role) else game.baselines(g.role)[0]
+        g.key: baseline
+        if baseline in game.baseline_names(g.role)
+        else game.baseline_names(g.role)[0]
         for g in groups
     }
 
@@ -88,7 +91,7 @@ def _cell_means(summaries: Iterable[EpisodeSummary], entrant: str) -> dict[Cell,
 
 
 def find_ceiling(
-    game: Game[Any],
+    game: GameEntry,
     root: Path,
     manifest: Mapping[str, Any],
     summaries: Sequence[EpisodeSummary],
@@ -104,7 +107,7 @@ def find_ceiling(
     entrants = config.get("entrants", [])
     if asked is not None and any(e.get("name") == asked for e in entrants):
         return Ceiling(asked, _cell_means(summaries, asked))
-    baseline = asked or game.ceiling_baseline()
+    baseline = asked or game.ceiling
     if baseline is None:
         return None
     team = ceiling_team(game, baseline)
@@ -124,7 +127,7 @@ def find_ceiling(
 
 
 async def _play(
-    game: Game[Any], config: Mapping[str, Any], team: Mapping[str, str], cells: list[Cell]
+    game: GameEntry, config: Mapping[str, Any], team: Mapping[str, str], cells: list[Cell]
 ) -> dict[Cell, float]:
     """The team's score on each cell, under the tournament's rules (one at a time: they
     are scripted, so there is nothing to wait for)."""
@@ -132,10 +135,10 @@ async def _play(
     rules = config.get("rules", {})
     timeout = config.get("episodeTimeoutSeconds")
     for seed, variant in cells:
-        state = game.new_state(game.make_config(variant, rules, timeout), seed)
+        state = game.rules.new_state(game.rules.make_config(variant, rules, timeout), seed)
         seats: dict[str, Seat] = {
             seat: BaselineSeat(team[group.key])
-            for group in game.seat_groups()
+            for group in game.seat_groups
             for seat in group.seats
         }
         outcome = await run_episode(

@@ -22,8 +22,14 @@
     keeper = { provider = "openai", model = "gpt-4o-mini", prompts = { system = "..." } }
     runners = { baseline = "wallhug" }
 
-Every entrant plays the same seeds, variants and repetitions. Relative prompt paths
-are resolved against the config file's folder.
+    [[entrants]]
+    name = "my-agent"
+    keeper = { python = "my_agents:keeper" }
+    runners = { baseline = "wallhug" }
+
+Every entrant plays the same seeds, variants and repetitions. A seat is any spec of
+:mod:`harness.seat_spec`. Relative prompt paths are resolved against the config
+file's folder, and Python agents are imported from it (or the working folder).
 """
 
 from __future__ import annotations
@@ -35,8 +41,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Discriminator,
     Field,
     Tag,
@@ -44,60 +48,34 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
 
+from harness.agents import load_agent
 from harness.errors import ConfigError
-from harness.game import Game
-from harness.games.registry import game_names, get_game
+from harness.game import GameEntry
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
+from harness.registry import game_names, get_game
+from harness.seat_builder import seats_of_groups
+from harness.seat_spec import (
+    SEAT_TAGS,
+    BaselineSeatConfig,
+    LLMSeatConfig,
+    PythonSeatConfig,
+    SeatConfig,
+)
 from harness.toml_file import read_toml
-from harness.validation import MAX_SEED, format_validation_error, seed_problem, short_repr
+from harness.validation import (
+    MAX_SEED,
+    StrictModel,
+    format_validation_error,
+    seed_problem,
+    short_repr,
+)
 
 #: A plain name: it becomes a file or folder name, so no separators, no ``..``, no NUL.
 PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: The most seeds a range may hold: a tournament is planned in memory, episode by episode.
 MAX_RANGE = 1_000_000
 PLAIN_RULE = "1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
-    )
-
-
-class BaselineSeatConfig(_Strict):
-    """A seat played by a scripted baseline, e.g. ``{ baseline = "lantern" }``."""
-
-    baseline: str
-
-
-class LLMSeatConfig(_Strict):
-    """A seat played by a model through a named provider."""
-
-    provider: str = Field(description="A key of [providers].")
-    model: str = Field(min_length=1)
-    prompts: PromptFiles | None = None
-    temperature: float | None = Field(None, ge=0, le=2)
-    max_tokens: int = Field(512, ge=1)
-    seed: int | None = None
-    structured_output: bool = False
-    call_timeout_seconds: float = Field(60.0, gt=0)
-    allowance_seconds: float = Field(120.0, gt=0)
-
-
-def _seat_kind(value: Any) -> str:
-    if isinstance(value, dict) and "baseline" in value:
-        return "baseline"
-    if isinstance(value, BaselineSeatConfig):
-        return "baseline"
-    return "llm"
-
-
-SeatConfig = Annotated[
-    Annotated[BaselineSeatConfig, Tag("baseline")] | Annotated[LLMSeatConfig, Tag("llm")],
-    Discriminator(_seat_kind),
-]
 
 
 def _one_or_many(value: Any) -> str:
@@ -109,10 +87,10 @@ SeatSpecs = Annotated[
     Discriminator(_one_or_many),
 ]
 #: Path segments a config file does not spell: union tags and the entrant's seat map.
-HIDDEN_SEGMENTS = frozenset({"one", "many", "llm", "baseline", "seats"})
+HIDDEN_SEGMENTS = frozenset({"one", "many", "seats", *SEAT_TAGS})
 
 
-class EntrantConfig(_Strict):
+class EntrantConfig(StrictModel):
     """One entrant: a name and a spec for each of the game's seat groups.
 
     In TOML the groups are keys of the entrant (Lighthouse: ``keeper`` and
@@ -141,18 +119,12 @@ class EntrantConfig(_Strict):
             raise ValueError(f"{short_repr(value)} must be {PLAIN_RULE}")
         return value
 
-    def seat_specs(self, game: Game[Any]) -> dict[str, tuple[str, SeatConfig]]:
+    def seat_specs(self, game: GameEntry) -> dict[str, tuple[str, SeatConfig]]:
         """Every seat id of ``game`` with its role and spec (the entrant is resolved)."""
-        out: dict[str, tuple[str, SeatConfig]] = {}
-        for group in game.seat_groups():
-            spec = self.seats[group.key]
-            specs = spec if isinstance(spec, list) else [spec] * len(group.seats)
-            for seat, one in zip(group.seats, specs, strict=True):
-                out[seat] = (group.role, one)
-        return out
+        return seats_of_groups(game, self.seats)
 
 
-class SeedRange(_Strict):
+class SeedRange(StrictModel):
     """Seeds ``start`` (inclusive) to ``stop`` (exclusive)."""
 
     start: int
@@ -186,7 +158,7 @@ class SeedRange(_Strict):
         return self
 
 
-class TournamentConfig(_Strict):
+class TournamentConfig(StrictModel):
     """A whole tournament."""
 
     name: str = Field(description="A plain name; the default results folder is results/<name>.")
@@ -274,23 +246,27 @@ class TournamentConfig(_Strict):
 
     def seed_list(self) -> list[int]:
         """The seeds, in order."""
+        return list(self.seed_order())
+
+    def seed_order(self) -> range | list[int]:
+        """The seeds, in order; a range stays a range (a million seeds take no memory)."""
         if isinstance(self.seeds, SeedRange):
-            return list(range(self.seeds.start, self.seeds.stop))
-        return list(self.seeds)
+            return range(self.seeds.start, self.seeds.stop)
+        return self.seeds
 
     def variant_list(self) -> list[str]:
         """The variants played (the game's default when none are given)."""
-        return self.variants or [get_game(self.game).variants()[0]]
+        return self.variants or [get_game(self.game).variants[0]]
 
     def game_config(self, variant: str) -> Any:
         """The rules parameters of ``variant`` with this tournament's overrides."""
-        return get_game(self.game).make_config(variant, self.rules, self.episode_timeout_seconds)
+        return get_game(self.game).rules.make_config(
+            variant, self.rules, self.episode_timeout_seconds
+        )
 
     def seat_options(self, seat: LLMSeatConfig) -> LLMSeatOptions:
         """An LLM seat's full options, its provider resolved."""
-        data = seat.model_dump(exclude={"provider"})
-        data["provider"] = self.providers[seat.provider]
-        return LLMSeatOptions.model_validate(data)
+        return seat.resolve(self.providers)
 
     def canonical_json(self) -> str:
         """The config as run, normalised: what the results folder's hash is taken of."""
@@ -328,7 +304,7 @@ def load_tournament(path: Path) -> TournamentConfig:
 
 def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentConfig:
     game = get_game(config.game)
-    groups = {g.key: g for g in game.seat_groups()}
+    groups = {g.key: g for g in game.seat_groups}
     entrants = []
     for index, entrant in enumerate(config.entrants):
         where_entrant = f"{source}: entrants.{index}"
@@ -366,15 +342,20 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
 
 
 def _resolve_seat(
-    seat: SeatConfig, game: Game[Any], role: str, base: Path, where: str
+    seat: SeatConfig, game: GameEntry, role: str, base: Path, where: str
 ) -> SeatConfig:
     if isinstance(seat, BaselineSeatConfig):
-        if seat.baseline not in game.baselines(role):
+        if seat.baseline not in game.baseline_names(role):
             raise ConfigError(
                 f"{where}.baseline: {seat.baseline!r} is not a {role} baseline; "
-                f"choose one of {list(game.baselines(role))}"
+                f"choose one of {list(game.baseline_names(role))}"
             )
         return seat
+    if isinstance(seat, PythonSeatConfig):
+        try:  # imported now, so a missing agent stops the run before anything is written
+            load_agent(seat.python, (base.resolve(), Path.cwd()))
+        except ConfigError as exc:
+            raise ConfigError(f"{where}.python: {exc}") from None
     if seat.prompts is None:
         return seat
     resolved = {}
@@ -391,6 +372,8 @@ __all__ = [
     "BaselineSeatConfig",
     "EntrantConfig",
     "LLMSeatConfig",
+    "PythonSeatConfig",
+    "SeatConfig",
     "SeedRange",
     "TournamentConfig",
     "load_tournament",

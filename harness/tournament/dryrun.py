@@ -28,10 +28,11 @@ from typing import Any
 
 from harness.episode import run_episode
 from harness.errors import RecordError
-from harness.game import Game
+from harness.game import GameEntry
 from harness.report.power import Spread, describe, entrant_cells, spread
 from harness.report.stats import Cell
 from harness.seats import BaselineSeat, Seat
+from harness.summary import EpisodeSummary
 from harness.tournament.budget import EpisodeBound, episode_bounds
 from harness.tournament.config import (
     BaselineSeatConfig,
@@ -47,9 +48,9 @@ from harness.tournament.growth import (
 )
 from harness.tournament.identity import entrant_identities, legacy_identities
 from harness.tournament.narrow import Narrowing
-from harness.tournament.run import EpisodePlan, game_of, plan_episodes, prompt_hashes
+from harness.tournament.plan import PlanIndex
+from harness.tournament.run import game_of, prompt_hashes
 from harness.tournament.store import ResultsFolder
-from harness.tournament.summary import EpisodeSummary
 
 #: The most cells a dry run plays a baseline-only entrant on to measure the spread.
 BASELINE_CELLS = 60
@@ -68,7 +69,7 @@ def _count(value: int) -> str:
 
 
 def _finished(
-    folder: ResultsFolder, game: Game[Any], plans: Sequence[EpisodePlan], identities: Any
+    folder: ResultsFolder, game: GameEntry, plans: PlanIndex, identities: Any
 ) -> tuple[list[EpisodeSummary], float]:
     """The folder's finished episodes that count now, and its recorded cost."""
     if not folder.manifest_path.exists():
@@ -82,8 +83,7 @@ def _finished(
         for line in read_lines_leniently(folder.episodes_path)
         if folder.record_path(line.episode_id).is_file()
     ]
-    planned = {p.episode_id for p in plans}
-    done = sort_finished(lines, planned, identities, legacy).done
+    done = sort_finished(lines, plans, identities, legacy).done
     return done, recorded_cost(lines) + recorded_cost(superseded_lines(folder.root))
 
 
@@ -98,21 +98,22 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [line(header), *(line(r) for r in rows)]
 
 
-def _baseline_only(entrant: EntrantConfig, game: Game[Any]) -> bool:
+def _baseline_only(entrant: EntrantConfig, game: GameEntry) -> bool:
     return all(isinstance(s, BaselineSeatConfig) for _, s in entrant.seat_specs(game).values())
 
 
 async def _play_baselines(
-    config: TournamentConfig, game: Game[Any], entrants: Sequence[EntrantConfig]
+    config: TournamentConfig, game: GameEntry, entrants: Sequence[EntrantConfig]
 ) -> dict[str, dict[Cell, float]]:
     """Each baseline-only entrant's score on the first cells of the plan (in memory)."""
-    cells = [(s, v) for v in config.variant_list() for s in config.seed_list()]
+    seeds = config.seed_order()
+    cells = [(s, v) for v in config.variant_list() for s in seeds[:BASELINE_CELLS]]
     cells = cells[:BASELINE_CELLS]
     out: dict[str, dict[Cell, float]] = {}
     for entrant in entrants:
         scores: dict[Cell, float] = {}
         for seed, variant in cells:
-            state = game.new_state(config.game_config(variant), seed)
+            state = game.rules.new_state(config.game_config(variant), seed)
             seats: dict[str, Seat] = {
                 seat: BaselineSeat(spec.baseline)
                 for seat, (_, spec) in entrant.seat_specs(game).items()
@@ -128,7 +129,7 @@ async def _play_baselines(
 
 
 def _spread(
-    config: TournamentConfig, game: Game[Any], done: Sequence[EpisodeSummary]
+    config: TournamentConfig, game: GameEntry, done: Sequence[EpisodeSummary]
 ) -> Spread | None:
     found = spread(entrant_cells(done), config.reference)
     if found is not None:
@@ -159,23 +160,30 @@ def dry_run(
     environ = os.environ if environ is None else environ
     narrowing = narrowing or Narrowing()
     game = game_of(config)
-    plans = plan_episodes(config, shard)
+    plans = PlanIndex(config, shard)
     identities = entrant_identities(
         game, json.loads(config.canonical_json()), prompt_hashes(config, game)
     )
     folder = ResultsFolder(out)
     done, spent = _finished(folder, game, plans, identities)
     done_ids = {s.episode_id for s in done}
-    todo = [p for p in plans if p.episode_id not in done_ids]
-    if narrowing.limit is not None:
-        todo = todo[: narrowing.limit]
+    # one pass over the plan (it may be a million episodes long): counts, not lists
+    planned_by: dict[str, int] = dict.fromkeys(identities, 0)
+    to_play_by: dict[str, int] = dict.fromkeys(identities, 0)
+    left = narrowing.limit
+    for plan in plans.plans():
+        planned_by[plan.entrant.name] += 1
+        if plan.episode_id not in done_ids and (left is None or left > 0):
+            to_play_by[plan.entrant.name] += 1
+            left = None if left is None else left - 1
+    planned, to_play_all = sum(planned_by.values()), sum(to_play_by.values())
     bounds = episode_bounds(config, game, config.entrants)
-    lines = [_headline(config, out, folder, shard, narrowing, len(plans), len(done), len(todo))]
+    lines = [_headline(config, out, folder, shard, narrowing, planned, len(done), to_play_all)]
     rows, total_calls, total_in, total_out, costs = [], 0, 0, 0, []
     for entrant in config.entrants:
         bound = bounds[entrant.name]
-        planned = sum(p.entrant.name == entrant.name for p in plans)
-        to_play = sum(p.entrant.name == entrant.name for p in todo)
+        to_play = to_play_by[entrant.name]
+        done_here = sum(s.entrant == entrant.name for s in done)
         cost = None if bound.cost_usd is None else bound.cost_usd * to_play
         calls, tokens_in, tokens_out = (
             bound.calls * to_play,
@@ -188,10 +196,10 @@ def dry_run(
             total_out + tokens_out,
         )
         costs.append(cost if bound.seats and to_play else 0.0)
-        rows.append(_row(entrant.name, planned - to_play, to_play, bound, calls, tokens_in,
+        rows.append(_row(entrant.name, done_here, to_play, bound, calls, tokens_in,
                          tokens_out, cost))  # fmt: skip
     priced = None if any(c is None for c in costs) else math.fsum(c or 0.0 for c in costs)
-    rows.append(["total", "", _count(len(todo)), "", "", _count(total_calls), _count(total_in),
+    rows.append(["total", "", _count(to_play_all), "", "", _count(total_calls), _count(total_in),
                  _count(total_out), _money(priced)])  # fmt: skip
     header = ["entrant", "done", "to play", "model seats", "calls/episode <=", "calls <=",
               "input tokens ~", "output tokens <=", "cost <= (upper bound)"]  # fmt: skip
@@ -200,7 +208,8 @@ def dry_run(
     cap = config.max_cost if max_cost is None else max_cost
     if cap is not None:
         lines.append(_cap_line(cap, spent, priced))
-    lines.append(_keys_line(config, game, todo, environ))
+    playing = [e for e in config.entrants if to_play_by[e.name]]
+    lines.append(_keys_line(config, game, playing, environ))
     if detect is not None:
         lines += ["", *describe(detect, _spread(config, game, done), len(config.variant_list()))]
     return "\n".join(lines) + "\n"
@@ -284,11 +293,10 @@ def _cap_line(cap: float, spent: float, bound: float | None) -> str:
 
 def _keys_line(
     config: TournamentConfig,
-    game: Game[Any],
-    todo: Sequence[EpisodePlan],
+    game: GameEntry,
+    entrants: Sequence[EntrantConfig],
     environ: Mapping[str, str],
 ) -> str:
-    entrants = {p.entrant.name: p.entrant for p in todo}.values()
     names = sorted(
         {
             name

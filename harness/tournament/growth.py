@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,10 +30,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness.errors import RecordError
-from harness.game import Game
+from harness.game import GameEntry
+from harness.summary import EpisodeSummary
 from harness.tournament.identity import legacy_identities, line_identity
 from harness.tournament.store import ResultsFolder, fsync_dir, write_atomically
-from harness.tournament.summary import EpisodeSummary
 
 SUPERSEDED = "superseded"
 
@@ -52,12 +52,12 @@ class Sorting:
 
 def sort_finished(
     finished: Iterable[EpisodeSummary],
-    planned: Iterable[str],
+    planned: Container[str],
     identities: Mapping[str, str | None],
     legacy: Mapping[str, str],
 ) -> Sorting:
     """Sort ``finished`` by the planned episode ids and each entrant's identity now."""
-    ids = set(planned)
+    ids = planned
     done, superseded, kept = [], [], []
     for line in finished:
         own = line_identity(line.identity, line.entrant, legacy)
@@ -205,19 +205,20 @@ def read_lines_leniently(path: Path) -> list[EpisodeSummary]:
 
 def pending_entrants(
     folder: ResultsFolder,
-    game: Game[Any],
-    planned: Mapping[str, str],
+    game: GameEntry,
+    planned: Mapping[str, tuple[str, int]],
     identities: Mapping[str, str | None],
 ) -> set[str]:
     """The entrants with planned episodes the folder lacks, by its results lines as they
     are (read leniently, without the lock: an estimate, for what a run must check
-    before it touches the folder). ``planned`` maps episode ids to entrants."""
+    before it touches the folder). ``planned`` maps episode ids to (entrant,
+    repetition), as a :class:`PlanIndex` does."""
     if not folder.manifest_path.exists():
-        return set(planned.values())
+        return set(identities)
     try:
         legacy = legacy_identities(game, folder.manifest())
     except RecordError:
-        return set(planned.values())
+        return set(identities)
     done = {
         line.episode_id
         for line in read_lines_leniently(folder.episodes_path)
@@ -225,7 +226,16 @@ def pending_entrants(
         and line_identity(line.identity, line.entrant, legacy) == identities[line.entrant]
         and folder.record_path(line.episode_id).is_file()
     }
-    return {entrant for episode, entrant in planned.items() if episode not in done}
+    # count the plan per entrant rather than list it: it may be a million episodes long
+    have: dict[str, int] = {}
+    for episode in done:
+        if episode in planned:
+            entrant = planned[episode][0]
+            have[entrant] = have.get(entrant, 0) + 1
+    wanted: dict[str, int] = {}
+    for entrant, _ in planned.values():
+        wanted[entrant] = wanted.get(entrant, 0) + 1
+    return {entrant for entrant, count in wanted.items() if have.get(entrant, 0) < count}
 
 
 def recorded_cost(lines: Iterable[EpisodeSummary]) -> float:

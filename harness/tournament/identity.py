@@ -9,7 +9,9 @@ decides how its episodes are played:
   per seat): a baseline by name; an LLM seat with every option it lists (model,
   temperature, max_tokens, seed, structured output, timeouts), its provider's
   ``kind`` and ``base_url`` (which server answers) and its three prompts by the
-  sha256 of their contents (the shipped defaults when it names none).
+  sha256 of their contents (the shipped defaults when it names none); a Python
+  agent by its import path, timeout and prompts (its code is not read: give a
+  changed agent a new import path, or a new entrant name, to play it again).
 
 Left out: the entrant's name (it names the identity), the seeds, variants and
 repetitions (they choose episodes, not how one is played), and a provider's rate
@@ -31,13 +33,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harness.game import Game
+from harness.game import GameEntry
 from harness.llm.prompts import default_prompt_files
 from harness.records import AgentInfo
 from harness.seats import Seat, SeatReply, SeatRequest
+from harness.summary import IDENTITY_DETAIL
 
-#: The key of a record's agent details that holds the entrant's identity.
-IDENTITY_DETAIL = "entrantIdentity"
 #: Provider options that decide what answers a call (the rest decide how fast).
 _PROVIDER_KEYS = ("kind", "baseUrl")
 #: Prompt fields of a seat spec, and the shipped default's attribute for each.
@@ -72,6 +73,9 @@ def _seat(
     """One seat's spec as it enters the identity; None when it cannot be told."""
     if not isinstance(spec, Mapping):
         return None
+    if "python" in spec:  # your own agent: its import path, options and prompts
+        prompts = _prompts(spec, game, role, hashes)
+        return None if prompts is None else {**spec, "prompts": prompts}
     if "provider" not in spec:
         return dict(spec)  # a baseline: its name is all there is
     provider = providers.get(spec["provider"]) if isinstance(spec["provider"], str) else None
@@ -88,7 +92,7 @@ def _seat(
 
 
 def identity_text(
-    game: Game[Any],
+    game: GameEntry,
     config: Mapping[str, Any],
     entrant: Mapping[str, Any],
     hashes: Mapping[str, Any],
@@ -100,7 +104,7 @@ def identity_text(
     if not isinstance(seats, Mapping) or not isinstance(providers, Mapping):
         return None
     by_group: dict[str, list[Any]] = {}
-    for group in game.seat_groups():
+    for group in game.seat_groups:
         spec = seats.get(group.key)
         specs = spec if isinstance(spec, list) else [spec] * len(group.seats)
         if len(specs) != len(group.seats):
@@ -119,7 +123,7 @@ def identity_text(
     return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
 
-def entrant_identities(game: Game[Any], config: Any, hashes: Any) -> dict[str, str | None]:
+def entrant_identities(game: GameEntry, config: Any, hashes: Any) -> dict[str, str | None]:
     """Each entrant's identity from a config's JSON (as a manifest keeps it) and its
     prompts' sha256 by path; None for an entrant whose identity cannot be told."""
     if not isinstance(config, Mapping):
@@ -135,7 +139,7 @@ def entrant_identities(game: Game[Any], config: Any, hashes: Any) -> dict[str, s
     return out
 
 
-def manifest_identities(game: Game[Any], manifest: Mapping[str, Any]) -> dict[str, str | None]:
+def manifest_identities(game: GameEntry, manifest: Mapping[str, Any]) -> dict[str, str | None]:
     """The identities a manifest's entrants have now: as recorded, or, for a folder
     written before identities were, computed from the config and prompts it kept."""
     kept = manifest.get("identities")
@@ -144,7 +148,7 @@ def manifest_identities(game: Game[Any], manifest: Mapping[str, Any]) -> dict[st
     return entrant_identities(game, manifest.get("config"), manifest.get("prompts"))
 
 
-def legacy_identities(game: Game[Any], manifest: Mapping[str, Any]) -> dict[str, str]:
+def legacy_identities(game: GameEntry, manifest: Mapping[str, Any]) -> dict[str, str]:
     """The identity each entrant had when results lines carried none.
 
     A line without an identity was written before identities existed, under the
@@ -163,15 +167,6 @@ def legacy_identities(game: Game[Any], manifest: Mapping[str, Any]) -> dict[str,
 def line_identity(identity: str | None, entrant: str, legacy: Mapping[str, str]) -> str | None:
     """The identity of a finished episode: its own, else its folder's legacy one."""
     return identity if identity is not None else legacy.get(entrant)
-
-
-def record_identity(details: list[Mapping[str, str]]) -> str | None:
-    """The entrant identity a record's seats carry (every seat the same), or None."""
-    found = {d.get(IDENTITY_DETAIL) for d in details}
-    if len(found) != 1:
-        return None
-    (value,) = found
-    return value
 
 
 @dataclass(frozen=True)
@@ -207,5 +202,4 @@ __all__ = [
     "legacy_identities",
     "line_identity",
     "manifest_identities",
-    "record_identity",
 ]

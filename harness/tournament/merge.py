@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError, RecordError
-from harness.games.registry import get_game
-from harness.report.completeness import MERGED, missing_shards, plan_of, shards_of
+from harness.registry import get_game
+from harness.summary import EpisodeSummary
 from harness.tournament.audit import audit
 from harness.tournament.growth import changed_keys
 from harness.tournament.lock import FolderLock, check_place
+from harness.tournament.planned import MERGED, missing_shards, plan_of, shards_of
 from harness.tournament.store import ResultsFolder, write_atomically
-from harness.tournament.summary import EpisodeSummary
 
 
 def merge_folders(sources: Sequence[Path], out: Path) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.errors import ConfigError
 from harness.tournament.config import SeedRange, TournamentConfig
+from harness.tournament.plan import count_episodes
 from harness.validation import MAX_SEED, short_repr
 
 
@@ -90,24 +91,25 @@ def narrow(config: TournamentConfig, narrowing: Narrowing) -> tuple[TournamentCo
     """``config`` with only the seeds and entrants ``narrowing`` keeps (the limit is the
     run's business; a reference that is not kept is dropped), and ``narrowing`` with
     the number of episodes the whole config plans."""
-    whole = (
-        len(config.seed_list()) * len(config.variant_list()) * config.repetitions
-        * len(config.entrants)
-    )  # fmt: skip
-    narrowing = replace(narrowing, config_episodes=whole)
+    narrowing = replace(narrowing, config_episodes=count_episodes(config))
     update: dict[str, Any] = {}
     if narrowing.seeds is not None:
         a, b = narrowing.seeds
-        kept = [s for s in config.seed_list() if a <= s < b]
+        seeds = config.seed_order()
+        if isinstance(seeds, range):  # a range stays a range, however long
+            kept: range | list[int] = range(max(a, seeds.start), min(b, seeds.stop))
+        else:
+            kept = [s for s in seeds if a <= s < b]
         if not kept:
-            seeds = config.seed_list()
+            low, high = (
+                (seeds[0], seeds[-1]) if isinstance(seeds, range) else (min(seeds), max(seeds))
+            )
             raise ConfigError(
-                f"--seeds {a}:{b}: none of the config's seeds ({seeds[0]}..{seeds[-1]}, "
+                f"--seeds {a}:{b}: none of the config's seeds ({low}..{high}, "
                 f"{len(seeds)} in all) is in it"
             )
-        contiguous = kept == list(range(kept[0], kept[-1] + 1))
-        if isinstance(config.seeds, SeedRange) and contiguous:
-            update["seeds"] = SeedRange(start=kept[0], stop=kept[-1] + 1)
+        if isinstance(kept, range):
+            update["seeds"] = SeedRange(start=kept.start, stop=kept.stop)
         else:
             update["seeds"] = kept
     if narrowing.entrants is not None:

@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from harness.tournament.summary import EpisodeSummary
+from harness.summary import EpisodeSummary
 
 
 class Progress:

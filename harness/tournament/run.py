@@ -5,28 +5,24 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from harness.episode import run_episode
 from harness.errors import ConfigError
-from harness.game import Game
-from harness.games.registry import get_game
+from harness.game import GameEntry
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
-from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.llm.prompts import PromptSet
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
-from harness.seats import BaselineSeat, Seat
+from harness.registry import get_game
+from harness.seat_builder import build_seats, llm_providers, prompt_files
+from harness.seats import Seat
+from harness.summary import EpisodeSummary
 from harness.tournament.budget import Admission, EpisodeBound, Stop, episode_bounds, require_prices
-from harness.tournament.config import (
-    BaselineSeatConfig,
-    EntrantConfig,
-    LLMSeatConfig,
-    TournamentConfig,
-)
+from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.growth import (
     describe_growth,
     next_manifest,
@@ -44,67 +40,31 @@ from harness.tournament.identity import (
 )
 from harness.tournament.lock import FolderLock, check_place
 from harness.tournament.narrow import Narrowing, check_limit
+from harness.tournament.plan import (
+    EpisodePlan,
+    PlanIndex,
+    count_episodes,
+    iter_episodes,
+    parse_shard,
+    plan_episodes,
+)
 from harness.tournament.progress import Progress
 from harness.tournament.store import Repair, ResultsFolder
-from harness.tournament.summary import EpisodeSummary, episode_id
 from harness.validation import short_repr
 
 
-@dataclass(frozen=True)
-class EpisodePlan:
-    """One episode of the tournament. Its id is derived from what defines it."""
-
-    entrant: EntrantConfig
-    variant: str
-    seed: int
-    repetition: int
-
-    @property
-    def episode_id(self) -> str:
-        """``<entrant>--<variant>--s<seed>--r<repetition>``: stable across reruns."""
-        return episode_id(self.entrant.name, self.variant, self.seed, self.repetition)
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"I/N"`` -> (I, N), 1 <= I <= N."""
-    try:
-        index, count = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise ConfigError(f"--shard: {text!r} is not I/N, e.g. 1/4") from None
-    if not 1 <= index <= count:
-        raise ConfigError(f"--shard: {text!r}: need 1 <= I <= N")
-    return index, count
-
-
-def plan_episodes(config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> list[EpisodePlan]:
-    """Every episode, ordered so that entrants advance together; then this shard's share.
-
-    The shard split is by position in that order (every N-th episode), so it is the
-    same on every machine.
-    """
-    plans = [
-        EpisodePlan(entrant, variant, seed, rep)
-        for rep in range(config.repetitions)
-        for variant in config.variant_list()
-        for seed in config.seed_list()
-        for entrant in config.entrants
-    ]
-    index, count = shard
-    return [p for i, p in enumerate(plans) if i % count == index - 1]
-
-
-def game_of(config: TournamentConfig) -> Game[Any]:
+def game_of(config: TournamentConfig) -> GameEntry:
     """The game a config plays."""
     return get_game(config.game)
 
 
-def prompt_hashes(config: TournamentConfig, game: Game[Any]) -> dict[str, str]:
-    """sha256 of every prompt file an LLM seat of the config uses, by path."""
+def prompt_hashes(config: TournamentConfig, game: GameEntry) -> dict[str, str]:
+    """sha256 of every prompt file a seat of the config uses (models, Python agents), by path."""
     hashes = {}
     for entrant in config.entrants:
         for role, seat in entrant.seat_specs(game).values():
-            if isinstance(seat, LLMSeatConfig):
-                files = seat.prompts or default_prompt_files(game.name, role)
+            files = prompt_files(game, role, seat)
+            if files is not None:
                 for prompt in vars(PromptSet.load(files)).values():
                     hashes[str(prompt.path)] = prompt.sha256
     return dict(sorted(hashes.items()))
@@ -177,7 +137,8 @@ async def run_tournament(
     if narrowing.limit is not None:
         check_limit(narrowing.limit)
     game = game_of(config)
-    plans = plan_episodes(config, shard)
+    plans = PlanIndex(config, shard)
+    planned = len(plans)
     check_place(out)
     hashes = prompt_hashes(config, game)
     config_json = json.loads(config.canonical_json())
@@ -189,39 +150,48 @@ async def run_tournament(
         "configFile": config_file,
         "shard": f"{shard[0]}/{shard[1]}",
         "prompts": hashes,
-        "episodes": len(plans),
+        "episodes": planned,
         "identities": identities,
         "narrowing": narrowing.to_json(),
         "maxCostUsd": cap,
         "stopped": None,
     }
     folder = ResultsFolder(out)
-    by_id = {p.episode_id: p for p in plans}
     # Keys and prices are checked before the folder is touched, for every entrant with
     # something to play by the folder's lines as they are; checked again below, under
     # the lock, for what the folder really lacks.
-    pending = pending_entrants(folder, game, {i: p.entrant.name for i, p in by_id.items()},
-                               identities)  # fmt: skip
-    _check_can_play(config, game, [p for p in plans if p.entrant.name in pending], environ, cap)
+    pending = pending_entrants(folder, game, plans, identities)
+    _check_can_play(config, game, [e for e in config.entrants if e.name in pending],
+                    environ, cap)  # fmt: skip
     lock = FolderLock(out)
     await asyncio.to_thread(lock.acquire)
     written = False
     try:
-        owners = {i: (p.entrant.name, p.repetition) for i, p in by_id.items()}
         resuming = await asyncio.to_thread(folder.check_manifest, manifest)
         old = folder.manifest() if resuming else None
-        repair = await asyncio.to_thread(folder.examine, game, owners)
+        repair = await asyncio.to_thread(folder.examine, game, plans)
         legacy = legacy_identities(game, old) if old is not None else {}
-        sorting = sort_finished(repair.finished, by_id, identities, legacy)
+        sorting = sort_finished(repair.finished, plans, identities, legacy)
         done_ids = {s.episode_id for s in sorting.done}
-        todo = [p for p in plans if p.episode_id not in done_ids]
-        bounds = _check_can_play(config, game, todo, environ, cap)
+
+        def todo() -> Iterator[EpisodePlan]:
+            return (p for p in plans.plans() if p.episode_id not in done_ids)
+
+        entrants = _entrants(todo())
+        bounds = _check_can_play(config, game, entrants, environ, cap)
         spent = recorded_cost(repair.finished) + recorded_cost(superseded_lines(out))
-        factory = SeatFactory(environ)
-        try:
+        async with SeatFactory(environ) as factory:
             seats = {
-                name: identified(built, identities[name] or "")
-                for name, built in _build_seats(config, game, factory, todo).items()
+                entrant.name: identified(
+                    build_seats(
+                        game,
+                        entrant.seat_specs(game),
+                        factory=factory,
+                        providers=config.providers,
+                    ),
+                    identities[entrant.name] or "",
+                )
+                for entrant in entrants
             }
             warnings = [*repair.notes, *await factory.preflight()]
             written = True
@@ -231,26 +201,28 @@ async def run_tournament(
             moved = await asyncio.to_thread(set_aside, folder, sorting.superseded)
             await asyncio.to_thread(folder.apply, _without(repair, sorting.superseded))
             if old is not None:
-                old_ids = manifest_identities(game, old)
                 warnings += describe_growth(
-                    old.get("config"), config_json, old_ids, identities, sorting, moved
+                    old.get("config"),
+                    config_json,
+                    manifest_identities(game, old),
+                    identities,
+                    sorting,
+                    moved,
                 )
             if progress is not None:
                 for warning in warnings:
                     progress.stream.write(f"warning: {warning}\n")
                 progress.total, progress.done, progress.started_with = (
-                    len(plans),
+                    planned,
                     len(done_ids),
                     len(done_ids),
                 )
                 progress.show()
             gate = Admission(cap_usd=cap, spent_usd=spent, limit=narrowing.limit)
-            await _play_all(config, game, folder, todo, seats, width, progress, gate, bounds)
-            stopped = gate.stop.to_json(gate.spent_usd) if gate.stop is not None else None
-            if stopped is not None:
+            await _play_all(config, game, folder, todo(), seats, width, progress, gate, bounds)
+            if gate.stop is not None:
+                stopped = gate.stop.to_json(gate.spent_usd)
                 await asyncio.to_thread(folder.update_manifest, {"stopped": stopped})
-        finally:
-            await factory.aclose()
     except BaseException:
         if not written:
             lock.abandon()  # nothing was written: leave the disk as it was found
@@ -261,7 +233,7 @@ async def run_tournament(
         progress.show(final=True)
     return TournamentOutcome(
         folder,
-        len(plans),
+        planned,
         len(done_ids),
         gate.admitted,
         repair.notes,
@@ -286,15 +258,14 @@ def _without(repair: Repair, lines: list[EpisodeSummary]) -> Repair:
 
 def _check_can_play(
     config: TournamentConfig,
-    game: Game[Any],
-    plans: list[EpisodePlan],
+    game: GameEntry,
+    entrants: list[EntrantConfig],
     environ: Mapping[str, str] | None,
     cap: float | None,
 ) -> dict[str, EpisodeBound]:
-    """Every key the plans' providers need (all problems at once), and, under a cost
-    cap, a price for every model; the plans' entrants' episode bounds."""
-    check_keys(_providers(config, game, plans), environ)
-    entrants = list({p.entrant.name: p.entrant for p in plans}.values())
+    """Every key the entrants' providers need (all problems at once), and, under a cost
+    cap, a price for every model; the entrants' episode bounds."""
+    check_keys(_providers(config, game, entrants), environ)
     bounds = episode_bounds(config, game, entrants)
     if cap is not None:
         require_prices(bounds)
@@ -303,81 +274,90 @@ def _check_can_play(
 
 async def _play_all(
     config: TournamentConfig,
-    game: Game[Any],
+    game: GameEntry,
     folder: ResultsFolder,
-    todo: list[EpisodePlan],
+    todo: Iterator[EpisodePlan],
     seats: dict[str, dict[str, Seat]],
     width: int,
     progress: Progress | None,
-    gate: Admission,
-    bounds: dict[str, EpisodeBound],
+    gate: Admission | None = None,
+    bounds: Mapping[str, EpisodeBound] | None = None,
 ) -> None:
-    slots = asyncio.Semaphore(width)
+    """Play ``todo`` with ``width`` workers, each pulling the next episode when it is free.
+
+    A finished episode is committed (its record moved into place, its results line
+    appended) in the order episodes finish, one commit at a time, while its worker
+    already plays the next one; a worker waits for its previous commit before handing
+    over another, so at most ``width`` episodes are in play and ``width`` commits
+    pending, whatever the number of episodes. The first failure cancels everything.
+
+    ``gate`` admits each episode before it starts (a cost cap, a limit): once it
+    refuses one, every worker stops taking episodes, and those in play finish. An
+    episode counts against the cap by its bound until its commit records its cost.
+    """
     commits = asyncio.Lock()
 
-    async def play(plan: EpisodePlan) -> None:
-        bound = bounds[plan.entrant.name].cost_usd or 0.0
-        async with slots:
-            if not await gate.admit(bound):
-                return
-            summary: EpisodeSummary | None = None
-            try:
-                await _play_one(config, game, folder, plan, seats[plan.entrant.name])
-                # fsyncs and a re-read of the record: off the event loop, one at a time
-                async with commits:
-                    summary = await asyncio.to_thread(
-                        folder.commit, game, plan.episode_id, plan.entrant.name, plan.repetition
-                    )
-            finally:
-                await gate.finish(bound, recorded_cost([summary] if summary else []))
+    async def commit(plan: EpisodePlan, bound: float) -> None:
+        # fsyncs and a re-read of the record: off the event loop, one at a time
+        async with commits:
+            summary = await asyncio.to_thread(
+                folder.commit, game, plan.episode_id, plan.entrant.name, plan.repetition
+            )
+        if gate is not None:
+            await gate.finish(bound, recorded_cost([summary]))
         if progress is not None:
             progress.add(summary)
 
-    tasks = [asyncio.ensure_future(play(p)) for p in todo]
+    async def worker(group: asyncio.TaskGroup) -> None:
+        pending: asyncio.Task[None] | None = None
+        for plan in todo:  # one iterator shared by every worker: each takes the next plan
+            found = (bounds or {}).get(plan.entrant.name)
+            bound = (found.cost_usd or 0.0) if found is not None else 0.0
+            if gate is not None and not await gate.admit(bound):
+                break
+            await _play_one(config, game, folder, plan, seats[plan.entrant.name])
+            if pending is not None:
+                await pending
+            pending = group.create_task(commit(plan, bound))
+
     try:
-        await asyncio.gather(*tasks)
-    finally:
-        for task in tasks:
-            task.cancel()
+        async with asyncio.TaskGroup() as group:
+            for _ in range(width):
+                group.create_task(worker(group))
+    except BaseExceptionGroup as failed:
+        raise _first(failed) from None
+
+
+def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first failure of a task group (the one that cancelled the others)."""
+    first = group.exceptions[0]
+    return _first(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+def _entrants(plans: Iterable[EpisodePlan]) -> list[EntrantConfig]:
+    """The entrants of ``plans``, in order of first appearance."""
+    seen: dict[str, EntrantConfig] = {}
+    for plan in plans:
+        seen.setdefault(plan.entrant.name, plan.entrant)
+    return list(seen.values())
 
 
 def _providers(
-    config: TournamentConfig, game: Game[Any], plans: list[EpisodePlan]
+    config: TournamentConfig, game: GameEntry, entrants: Iterable[EntrantConfig]
 ) -> list[ProviderOptions]:
-    """The provider options of every LLM seat the plans use."""
-    entrants = {p.entrant.name: p.entrant for p in plans}.values()
-    return [
-        config.seat_options(spec).provider
-        for entrant in entrants
-        for _, spec in entrant.seat_specs(game).values()
-        if isinstance(spec, LLMSeatConfig)
-    ]
-
-
-def _build_seats(
-    config: TournamentConfig, game: Game[Any], factory: SeatFactory, todo: list[EpisodePlan]
-) -> dict[str, dict[str, Seat]]:
-    """Each entrant's seats, built once and shared by its episodes (they keep no state)."""
-    out: dict[str, dict[str, Seat]] = {}
-    for entrant in {p.entrant.name: p.entrant for p in todo}.values():
-        seats: dict[str, Seat] = {}
-        for seat_id, (role, spec) in entrant.seat_specs(game).items():
-            if isinstance(spec, BaselineSeatConfig):
-                seats[seat_id] = BaselineSeat(spec.baseline)
-            else:
-                seats[seat_id] = factory.seat(game, role, config.seat_options(spec))
-        out[entrant.name] = seats
-    return out
+    """The provider options of every LLM seat of ``entrants``."""
+    specs = (spec for entrant in entrants for _, spec in entrant.seat_specs(game).values())
+    return llm_providers(specs, config.providers)
 
 
 async def _play_one(
     config: TournamentConfig,
-    game: Game[Any],
+    game: GameEntry,
     folder: ResultsFolder,
     plan: EpisodePlan,
     seats: dict[str, Seat],
 ) -> None:
-    state = game.new_state(config.game_config(plan.variant), plan.seed)
+    state = game.rules.new_state(config.game_config(plan.variant), plan.seed)
     writer = RecordWriter(folder.partial_path(plan.episode_id))
     try:
         await run_episode(
@@ -398,7 +378,9 @@ __all__ = [
     "TournamentOutcome",
     "check_concurrency",
     "check_max_cost",
+    "count_episodes",
     "game_of",
+    "iter_episodes",
     "parse_shard",
     "plan_episodes",
     "run_tournament",

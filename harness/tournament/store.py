@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,10 +29,10 @@ from pydantic import ValidationError
 
 from harness import __version__
 from harness.errors import ConfigError, RecordError
-from harness.game import Game
-from harness.records import read_lines
+from harness.game import GameEntry
+from harness.reader import open_record
+from harness.summary import EpisodeSummary, summarize
 from harness.tournament.audit import audit, derive, engine_problem, file_sha256
-from harness.tournament.summary import EpisodeSummary, summarize
 
 MANIFEST = "manifest.json"
 EPISODES = "episodes.jsonl"
@@ -173,7 +173,7 @@ class ResultsFolder:
                 ) from None
         return out
 
-    def examine(self, game: Game[Any], plans: dict[str, tuple[str, int]]) -> Repair:
+    def examine(self, game: GameEntry, plans: Mapping[str, tuple[str, int]]) -> Repair:
         """Work out how to bring the folder to a trusted, consistent state (reads only).
 
         ``plans`` maps each episode id planned now to (entrant, repetition).
@@ -243,7 +243,7 @@ class ResultsFolder:
         return Repair(keep, add, notes, rewrite=rewrite)
 
     def _from_record(
-        self, game: Game[Any], episode: str, plan: tuple[str, int]
+        self, game: GameEntry, episode: str, plan: tuple[str, int]
     ) -> tuple[EpisodeSummary | None, str]:
         path = self.record_path(episode)
         try:
@@ -269,22 +269,22 @@ class ResultsFolder:
             for summary in repair.add:
                 self.append(summary)
 
-    def repair(self, game: Game[Any], plans: dict[str, tuple[str, int]]) -> list[EpisodeSummary]:
+    def repair(self, game: GameEntry, plans: Mapping[str, tuple[str, int]]) -> list[EpisodeSummary]:
         """Examine the folder and apply the repair; return the finished episodes."""
         repair = self.examine(game, plans)
         self.apply(repair)
         return repair.finished
 
     def commit(
-        self, game: Game[Any], episode_id: str, entrant: str, repetition: int
+        self, game: GameEntry, episode_id: str, entrant: str, repetition: int
     ) -> EpisodeSummary:
         """Finish an episode whose record was written (and fsynced) to its partial path."""
         partial, final = self.partial_path(episode_id), self.record_path(episode_id)
         digest = file_sha256(partial)
-        lines = list(read_lines(partial, game.record_adapter))
+        lines = open_record(partial).lines()
         os.replace(partial, final)
         fsync_dir(self.records)
-        summary = summarize(game, lines, entrant=entrant, repetition=repetition)
+        summary = summarize(game.report, lines, entrant=entrant, repetition=repetition)
         summary = summary.model_copy(update={"record_sha256": digest})
         self.append(summary)
         return summary

@@ -2,7 +2,8 @@
 
 The page (``page.html``) is game-agnostic: a tick slider, play and pause, previous
 and next, the radio and each seat's raw reply, notes and source. The board drawing
-comes from the game (:meth:`Game.viewer_script`), and so do the frames.
+comes from the game's view part (:meth:`~harness.game.View.viewer_script`), and so do the
+frames; the view never sees a seat, only record lines.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.game import Game
+from harness.game import View
 
 PAGE = Path(__file__).with_name("page.html")
 
@@ -23,19 +24,19 @@ def _inline_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
 
 
-def render_html(game: Game[Any], lines: Sequence[Any]) -> str:
-    """The viewer page of an episode's record lines."""
+def render_html(view: View, lines: Sequence[Any]) -> str:
+    """The viewer page of an episode's record lines, drawn by its game's ``view``."""
     header, end = lines[0], lines[-1]
-    summary = game.render_results(end.results) if end.type == "end" else "unfinished"
+    summary = view.render_results(end.results) if end.type == "end" else "unfinished"
     seats = ", ".join(f"{s.name or s.seat}: {s.agent.name}" for s in header.seats)
     episode = {
         "episodeId": header.episode_id,
         "summary": f"{summary} | {seats}",
-        "frames": game.view_frames(lines),
+        "frames": view.view_frames(lines),
     }
-    script = game.viewer_script()
+    script = view.viewer_script()
     style = _board_style(script)
-    title = html.escape(f"{game.name.capitalize()} - {header.episode_id}")
+    title = html.escape(f"{header.game.capitalize()} - {header.episode_id}")
     page = PAGE.read_text(encoding="utf-8")
     for key, value in (
         ("__TITLE__", title),
@@ -57,10 +58,10 @@ def _board_style(script: str) -> str:
     return script[start : script.find("`", start)]
 
 
-def write_html(game: Game[Any], lines: Sequence[Any], path: Path) -> None:
+def write_html(view: View, lines: Sequence[Any], path: Path) -> None:
     """Write the viewer page of an episode to ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(game, lines), encoding="utf-8")
+    path.write_text(render_html(view, lines), encoding="utf-8")
 
 
 __all__ = ["render_html", "write_html"]

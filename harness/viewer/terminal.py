@@ -6,13 +6,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from harness.game import Game
+from harness.game import View
 
 HELP = "[Enter] next  [b] back  [number] go to tick  [q] quit"
 
 
 def step_through(
-    game: Game[Any],
+    view: View,
     lines: Sequence[Any],
     *,
     read: Callable[[str], str] | None = None,
@@ -23,16 +23,16 @@ def step_through(
     Without a terminal (or ``read``) every frame is printed once, in order.
     """
     out = out or sys.stdout
-    frames = game.view_frames(lines)
+    frames = view.view_frames(lines)
     interactive = read is not None or sys.stdin.isatty()
     if not interactive:
         for frame in frames:
-            out.write(game.render_view(frame) + "\n\n")
+            out.write(view.render_view(frame) + "\n\n")
         return
     ask = read or input
     i = 0
     while True:
-        out.write(game.render_view(frames[i]) + "\n")
+        out.write(view.render_view(frames[i]) + "\n")
         try:
             answer = ask(f"{frames[i]['label']} ({i}/{len(frames) - 1}) {HELP} > ").strip()
         except EOFError:

@@ -23,16 +23,16 @@ from harness.episode import run_episode
 from harness.errors import BadResponseError
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
-from harness.games.lighthouse.game import LighthouseGame
 from harness.games.lighthouse.state import new_game
 from harness.llm.options import LLMSeatOptions
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import SeatFactory
 from harness.llm.types import Completion, CompletionRequest
 from harness.records import RecordWriter
+from harness.registry import get_game
 from harness.seats import Seat, baseline_seats
 
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 _TICK = re.compile(r"Tick (\d+) of")
 
 
@@ -109,7 +109,7 @@ def build(name: str, path: Path) -> None:
     async def go() -> None:
         factory = SeatFactory()
         seats: dict[str, Seat] = dict(baseline_seats(GAME, state))
-        for spec in GAME.seats(state):
+        for spec in GAME.rules.seats(state):
             if spec.seat in scripts:
                 provider = ScriptedProvider(script=scripts[spec.seat])  # type: ignore[arg-type]
                 seats[spec.seat] = factory.seat(GAME, spec.role, options, provider=provider)

@@ -28,9 +28,9 @@ from harness.episode import run_episode
 from harness.errors import HarnessError
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
-from harness.games.lighthouse.game import LighthouseGame
 from harness.games.lighthouse.state import new_game
 from harness.records import RecordWriter
+from harness.registry import get_game
 from harness.seats import baseline_seats
 from tests.golden.llm_records import SCENARIOS, build
 from tests.test_episode import stable_lines
@@ -38,7 +38,7 @@ from tests.test_golden_playthroughs import GOLDEN_DIR, parse_inputs, play
 
 HERE = Path(__file__).resolve().parent
 RECORDS = HERE / "records"
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 
 
 @dataclass(frozen=True)

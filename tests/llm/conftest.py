@@ -14,11 +14,11 @@ import pytest
 from harness.episode import EpisodeOutcome, run_episode
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
-from harness.games.lighthouse.game import LighthouseGame
 from harness.games.lighthouse.state import new_game
 from harness.llm.options import LLMSeatOptions
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
+from harness.registry import get_game
 from harness.seats import Seat, baseline_seats
 from harness.testing.llm_server import Action, Reply, ScriptedLLMServer, SeenRequest
 
@@ -26,7 +26,7 @@ KEY_ENV = "LIGHTHOUSE_TEST_API_KEY"
 #: A recognisable fake key: no trace of it may reach a file, a log or an error.
 FAKE_KEY = "sk-test-CANARY7f3a9b2c4d5e6f708192a3b4c5d6e7f8"
 HINT_MARK = "could not be used"
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 
 
 def role_default(path: str, body: dict[str, Any]) -> Action:
@@ -99,7 +99,7 @@ def play_llm(
         factory = SeatFactory()
         seats: dict[str, Seat] = dict(baseline_seats(GAME, state))
         try:
-            for spec in GAME.seats(state):
+            for spec in GAME.rules.seats(state):
                 if spec.seat in llm_seats:
                     seats[spec.seat] = factory.seat(GAME, spec.role, opts)
             with RecordWriter(path) as writer:

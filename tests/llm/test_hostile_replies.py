@@ -17,14 +17,14 @@ import pytest
 
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
-from harness.games.lighthouse.game import LighthouseGame
+from harness.games.lighthouse.seat_io import LighthouseSeatIO
 from harness.games.lighthouse.state import new_game
-from harness.games.registry import get_game
 from harness.llm.options import LLMSeatOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import PARSE_OFF_LOOP_CHARS, LLMSeat
-from harness.records import read_lines
+from harness.reader import open_record
+from harness.registry import get_game
 from harness.seats import SeatReply, SeatRequest
 from harness.testing.llm_server import Action, Reply, ScriptedLLMServer
 from harness.text import MAX_REPLY_BYTES
@@ -37,8 +37,8 @@ DEEP = "[" * 5000 + "]" * 5000
 UNCLOSED_FENCE = "```json\n" + "a" * (MAX_REPLY_BYTES - 8)  # 1 MiB exactly
 
 
-class SpyGame(LighthouseGame):
-    """Lighthouse, noting the thread each reply is parsed on and its length."""
+class SpyIO(LighthouseSeatIO):
+    """Lighthouse's seat I/O, noting the thread each reply is parsed on and its length."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -49,11 +49,12 @@ class SpyGame(LighthouseGame):
         return super().parse_reply(observation, text)
 
 
-def decide(game: SpyGame, replies: list[str]) -> SeatReply:
+def decide(io: SpyIO, replies: list[str]) -> SeatReply:
     """One runner turn of an LLM seat that answers ``replies`` in order."""
+    game = get_game("lighthouse")
     config = LighthouseConfig()
     state = new_game(config, generate_board(config, 7))
-    spec = next(s for s in game.seats(state) if s.role == "runner")
+    spec = next(s for s in game.rules.seats(state) if s.role == "runner")
     seat = LLMSeat(
         provider=ScriptedProvider(replies),
         options=LLMSeatOptions.model_validate(
@@ -61,7 +62,9 @@ def decide(game: SpyGame, replies: list[str]) -> SeatReply:
         ),
         prompts=PromptSet.load(default_prompt_files("lighthouse", "runner")),
     )
-    return asyncio.run(seat.decide(SeatRequest(game, spec, 0, game.observe(state, spec.seat))))
+    observation = game.rules.observe(state, spec.seat)
+    request = SeatRequest(io, game.baselines[spec.role], spec, 0, observation)
+    return asyncio.run(seat.decide(request))
 
 
 def padded(size: int) -> str:
@@ -71,11 +74,11 @@ def padded(size: int) -> str:
 
 
 def test_a_long_reply_is_parsed_off_the_event_loop() -> None:
-    game = SpyGame()
-    reply = decide(game, [UNCLOSED_FENCE, padded(PARSE_OFF_LOOP_CHARS)])
+    io = SpyIO()
+    reply = decide(io, [UNCLOSED_FENCE, padded(PARSE_OFF_LOOP_CHARS)])
     assert reply.source == "llm_retry"
     assert [r.parse_error and r.parse_error.kind for r in reply.replies] == ["bad_fence", None]
-    (long_size, long_thread), (short_size, short_thread) = game.parsed_on
+    (long_size, long_thread), (short_size, short_thread) = io.parsed_on
     loop_thread = threading.get_ident()  # asyncio.run runs the loop on this thread
     assert (long_size, short_size) == (len(UNCLOSED_FENCE), PARSE_OFF_LOOP_CHARS)
     assert long_thread != loop_thread
@@ -83,10 +86,10 @@ def test_a_long_reply_is_parsed_off_the_event_loop() -> None:
 
 
 def test_the_threshold_is_exact() -> None:
-    game = SpyGame()
-    reply = decide(game, ["no", padded(PARSE_OFF_LOOP_CHARS + 1)])
+    io = SpyIO()
+    reply = decide(io, ["no", padded(PARSE_OFF_LOOP_CHARS + 1)])
     assert reply.source == "llm_retry"
-    threads = [thread for _, thread in game.parsed_on]
+    threads = [thread for _, thread in io.parsed_on]
     assert threads[0] == threading.get_ident()
     assert threads[1] != threading.get_ident()
 
@@ -149,7 +152,9 @@ def test_a_tournament_of_hostile_replies_finishes_on_fallbacks(
     assert (outcome.planned, outcome.played) == (1, 1)
     folder = ResultsFolder(out)
     [summary] = folder.summaries()
-    lines = list(read_lines(folder.record_path(summary.episode_id), get_game(game).record_adapter))
+    record = open_record(folder.record_path(summary.episode_id))
+    assert record.game.name == game
+    lines = record.lines()
     turns = [
         line.seats[seat]
         for line in lines

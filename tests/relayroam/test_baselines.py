@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from baselines.greedy import greedy, vent_aware_greedy
+from baselines.relayroam.greedy import greedy, vent_aware_greedy
 from harness.errors import RulesError
 from harness.games.relayroam.observe import Observation, observe
 from harness.games.relayroam.rng import MAX_SEED

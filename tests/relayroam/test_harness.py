@@ -13,26 +13,26 @@ import jsonschema
 import pytest
 
 from harness.episode import run_episode
-from harness.games.registry import get_game
-from harness.games.relayroam.game import RelayroamGame, optimum
+from harness.games.relayroam.game import optimum
 from harness.games.relayroam.solver import solve_chamber
 from harness.llm.options import LLMSeatOptions
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import SeatFactory
 from harness.llm.types import CompletionRequest
 from harness.records import AgentInfo, RecordWriter
+from harness.registry import get_game
 from harness.replay import replay
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.viewer.html import render_html
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs/schemas/relayroam-record.schema.json").read_text())
-GAME = RelayroamGame()
+GAME = get_game("relayroam")
 
 
 def play(seat: Seat, path: Path | None = None, seed: int = 7, **rules: Any) -> Any:
-    config = GAME.make_config("default", rules)
-    state = GAME.new_state(config, seed)
+    config = GAME.rules.make_config("default", rules)
+    state = GAME.rules.new_state(config, seed)
     writer = RecordWriter(path) if path else None
 
     async def go() -> Any:
@@ -53,7 +53,7 @@ def test_the_registry_serves_both_games() -> None:
 
 
 def test_the_published_schema_matches_the_models() -> None:
-    assert GAME.record_schema() == SCHEMA
+    assert GAME.codec.record_schema() == SCHEMA
 
 
 def test_the_harness_banks_at_the_chamber_cap(tmp_path: Path) -> None:
@@ -140,9 +140,9 @@ def test_a_refusal_is_the_one_retry_hint_then_fallback_refused(tmp_path: Path) -
 
 def test_the_viewer_draws_relayroam(tmp_path: Path) -> None:
     outcome = play(BaselineSeat("vent-aware-greedy"), chamber_cap=1)
-    page = render_html(GAME, outcome.lines)
+    page = render_html(GAME.view, outcome.lines)
     assert "Relayroam" in page
-    frames = GAME.view_frames(outcome.lines)
+    frames = GAME.view.view_frames(outcome.lines)
     assert len(frames) == outcome.results.ticks + 1
     assert frames[-1]["phase"] == "ended"
     assert any("@" in row for row in frames[0]["grid"])

@@ -14,7 +14,7 @@ import pytest
 from harness.commands.tournament import report_text
 from harness.episode import run_episode
 from harness.errors import ConfigError
-from harness.games.lighthouse.game import LighthouseGame
+from harness.registry import get_game
 from harness.report.build import Ceiling, build_report
 from harness.report.render import to_csv, to_markdown
 from harness.seats import BaselineSeat
@@ -24,7 +24,7 @@ from harness.tournament.run import run_tournament
 from harness.tournament.store import ResultsFolder
 from tests.tournament.test_stats import SUMMARIES
 
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 TOURNAMENT = """
 name = "ceiling"
 seeds = [3, 4]
@@ -61,7 +61,7 @@ def json_report(out: Path, ceiling: str | None = None) -> dict[str, Any]:
 
 def pilot_score(variant: str, seed: int, rules: dict[str, Any]) -> float:
     """PILOT + WALLHUG played directly, for comparison."""
-    state = GAME.new_state(GAME.make_config(variant, rules), seed)
+    state = GAME.rules.new_state(GAME.rules.make_config(variant, rules), seed)
     seats = {"keeper": BaselineSeat("pilot")} | {
         f"runner{i}": BaselineSeat("wallhug") for i in (1, 2, 3)
     }
@@ -107,7 +107,7 @@ def test_a_ceiling_with_no_positive_score_has_no_share() -> None:
 
 
 def test_the_ceiling_team_is_pilot_keeping_and_wallhug_running() -> None:
-    assert GAME.ceiling_baseline() == "pilot"
+    assert GAME.ceiling == "pilot"
     assert ceiling_team(GAME, "pilot") == {"keeper": "pilot", "runners": "wallhug"}
     assert ceiling_team(GAME, "wallhug") == {"keeper": "lantern", "runners": "wallhug"}
     with pytest.raises(ConfigError, match="'nobody' is neither an entrant nor a baseline"):

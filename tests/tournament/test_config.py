@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ConfigError
-from harness.games.lighthouse.game import LighthouseGame
-from harness.games.registry import get_game
+from harness.registry import get_game
 from harness.tournament.config import LLMSeatConfig, TournamentConfig, load_tournament
 from harness.tournament.run import plan_episodes
 
@@ -70,7 +69,7 @@ def test_a_valid_config_loads_and_resolves(tmp_path: Path) -> None:
     assert options.provider.base_url == "http://127.0.0.1:9/v1"
     assert options.provider.requests_per_period == 10
     assert options.temperature == 0.5
-    seats = model.seat_specs(LighthouseGame())
+    seats = model.seat_specs(get_game("lighthouse"))
     assert [role for role, _ in seats.values()] == ["keeper", "runner", "runner", "runner"]
     assert isinstance(seats["runner2"][1], LLMSeatConfig)
     assert not isinstance(seats["runner1"][1], LLMSeatConfig)
@@ -96,7 +95,7 @@ def test_the_shipped_configs_load() -> None:
         assert config.reference in {entrant.name for entrant in config.entrants}
         for entrant in config.entrants:
             specs = entrant.seat_specs(game)
-            assert set(specs) == {seat for group in game.seat_groups() for seat in group.seats}
+            assert set(specs) == {seat for group in game.seat_groups for seat in group.seats}
             for _, spec in specs.values():
                 if isinstance(spec, LLMSeatConfig):
                     options = config.seat_options(spec)

@@ -290,3 +290,27 @@ def test_damaged_growth_fields_of_a_manifest_never_crash_a_report_or_a_run(
     again = play(path, out)
     assert again.played + again.already_done == 6
     assert isinstance(ResultsFolder(out).manifest()["identities"]["lantern"], str)
+
+
+def test_a_python_agent_is_identified_by_its_import_path_options_and_prompts(
+    tmp_path: Path,
+) -> None:
+    from harness.tournament.identity import entrant_identities
+    from harness.tournament.run import game_of, prompt_hashes
+
+    def identities(text: str) -> dict[str, str | None]:
+        path = tmp_path / "my-agents.toml"
+        path.write_text(text)
+        shutil.copy(ROOT / "docs/examples/my_agents.py", tmp_path / "my_agents.py")
+        config = load_tournament(path)
+        game = game_of(config)
+        return entrant_identities(
+            game, json.loads(config.canonical_json()), prompt_hashes(config, game)
+        )
+
+    text = (ROOT / "docs/examples/my-agents.toml").read_text()
+    first = identities(text)
+    assert all(isinstance(v, str) for v in first.values())
+    slower = identities(text.replace("timeout_seconds = 10", "timeout_seconds = 11"))
+    assert slower["my-keeper"] != first["my-keeper"]
+    assert slower["lantern"] == first["lantern"]

@@ -10,7 +10,7 @@ import pytest
 
 from harness.cli import main
 from harness.games.relayroam.rng import MAX_SEED as RELAYROAM_MAX_SEED
-from harness.tournament.summary import split_episode_id
+from harness.summary import split_episode_id
 from harness.validation import MAX_SEED
 
 GOOD = """

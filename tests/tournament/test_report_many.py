@@ -11,15 +11,16 @@ from typing import Any
 
 import pytest
 
-from harness.games.lighthouse.game import LighthouseGame
+from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.compare import holm
-from harness.report.completeness import Plan, missing_shards
+from harness.report.completeness import Plan
 from harness.report.leaderboards import entrant_specs
 from harness.report.render import to_csv, to_json, to_markdown, to_svg
-from harness.tournament.summary import EpisodeSummary
+from harness.summary import EpisodeSummary
+from harness.tournament.planned import missing_shards
 
-GAME = LighthouseGame()
+GAME = get_game("lighthouse")
 
 
 def line(

@@ -16,9 +16,9 @@ from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
-from harness.games.lighthouse.game import LighthouseGame
 from harness.games.lighthouse.state import new_game
 from harness.records import AgentInfo
+from harness.registry import get_game
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.tournament.config import TournamentConfig, load_tournament
 from harness.tournament.merge import merge_folders
@@ -200,11 +200,11 @@ class Scripted:
 
     async def decide(self, request: SeatRequest) -> SeatReply:
         raw = self.replies.get(request.tick, self.default)
-        return SeatReply(raw, request.game.parse_reply(request.observation, raw), "baseline")
+        return SeatReply(raw, request.io.parse_reply(request.observation, raw), "baseline")
 
 
 def test_radio_figures_by_hand() -> None:
-    game = LighthouseGame()
+    game = get_game("lighthouse")
     config = LighthouseConfig(max_ticks=4)
     state = new_game(config, generate_board(config, 7))
     seats: dict[str, Seat] = {
@@ -214,7 +214,7 @@ def test_radio_figures_by_hand() -> None:
         "runner3": BaselineSeat("wallhug"),
     }
     outcome = asyncio.run(run_episode(game, state, seats, episode_id="radio"))
-    metrics = game.episode_metrics(outcome.lines)
+    metrics = game.report.episode_metrics(outcome.lines)
     assert metrics["transmissions"] == 1
     assert metrics["messageRunes"] == len("Sprocket N; Gizmo hold")
     assert metrics["talkClock"] == 1

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness.games.lighthouse.game import LighthouseGame
+from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.compare import holm, pair_bootstrap, pairwise, rank_intervals, ranks_of
 from harness.report.render import to_csv, to_json, to_markdown, to_svg
@@ -23,7 +23,7 @@ from harness.report.stats import (
     paired_difference,
     percentile,
 )
-from harness.tournament.summary import EpisodeSummary
+from harness.summary import EpisodeSummary
 
 # (entrant, seed, variant, repetition, score, fallback?)
 FIXTURE = [
@@ -105,7 +105,7 @@ def test_percentiles_by_hand() -> None:
 
 def test_report_by_hand() -> None:
     report = build_report(
-        LighthouseGame(), SUMMARIES, reference="ref", order=["ref", "model"], title="t"
+        get_game("lighthouse"), SUMMARIES, reference="ref", order=["ref", "model"], title="t"
     )
     assert [r["entrant"] for r in report["entrants"]] == ["ref", "model"]
     ref, model = report["entrants"]
@@ -145,7 +145,9 @@ def test_report_by_hand() -> None:
 
 
 def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:
-    report = build_report(LighthouseGame(), SUMMARIES, reference="ref", order=["ref", "model"])
+    report = build_report(
+        get_game("lighthouse"), SUMMARIES, reference="ref", order=["ref", "model"]
+    )
     md = to_markdown(report)
     assert "| model | openai:m | wallhug | 4 | 3 | 12.00 [" in md
     assert "| model | ref | 3 | -1.00 [" in md

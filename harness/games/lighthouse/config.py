@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field, ValidationError, field_validator
 
 from harness.errors import ConfigError
+from harness.models import StrictModel
 from harness.validation import format_validation_error
 
 Variant = Literal["default", "spring"]
@@ -22,15 +22,8 @@ DEFAULT_ALIASES: tuple[str, str, str] = ("Sprocket", "Gizmo", "Ratchet")
 _FORBIDDEN_ALIAS_CHARS = (":", ";")
 
 
-class LighthouseConfig(BaseModel):
+class LighthouseConfig(StrictModel):
     """Every rules parameter of one Lighthouse episode (defaults per the decisions)."""
-
-    model_config = ConfigDict(
-        frozen=True,
-        extra="forbid",
-        alias_generator=to_camel,
-        populate_by_name=True,
-    )
 
     width: int = Field(11, description="Board width in tiles; odd, at least 11.")
     height: int = Field(9, description="Board height in tiles; odd, at least 7.")

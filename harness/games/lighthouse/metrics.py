@@ -1,4 +1,4 @@
-"""Lighthouse's per-episode figures for results lines and reports, read from a record.
+"""Lighthouse's report part: per-episode figures for results lines and reports, from a record.
 
 Besides K, E, B and the clock, the radio figures: transmissions, message length in
 runes, clock spent talking, and order compliance: of the runner moves made while an
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from baselines.orders import find_order
+from harness.game import Column
+from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.record import LighthouseEnd, LighthouseHeader, LighthouseTick
 from harness.games.lighthouse.state import STANDING_ORDER_MAX_AGE
-from harness.report.columns import Column
 
 COLUMNS: tuple[Column, ...] = (
     Column("K", "keys", "K"),
@@ -73,4 +73,14 @@ def episode_metrics(lines: Sequence[Any]) -> dict[str, float]:
     }
 
 
-__all__ = ["COLUMNS", "episode_metrics"]
+class LighthouseReport:
+    """Lighthouse's figures and columns. Stateless."""
+
+    def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
+        return episode_metrics(lines)
+
+    def report_columns(self) -> tuple[Column, ...]:
+        return COLUMNS
+
+
+__all__ = ["COLUMNS", "LighthouseReport", "episode_metrics"]

@@ -8,12 +8,10 @@ retry hint can quote it to the model (decision R5).
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from typing import Any
 
-from harness.game import ParseFailure
 from harness.games.lighthouse.state import KeeperDecision, Move, RunnerDecision
-from harness.json_reply import decode_json_object, json_type
+from harness.json_reply import FailureKind, ParseFailure, decode_json_object, json_type
 from harness.text import (
     MAX_REPLY_BYTES,
     ClippedReply,
@@ -34,20 +32,6 @@ MOVE_ALIASES: dict[str, Move] = {
     "W": Move.W, "WEST": Move.W, "LEFT": Move.W,
     "WAIT": Move.WAIT, "STAY": Move.WAIT, "HOLD": Move.WAIT, "H": Move.WAIT,
 }  # fmt: skip
-
-
-class FailureKind(StrEnum):
-    """The closed set of reasons a reply fails to parse."""
-
-    TOO_LONG = "too_long"
-    EMPTY = "empty"
-    BAD_FENCE = "bad_fence"
-    NOT_JSON = "not_json"
-    NOT_OBJECT = "not_object"
-    TOO_COMPLEX = "too_complex"
-    WRONG_TYPE = "wrong_type"
-    MISSING_KEY = "missing_key"
-    BAD_MOVE = "bad_move"
 
 
 def parse_move(token: str) -> Move | None:
@@ -113,10 +97,7 @@ def _json_object(text: str, shape: str) -> dict[str, Any] | ParseFailure:
 
     With duplicate keys the last wins (R1).
     """
-    obj = decode_json_object(text, expect=f"expected {shape}")
-    if isinstance(obj, ParseFailure):
-        return ParseFailure(FailureKind(obj.kind), obj.message)
-    return obj
+    return decode_json_object(text, expect=f"expected {shape}")
 
 
 def _check_types(obj: dict[str, Any], types: dict[str, type], shape: str) -> ParseFailure | None:

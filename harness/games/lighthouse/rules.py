@@ -102,12 +102,15 @@ def resolve_tick(
     a decision for a resolved runner, or a missing one, is a :class:`RulesError`.
     """
     if state.over:
-        raise RulesError(f"tick {state.tick}: the episode is over ({state.reason})")
+        raise RulesError(
+            f"tick {state.tick}: the episode is over ({state.reason})", tick=state.tick
+        )
     active = [r.seat for r in state.runners if r.active]
     if sorted(runners) != active:
         raise RulesError(
             f"tick {state.tick}: decisions for runner seats {sorted(runners)}, "
-            f"but the active runners are {active}"
+            f"but the active runners are {active}",
+            tick=state.tick,
         )
     t = state.tick
 
@@ -227,7 +230,9 @@ def resolve_tick(
 def end_by_deadline(state: GameState) -> GameState:
     """End the episode with reason ``deadline`` at the last resolved tick (decision D2)."""
     if state.over:
-        raise RulesError(f"tick {state.tick}: the episode is already over ({state.reason})")
+        raise RulesError(
+            f"tick {state.tick}: the episode is already over ({state.reason})", tick=state.tick
+        )
     return replace(state, reason=Reason.DEADLINE)
 
 
@@ -238,7 +243,7 @@ def results(state: GameState) -> Results:
     when all three escaped (else 0); teamScore = 6 K / keyCount + 10 E + 6 B.
     """
     if state.reason is None:
-        raise RulesError(f"tick {state.tick}: the episode is not over yet")
+        raise RulesError(f"tick {state.tick}: the episode is not over yet", tick=state.tick)
     k = len(state.collected)
     e = sum(1 for r in state.runners if r.status is RunnerStatus.ESCAPED)
     flood_clock = state.flood_clock

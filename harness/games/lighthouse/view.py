@@ -1,4 +1,4 @@
-"""Lighthouse's frames for the viewers: the board, each runner's window, the radio."""
+"""Lighthouse's view part: terminal text, and frames for the viewers (board, windows, radio)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.games.lighthouse.game import KEEPER, runner_seat_id
 from harness.games.lighthouse.observe import keeper_grid, runner_window
-from harness.games.lighthouse.record import LighthouseHeader, LighthouseTick
+from harness.games.lighthouse.record import LighthouseHeader, LighthouseResults, LighthouseTick
 from harness.games.lighthouse.state import GameState, Runner, new_game
 
 #: Raw replies longer than this are cut in viewer frames (the record keeps them whole).
@@ -153,8 +154,85 @@ def render_view(frame: dict[str, Any]) -> str:
 
 
 def viewer_script() -> str:
-    """The board drawing for the HTML viewer."""
+    """The board drawing for the HTML viewer, read from ``board.js``."""
     return BOARD_JS.read_text(encoding="utf-8")
 
 
-__all__ = ["render_view", "view_frames", "viewer_script"]
+def render_tick(line: LighthouseTick) -> str:
+    """A tick line as text for the terminal: the radio, each move, the keeper's view."""
+    s = line.state
+    lines = [f"tick {line.tick}  clock {s.clock}  water line y={s.water_line}"]
+    keeper = line.seats.get(KEEPER)
+    if s.transmission is not None:
+        lines.append(f"  keeper: {s.transmission!r}")
+    else:
+        lines.append("  keeper: (silent)")
+    if keeper is not None and keeper.source not in ("baseline", "llm", "python"):
+        lines[-1] += f"  [{keeper.source}]"
+    for r in s.runners:
+        if r.move is None:
+            continue
+        what = f"{r.move.value:<4}{' bump' if r.bumped else '     '}"
+        extra = []
+        if r.picked_key is not None:
+            extra.append(f"took the key at {tuple(r.picked_key)}")
+        if r.status.value != "active":
+            extra.append(r.status.value.upper())
+        turn = line.seats.get(runner_seat_id(r.seat))
+        if turn is not None and turn.source not in ("baseline", "llm", "python"):
+            extra.append(f"[{turn.source}]")
+        lines.append(f"  {r.alias:<10} {what} -> {tuple(r.pos)} {' '.join(extra)}".rstrip())
+    if s.gate_open and s.gate_opened_tick == line.tick:
+        lines.append("  the gate opens")
+    lines.extend("    " + row for row in s.grid)
+    return "\n".join(lines)
+
+
+class LighthouseView:
+    """Lighthouse's drawings. Stateless; only :meth:`viewer_script` reads a file."""
+
+    def render_start(self, state: GameState) -> str:
+        return "\n".join("    " + row for row in state.board.to_ascii())
+
+    def render_board(self, state: GameState, seed: int, variant: str) -> str:
+        board = state.board
+        return "\n".join(
+            [
+                f"Lighthouse board, seed {seed}, variant {variant} "
+                f"({board.width} x {board.height}, floodClock {state.config.flood_clock})",
+                *board.to_ascii(),
+                "# wall  . floor  E exit  K key  1 2 3 runner starts",
+            ]
+        )
+
+    def board_json(self, state: GameState) -> dict[str, Any]:
+        board = state.board
+        return {
+            "config": state.config.to_json(),
+            "rows": list(board.to_ascii()),
+            "exit": list(board.exit),
+            "starts": [list(p) for p in board.starts],
+            "keys": [list(p) for p in board.keys],
+        }
+
+    def render_tick(self, line: LighthouseTick) -> str:
+        return render_tick(line)
+
+    def render_results(self, results: Any) -> str:
+        r: LighthouseResults = results
+        return (
+            f"teamScore {r.team_score:.3f}  (K {r.k}/{r.key_count}, E {r.e}, B {r.b:.3f})  "
+            f"clock {r.clock}/{r.flood_clock}  ticks {r.ticks}  reason {r.reason.value}"
+        )
+
+    def view_frames(self, lines: Sequence[Any]) -> list[dict[str, Any]]:
+        return view_frames(lines)
+
+    def render_view(self, frame: dict[str, Any]) -> str:
+        return render_view(frame)
+
+    def viewer_script(self) -> str:
+        return viewer_script()
+
+
+__all__ = ["LighthouseView", "render_tick", "render_view", "view_frames", "viewer_script"]

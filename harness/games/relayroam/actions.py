@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.game import ParseFailure
-from harness.json_reply import FailureKind, decode_json_object
+from harness.json_reply import FailureKind, ParseFailure, decode_json_object
 
 #: What a reply looks like, quoted in every failure message.
 ACTION_SHAPE = (

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import Field
+
+from harness.models import StrictModel
 
 VARIANTS: tuple[str, ...] = ("default",)
 
 
-class RelayroamConfig(BaseModel):
+class RelayroamConfig(StrictModel):
     """A bounded Relayroam episode: the harness banks at ``chamberCap`` clears (RR19)."""
-
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
-    )
 
     chamber_cap: int = Field(6, ge=1, description="Clears after which the harness banks.")
     decisions_per_chamber: int = Field(

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 
-from baselines.orders import find_order
 from harness.games.lighthouse.board import Pos, bfs_distances, neighbours
 from harness.games.lighthouse.observe import KeeperObservation, RunnerView
+from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.state import Move, RunnerStatus
 
 _BLOCKED = frozenset("#~")

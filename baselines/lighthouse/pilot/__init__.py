@@ -7,6 +7,6 @@ knows it), ``memory`` (the runners' recent moves, kept in PILOT's own notes),
 which keys, in what order) and ``keeper`` (the decision: silence, or the words).
 """
 
-from baselines.pilot.keeper import decide, pilot
+from baselines.lighthouse.pilot.keeper import decide, pilot
 
 __all__ = ["decide", "pilot"]

@@ -4,6 +4,10 @@ An order is a runner's alias as a whole word (any case), then spaces or tabs wit
 optional ':', then a direction token: N/E/S/W/H or any move alias the rules list
 (NORTH, UP, HOLD, STAY, WAIT, ...), ASCII letters in any case. The first mention of
 the alias that is followed by a direction wins. ``hold``/``H`` means WAIT.
+
+The grammar is WALLHUG's (and LANTERN speaks it), but it lives with the game: the
+report's order-compliance figure reads the radio with it too, and a game never
+imports its bots.
 """
 
 from __future__ import annotations

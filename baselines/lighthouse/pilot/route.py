@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from baselines.pilot.world import World
+from baselines.lighthouse.pilot.world import World
 from harness.games.lighthouse.board import Pos
 from harness.games.lighthouse.tide import Tide
 

@@ -1,20 +1,24 @@
-"""The results line of one finished episode, derived from its record alone."""
+"""The results line of one finished episode, derived from its record alone.
+
+Tournaments write these lines (``episodes.jsonl``); reports read them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
 
-from harness.game import Game
+from harness.game import Report
 from harness.records import RecordModel
-from harness.tournament.identity import record_identity
 from harness.validation import seed_problem
 
 FALLBACK_SOURCES = frozenset(
-    {"fallback_parse", "fallback_timeout", "fallback_api", "fallback_refused"}
+    {"fallback_parse", "fallback_timeout", "fallback_api", "fallback_refused", "fallback_error"}
 )
+#: Sources of a reply that needed the retry with a hint (a model's or a Python agent's).
+RETRY_SOURCES = frozenset({"llm_retry", "python_retry"})
 
 
 class SeatStats(RecordModel):
@@ -83,10 +87,27 @@ def split_episode_id(episode: str, variant: str | None, seed: int | None) -> tup
     return entrant, int(repetition)
 
 
+#: The key of a record's agent details that holds the entrant's identity (a tournament
+#: puts it in every seat's details; see harness/tournament/identity.py).
+IDENTITY_DETAIL = "entrantIdentity"
+
+
+def record_identity(details: Sequence[Mapping[str, str]]) -> str | None:
+    """The entrant identity a record's seats carry (every seat the same), or None."""
+    found = {d.get(IDENTITY_DETAIL) for d in details}
+    if len(found) != 1:
+        return None
+    (value,) = found
+    return value
+
+
 def summarize(
-    game: Game[Any], lines: Sequence[Any], *, entrant: str, repetition: int
+    report: Report, lines: Sequence[Any], *, entrant: str, repetition: int
 ) -> EpisodeSummary:
-    """The results line of a finished episode's parsed record ``lines``."""
+    """The results line of a finished episode's parsed record ``lines``.
+
+    ``report`` is the game's report part, which gives the line's ``metrics``.
+    """
     header, end = lines[0], lines[-1]
     acc: dict[str, dict[str, Any]] = {
         info.seat: {
@@ -102,7 +123,7 @@ def summarize(
         for seat_id, turn in line.seats.items():
             stats = acc[seat_id]
             _add(stats, "turns", 1)
-            if turn.source == "llm_retry":
+            if turn.source in RETRY_SOURCES:
                 _add(stats, "retries", 1)
             if turn.source in FALLBACK_SOURCES:
                 fallbacks += 1
@@ -127,7 +148,7 @@ def summarize(
         score=results.scores[0],
         scores=list(results.scores),
         reason=str(results.reason.value if hasattr(results.reason, "value") else results.reason),
-        metrics=game.episode_metrics(lines),
+        metrics=report.episode_metrics(lines),
         seats=seats,
         fallback_free=fallbacks == 0,
         identity=record_identity([info.agent.details for info in header.seats]),
@@ -140,9 +161,12 @@ def _add(counter: dict[str, Any], key: str, amount: float) -> None:
 
 __all__ = [
     "FALLBACK_SOURCES",
+    "IDENTITY_DETAIL",
+    "RETRY_SOURCES",
     "EpisodeSummary",
     "SeatStats",
     "episode_id",
+    "record_identity",
     "split_episode_id",
     "summarize",
 ]

@@ -1,10 +1,11 @@
-"""Columns a game contributes to reports: a mean of one figure, or a ratio of two sums."""
+"""The report part: a finished episode's figures and the report columns over them."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -42,4 +43,16 @@ class Column:
         return f"{value:.{self.digits}f}"
 
 
-__all__ = ["Column"]
+class Report(Protocol):
+    """A game's own figures for results lines and reports. Pure."""
+
+    def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
+        """A finished episode's figures, from its parsed record lines (for results lines)."""
+        ...
+
+    def report_columns(self) -> tuple[Column, ...]:
+        """The game's own report columns over :meth:`episode_metrics`."""
+        ...
+
+
+__all__ = ["Column", "Report"]

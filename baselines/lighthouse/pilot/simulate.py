@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from baselines.pilot.memory import History
-from baselines.pilot.world import World
-from baselines.wallhug import wallhug_move
+from baselines.lighthouse.pilot.memory import History
+from baselines.lighthouse.pilot.world import World
+from baselines.lighthouse.wallhug import wallhug_move
 from harness.games.lighthouse.board import Pos
 from harness.games.lighthouse.observe import RunnerObservation
 from harness.games.lighthouse.state import (

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 
-from baselines.orders import find_order
 from harness.games.lighthouse.observe import RunnerObservation
+from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.state import Move
 
 #: Clockwise compass order; index * 90 is the compass angle (N 0, E 90, S 180, W 270).

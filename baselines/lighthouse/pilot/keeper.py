@@ -6,10 +6,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from baselines.pilot.memory import encode, recall
-from baselines.pilot.route import Outlook, Plan, plan_routes
-from baselines.pilot.simulate import Walker, advance, predict_move
-from baselines.pilot.world import STEPS, World
+from baselines.lighthouse.pilot.memory import encode, recall
+from baselines.lighthouse.pilot.route import Outlook, Plan, plan_routes
+from baselines.lighthouse.pilot.simulate import Walker, advance, predict_move
+from baselines.lighthouse.pilot.world import STEPS, World
 from harness.games.lighthouse.board import Pos
 from harness.games.lighthouse.observe import KeeperObservation
 from harness.games.lighthouse.state import Move, RunnerStatus

@@ -1,0 +1,279 @@
+"""The Python API: play an episode from a script or a notebook in a few lines.
+
+    import harness
+
+    env = harness.make("lighthouse")
+    result = env.play(seed=7, keeper=my_keeper)   # the runners: the game's baseline
+    print(result.summary)
+
+or at once: ``harness.play("lighthouse", seed=7, seats={"keeper": my_keeper})``. A
+seat is given per seat group (Lighthouse: ``keeper``, ``runners``; Relayroam:
+``player``) as a callable (your own agent, see :class:`harness.agents.AgentInput`),
+a spec string as on the command line (``"lantern"``, ``"openai:gpt-4o-mini"``,
+``"python:my_agents:keeper"``), a spec table as in a config
+(``{"provider": "openai", "model": "gpt-4o-mini"}``) or a spec model; groups not
+given are played by their role's baseline. ``lighthouse play`` runs through here too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from harness.episode import TickCallback, run_episode
+from harness.errors import ConfigError
+from harness.game import GameEntry
+from harness.llm.keys import check_keys
+from harness.llm.options import ProviderOptions
+from harness.llm.seat import SeatFactory
+from harness.records import RecordWriter
+from harness.registry import get_game
+from harness.seat_builder import SeatLike, build_seats, llm_providers, seats_of_groups
+from harness.seat_spec import SEAT_TAGS, SeatConfig, cli_providers, parse_seat_arg
+from harness.seats import baseline_seats
+from harness.validation import check_seed, format_validation_error
+
+T = TypeVar("T")
+#: A seat as the API takes it: a spec model, a callable, a spec string or a spec table.
+SeatArg = SeatLike | str | Mapping[str, Any]
+#: A seat group as the API takes it: one seat for all its seats, or a list of one per seat.
+GroupArg = SeatArg | Sequence[SeatArg]
+_SEAT_CONFIG: TypeAdapter[SeatConfig] = TypeAdapter(SeatConfig)
+
+
+@dataclass(frozen=True)
+class PlayResult:
+    """One episode played: its results and its whole record.
+
+    ``results`` is the game's results model (``scores``, ``reason`` and the game's
+    own figures); ``lines`` are the record's lines as JSON objects, exactly as a
+    record file holds them (header, one per tick, end); ``summary`` is the results
+    as ``lighthouse play`` prints them.
+    """
+
+    game: str
+    seed: int
+    variant: str
+    results: BaseModel
+    lines: tuple[dict[str, Any], ...]
+    summary: str
+
+    @property
+    def scores(self) -> list[float]:
+        """One score per seat, in the order of the header's seats."""
+        return list(getattr(self.results, "scores", []))
+
+    @property
+    def ticks(self) -> list[dict[str, Any]]:
+        """The record's tick lines: each seat's reply, decision and source, and the state."""
+        return [line for line in self.lines if line.get("type") == "tick"]
+
+
+class Env:
+    """One game with its rules settled, ready to play episodes (see :func:`make`)."""
+
+    def __init__(
+        self,
+        game: GameEntry,
+        *,
+        variant: str | None = None,
+        rules: Mapping[str, Any] | None = None,
+        episode_timeout_seconds: float | None = None,
+    ) -> None:
+        self.game = game
+        self.variant = variant or game.variants[0]
+        if self.variant not in game.variants:
+            raise ConfigError(
+                f"variant: {game.name} has {list(game.variants)}, not {self.variant!r}"
+            )
+        self.config = game.rules.make_config(self.variant, rules or {}, episode_timeout_seconds)
+
+    @property
+    def name(self) -> str:
+        """The game's name."""
+        return self.game.name
+
+    def seat_groups(self) -> dict[str, str]:
+        """The seat groups a seat is given for (``keeper``, ``runners``, ...), with their roles."""
+        return {group.key: group.role for group in self.game.seat_groups}
+
+    def new_state(self, seed: int) -> Any:
+        """The starting state of episode ``seed``."""
+        return self.game.rules.new_state(self.config, check_seed(seed, "seed"))
+
+    def play(
+        self,
+        seed: int,
+        *,
+        seats: Mapping[str, GroupArg] | None = None,
+        record: Path | str | None = None,
+        providers: Mapping[str, ProviderOptions | Mapping[str, Any]] | None = None,
+        **groups: GroupArg,
+    ) -> PlayResult:
+        """Play episode ``seed`` to its end and return its results and record lines.
+
+        Seats are given in ``seats`` or as keywords (``keeper=my_fn``); ``record``
+        also writes the record to a file; ``providers`` names the providers a model
+        seat's ``provider`` refers to (``openai`` and ``anthropic`` are known, with
+        their default settings). Works in a notebook too, whose event loop is
+        running: the episode then plays on a loop of its own. In async code, await
+        :meth:`aplay`.
+        """
+        given = {**(seats or {}), **groups}
+        return run_sync(self.aplay(seed, seats=given, record=record, providers=providers))
+
+    async def aplay(
+        self,
+        seed: int,
+        *,
+        seats: Mapping[str, GroupArg] | None = None,
+        record: Path | str | None = None,
+        providers: Mapping[str, ProviderOptions | Mapping[str, Any]] | None = None,
+        episode_id: str | None = None,
+        on_tick: TickCallback | None = None,
+        on_warning: Callable[[str], None] | None = None,
+        search: tuple[Path, ...] = (),
+        **groups: GroupArg,
+    ) -> PlayResult:
+        """:meth:`play`, awaited; ``on_tick`` gets each tick line, ``on_warning`` each
+        preflight warning (default: :func:`warnings.warn`), and Python agents named by
+        import path are looked for in ``search`` too."""
+        state = self.new_state(seed)
+        known = {**cli_providers(), **_providers(providers or {})}
+        specs: dict[str, tuple[str, SeatLike]] = seats_of_groups(
+            self.game, self._specs({**(seats or {}), **groups})
+        )
+        check_keys(llm_providers((spec for _, spec in specs.values()), known))
+        warn = on_warning or _warn
+        async with SeatFactory() as factory:
+            built = build_seats(self.game, specs, factory=factory, providers=known, search=search)
+            for warning in await factory.preflight():
+                warn(warning)
+            writer = RecordWriter(Path(record)) if record is not None else None
+            try:
+                outcome = await run_episode(
+                    self.game,
+                    state,
+                    {**baseline_seats(self.game, state), **built},
+                    episode_id=episode_id or f"{self.game.name}-{self.variant}-seed{seed}",
+                    seed=seed,
+                    variant=self.variant,
+                    writer=writer,
+                    on_tick=on_tick,
+                )
+            finally:
+                if writer is not None:
+                    writer.close()
+        return PlayResult(
+            game=self.game.name,
+            seed=seed,
+            variant=self.variant,
+            results=outcome.results,
+            lines=tuple(line.model_dump(mode="json", by_alias=True) for line in outcome.lines),
+            summary=self.game.view.render_results(outcome.results),
+        )
+
+    def _specs(self, given: Mapping[str, GroupArg]) -> dict[str, SeatLike | list[SeatLike]]:
+        """Each group's spec (or list of specs, one per seat) as the builder takes it."""
+        roles = self.seat_groups()
+        specs: dict[str, SeatLike | list[SeatLike]] = {}
+        for key, value in given.items():
+            if key not in roles:
+                raise ConfigError(
+                    f"{key}: {self.game.name} has no such seat; its seats are {list(roles)}"
+                )
+            if isinstance(value, Sequence) and not isinstance(value, str):  # one per seat
+                specs[key] = [
+                    self._spec(one, roles[key], f"{key}.{i}") for i, one in enumerate(value)
+                ]
+            else:
+                specs[key] = self._spec(value, roles[key], key)
+        return specs
+
+    def _spec(self, value: SeatArg, role: str, where: str) -> SeatLike:
+        if isinstance(value, str):
+            return parse_seat_arg(
+                value, role=role, baselines=self.game.baseline_names(role), where=where
+            )
+        if isinstance(value, Mapping):
+            try:
+                return _SEAT_CONFIG.validate_python(dict(value))
+            except ValidationError as exc:
+                raise ConfigError(format_validation_error(exc, where, hidden=SEAT_TAGS)) from None
+        return value
+
+
+def make(
+    game: str,
+    *,
+    variant: str | None = None,
+    rules: Mapping[str, Any] | None = None,
+    episode_timeout_seconds: float | None = None,
+) -> Env:
+    """The game named ``game`` (``lighthouse``, ``relayroam``), ready to play.
+
+    ``variant`` picks a rules variant (default: the game's first), ``rules``
+    overrides rules parameters (``{"maxTicks": 20}``).
+    """
+    return Env(
+        get_game(game),
+        variant=variant,
+        rules=rules,
+        episode_timeout_seconds=episode_timeout_seconds,
+    )
+
+
+def play(
+    game: str,
+    seed: int,
+    *,
+    seats: Mapping[str, GroupArg] | None = None,
+    variant: str | None = None,
+    rules: Mapping[str, Any] | None = None,
+    record: Path | str | None = None,
+    providers: Mapping[str, ProviderOptions | Mapping[str, Any]] | None = None,
+    **groups: GroupArg,
+) -> PlayResult:
+    """Play one episode of ``game``: ``make(game, ...).play(seed, ...)`` in one call."""
+    env = make(game, variant=variant, rules=rules)
+    return env.play(seed, seats=seats, record=record, providers=providers, **groups)
+
+
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` to its end from sync code, even where an event loop is running.
+
+    In a notebook (whose loop runs in this thread) it runs on a loop of its own in a
+    worker thread, and this call waits for it.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(1, thread_name_prefix="harness-play") as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def _providers(
+    given: Mapping[str, ProviderOptions | Mapping[str, Any]],
+) -> dict[str, ProviderOptions]:
+    out = {}
+    for name, options in given.items():
+        try:
+            out[name] = ProviderOptions.model_validate(options)
+        except ValidationError as exc:
+            raise ConfigError(format_validation_error(exc, f"providers.{name}")) from None
+    return out
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, RuntimeWarning, stacklevel=2)
+
+
+__all__ = ["Env", "GroupArg", "PlayResult", "SeatArg", "make", "play", "run_sync"]

@@ -1,0 +1,85 @@
+"""A registry entry: one game's parts, its metadata and its bots, bundled."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import ConfigError
+from harness.game.api import HttpApi
+from harness.game.codec import RecordCodec
+from harness.game.report import Report
+from harness.game.rules import Rules
+from harness.game.seat_io import Baseline, SeatIO
+from harness.game.view import View
+
+
+@dataclass(frozen=True)
+class SeatGroup:
+    """Seats a tournament config names together, e.g. Lighthouse's ``runners``.
+
+    ``key`` is the config key (and ``play``'s option), ``role`` the seats' role, and
+    ``seats`` their ids; an entrant gives one spec for all of them or one per seat.
+    """
+
+    key: str
+    role: str
+    seats: tuple[str, ...]
+
+
+# eq=False: an entry is one game, compared (and hashed) by identity.
+@dataclass(frozen=True, eq=False)
+class GameEntry:
+    """Everything the harness knows of one hosted game (see :mod:`harness.registry`).
+
+    Each consumer takes the part it uses: the runner the rules, the seat I/O and the
+    codec; a seat the seat I/O and its role's baselines; the viewer the view; reports
+    the report part and the seat groups.
+    """
+
+    #: The game's name in records and configs, e.g. ``"lighthouse"``.
+    name: str
+    #: The rules variants a tournament may choose from; the first is the default.
+    variants: tuple[str, ...]
+    #: The seats as configs name them; the first group leads the leaderboard.
+    seat_groups: tuple[SeatGroup, ...]
+    #: role -> baseline name -> scripted player; the first of a role is its fallback.
+    baselines: Mapping[str, Mapping[str, Baseline]]
+    rules: Rules[Any]
+    seat_io: SeatIO
+    codec: RecordCodec
+    view: View
+    report: Report
+    #: The best score an episode can have, for plots; None when it depends on the seed.
+    max_score: float | None = None
+    #: The game's HTTP API, if it has one.
+    api: HttpApi | None = None
+    #: The baseline whose team reports measure entrants against (it plays every seat
+    #: group whose role has it, each other group its default baseline), or None.
+    ceiling: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.variants:
+            raise ConfigError(f"{self.name}: a game needs at least one variant")
+        for group in self.seat_groups:
+            if not self.baselines.get(group.role):
+                raise ConfigError(f"{self.name}: role {group.role!r} has no baseline")
+        if self.ceiling is not None and not any(self.ceiling in b for b in self.baselines.values()):
+            raise ConfigError(f"{self.name}: the ceiling {self.ceiling!r} is no baseline")
+
+    def role_baselines(self, role: str) -> Mapping[str, Baseline]:
+        """The scripted players of ``role``, by name; the first is the fallback."""
+        found = self.baselines.get(role)
+        if not found:
+            raise ConfigError(
+                f"{self.name} has no role {role!r}; its roles: {list(self.baselines)}"
+            )
+        return found
+
+    def baseline_names(self, role: str) -> tuple[str, ...]:
+        """The names of ``role``'s baselines; the first is the fallback."""
+        return tuple(self.role_baselines(role))
+
+
+__all__ = ["GameEntry", "SeatGroup"]

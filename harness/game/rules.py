@@ -1,0 +1,76 @@
+"""The rules part: what the runner and replay need to advance an episode's state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+StateT = TypeVar("StateT")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """A seat of a game: its id, its role (picks prompts and baseline) and its name."""
+
+    seat: str
+    role: str
+    name: str | None = None
+
+
+class Rules(Protocol[StateT]):
+    """A game's rules over its own immutable state. Pure: no I/O, no clock, no globals."""
+
+    def make_config(
+        self,
+        variant: str,
+        overrides: Mapping[str, Any],
+        episode_timeout_seconds: float | None = None,
+    ) -> BaseModel:
+        """The rules parameters of ``variant`` with ``overrides`` (raises ConfigError)."""
+        ...
+
+    def new_state(self, config: Any, seed: int) -> StateT:
+        """The starting state of the episode ``seed`` under ``config``."""
+        ...
+
+    def seats(self, state: StateT) -> tuple[SeatSpec, ...]:
+        """Every seat of the episode, in the order of ``results.scores``."""
+        ...
+
+    def active_seats(self, state: StateT) -> tuple[str, ...]:
+        """The ids of the seats asked for a decision this tick (none once over)."""
+        ...
+
+    def observe(self, state: StateT, seat: str) -> Any:
+        """The typed observation of ``seat``: the only thing the seat may know."""
+        ...
+
+    def tick(self, state: StateT) -> int:
+        """The number of the tick about to be resolved."""
+        ...
+
+    def resolve(self, state: StateT, decisions: Mapping[str, Any]) -> tuple[StateT, BaseModel]:
+        """Resolve one tick: the next state and the record model of the state after it."""
+        ...
+
+    def is_over(self, state: StateT) -> bool:
+        """Whether the episode has ended."""
+        ...
+
+    def end_by_deadline(self, state: StateT) -> StateT:
+        """End the episode because the play budget ran out before the tick resolved."""
+        ...
+
+    def results(self, state: StateT) -> BaseModel:
+        """The results of a finished episode (with ``scores`` and ``reason``)."""
+        ...
+
+    def play_budget_seconds(self, state: StateT) -> float:
+        """The wall-clock play budget of the episode."""
+        ...
+
+
+__all__ = ["Rules", "SeatSpec", "StateT"]

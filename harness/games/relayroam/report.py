@@ -1,0 +1,38 @@
+"""Relayroam's report part: an episode's figures, the score against its optimum."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from harness.game import Column
+from harness.games.relayroam.record import RelayroamResults
+
+COLUMNS: tuple[Column, ...] = (
+    Column("ratio", "score / optimum", "score", "optimum", percent=True),
+    Column("cleared", "chambers cleared", "cleared"),
+    Column("rescued", "helpers rescued", "rescued"),
+    Column("depleted", "depleted", "depleted", "episodes", percent=True),
+)
+
+
+class RelayroamReport:
+    """Relayroam's figures and columns. Stateless."""
+
+    def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
+        r: RelayroamResults = lines[-1].results
+        return {
+            "score": float(r.score),
+            "optimum": float(r.optimum),
+            "cleared": float(r.cleared_chamber_count),
+            "rescued": float(r.total_rescued),
+            "depleted": float(r.reason == "depleted"),
+            "episodes": 1.0,
+            "ticks": float(r.ticks),
+        }
+
+    def report_columns(self) -> tuple[Column, ...]:
+        return COLUMNS
+
+
+__all__ = ["COLUMNS", "RelayroamReport"]

@@ -1,0 +1,111 @@
+"""The hosted games by name: each game's parts, metadata and bots, wired together.
+
+This is the one module that imports both a game (``harness/games/<game>/``) and its
+bots (``baselines/<game>/``); the shared machinery asks it for a
+:class:`~harness.game.GameEntry` and never imports a game itself. Each game is
+imported only when first asked for. A new game registers here and gets the CLI,
+tournaments, replay, the viewers and the conformance suite.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from harness.errors import ConfigError
+from harness.game import Baseline, GameEntry
+
+
+def _lighthouse() -> GameEntry:
+    from baselines.lighthouse import lantern, pilot, silent, wallhug
+    from harness.games.lighthouse.codec import LighthouseCodec
+    from harness.games.lighthouse.game import (
+        KEEPER,
+        MAX_SCORE,
+        RUNNER,
+        SEAT_GROUPS,
+        VARIANTS,
+        LighthouseRules,
+    )
+    from harness.games.lighthouse.metrics import LighthouseReport
+    from harness.games.lighthouse.seat_io import LighthouseSeatIO
+    from harness.games.lighthouse.view import LighthouseView
+
+    return GameEntry(
+        name="lighthouse",
+        variants=VARIANTS,
+        seat_groups=SEAT_GROUPS,
+        baselines={
+            KEEPER: {"lantern": lantern, "silent": silent, "pilot": pilot},
+            RUNNER: {"wallhug": wallhug},
+        },
+        rules=LighthouseRules(),
+        seat_io=LighthouseSeatIO(),
+        codec=LighthouseCodec(),
+        view=LighthouseView(),
+        report=LighthouseReport(),
+        max_score=MAX_SCORE,
+        ceiling="pilot",  # PILOT keeps, WALLHUG runs: the strongest scripted team
+    )
+
+
+def _relayroam() -> GameEntry:
+    from baselines.relayroam import greedy, vent_aware_greedy
+    from harness.games.relayroam.api import RelayroamApi
+    from harness.games.relayroam.codec import RelayroamCodec
+    from harness.games.relayroam.game import PLAYER, SEAT_GROUPS, VARIANTS, RelayroamRules
+    from harness.games.relayroam.report import RelayroamReport
+    from harness.games.relayroam.seat_io import RelayroamSeatIO
+    from harness.games.relayroam.view import RelayroamView
+
+    return GameEntry(
+        name="relayroam",
+        variants=VARIANTS,
+        seat_groups=SEAT_GROUPS,
+        baselines={
+            PLAYER: {"greedy": _as_text(greedy), "vent-aware-greedy": _as_text(vent_aware_greedy)}
+        },
+        rules=RelayroamRules(),
+        seat_io=RelayroamSeatIO(),
+        codec=RelayroamCodec(),
+        view=RelayroamView(),
+        report=RelayroamReport(),
+        api=RelayroamApi(),
+        # no ceiling: the exact optimum is in every results line (score / optimum)
+    )
+
+
+def _as_text(bot: Callable[[Any], object]) -> Baseline:
+    """A bot that returns an action object, as one that replies with its JSON text."""
+
+    def reply(observation: Any) -> str:
+        return json.dumps(bot(observation))
+
+    reply.__name__ = reply.__qualname__ = getattr(bot, "__name__", "baseline")
+    return reply
+
+
+#: name -> the function that builds the game's entry.
+GAMES: dict[str, Callable[[], GameEntry]] = {
+    "lighthouse": _lighthouse,
+    "relayroam": _relayroam,
+}
+
+
+def game_names() -> tuple[str, ...]:
+    """Every hosted game's name."""
+    return tuple(GAMES)
+
+
+@cache
+def get_game(name: str) -> GameEntry:
+    """The entry of game ``name``; :class:`ConfigError` for an unknown one."""
+    build = GAMES.get(name)
+    if build is None:
+        raise ConfigError(f"game: unknown game {name!r}; choose one of {list(GAMES)}")
+    return build()
+
+
+__all__ = ["GAMES", "game_names", "get_game"]

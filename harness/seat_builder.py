@@ -1,0 +1,138 @@
+"""The one seat builder: a game's seat groups and their specs in, ready seats out.
+
+``lighthouse play``, ``replay --until-tick``, tournaments and the Python API all
+build their seats here, from the same specs (:mod:`harness.seat_spec`); a spec may
+also be a callable, which becomes a Python agent's seat as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from harness.agents import Agent, PythonSeat, load_agent
+from harness.errors import ConfigError
+from harness.game import GameEntry
+from harness.llm.options import PromptFiles, ProviderOptions
+from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.llm.seat import SeatFactory
+from harness.seat_spec import BaselineSeatConfig, LLMSeatConfig, PythonSeatConfig
+from harness.seats import BaselineSeat, Seat
+
+#: A seat's spec as the builder takes it: a spec model, or a callable to play the seat.
+SeatLike = BaselineSeatConfig | LLMSeatConfig | PythonSeatConfig | Agent
+
+
+def seats_of_groups(game: GameEntry, groups: Mapping[str, Any]) -> dict[str, tuple[str, Any]]:
+    """Every seat id of the seat groups in ``groups``, with its role and its spec.
+
+    ``groups`` maps a seat group's key (Lighthouse: ``keeper``, ``runners``) to one
+    spec for all its seats, or a list with one per seat. Groups not given are left
+    out; a key that is not a group of ``game`` is a :class:`ConfigError`.
+    """
+    known = {group.key: group for group in game.seat_groups}
+    unknown = sorted(set(groups) - set(known))
+    if unknown:
+        raise ConfigError(
+            f"{unknown[0]}: {game.name} has no such seat; its seats are {list(known)}"
+        )
+    out: dict[str, tuple[str, Any]] = {}
+    for key, group in known.items():
+        if key not in groups:
+            continue
+        given = groups[key]
+        specs = list(given) if isinstance(given, list | tuple) else [given] * len(group.seats)
+        if len(specs) != len(group.seats):
+            raise ConfigError(
+                f"{key}: give one spec for all, or exactly {len(group.seats)}; got {len(specs)}"
+            )
+        for seat, spec in zip(group.seats, specs, strict=True):
+            out[seat] = (group.role, spec)
+    return out
+
+
+def prompt_files(game: GameEntry, role: str, spec: SeatLike) -> PromptFiles | None:
+    """The prompt files a seat reads (models and Python agents), or None (baselines)."""
+    if isinstance(spec, BaselineSeatConfig):
+        return None
+    given = spec.prompts if isinstance(spec, LLMSeatConfig | PythonSeatConfig) else None
+    return given or default_prompt_files(game.name, role)
+
+
+def llm_providers(
+    specs: Iterable[SeatLike], providers: Mapping[str, ProviderOptions]
+) -> list[ProviderOptions]:
+    """The provider of every model seat in ``specs`` (whose keys a run checks first)."""
+    return [spec.resolve(providers).provider for spec in specs if isinstance(spec, LLMSeatConfig)]
+
+
+def build_seat(
+    game: GameEntry,
+    role: str,
+    spec: SeatLike,
+    *,
+    factory: SeatFactory,
+    providers: Mapping[str, ProviderOptions],
+    search: tuple[Path, ...] = (),
+) -> Seat:
+    """The seat ``spec`` describes, for ``role`` in ``game``.
+
+    Model seats share ``factory``'s clients and limiters; a Python agent named by
+    import path is imported now, with ``search`` added to the import path.
+    """
+    if isinstance(spec, BaselineSeatConfig):
+        if spec.baseline not in game.baseline_names(role):
+            raise ConfigError(
+                f"baseline: {spec.baseline!r} is not a {role} baseline; "
+                f"choose one of {list(game.baseline_names(role))}"
+            )
+        return BaselineSeat(spec.baseline)
+    if isinstance(spec, LLMSeatConfig):
+        return factory.seat(game, role, spec.resolve(providers))
+    if isinstance(spec, PythonSeatConfig):
+        return PythonSeat(
+            load_agent(spec.python, search),
+            game=game,
+            prompts=PromptSet.load(spec.prompts or default_prompt_files(game.name, role)),
+            name=spec.python,
+            timeout_seconds=spec.timeout_seconds,
+        )
+    if callable(spec):
+        return PythonSeat(
+            spec, game=game, prompts=PromptSet.load(default_prompt_files(game.name, role))
+        )
+    raise ConfigError(f"a {role} seat cannot be played by a {type(spec).__name__}")
+
+
+def build_seats(
+    game: GameEntry,
+    specs: Mapping[str, tuple[str, SeatLike]],
+    *,
+    factory: SeatFactory,
+    providers: Mapping[str, ProviderOptions],
+    search: tuple[Path, ...] = (),
+) -> dict[str, Seat]:
+    """A seat for every seat id of ``specs`` (seat id -> (role, spec), as from
+    :func:`seats_of_groups`); seats with equal specs are built once and shared."""
+    built: dict[tuple[str, int], Seat] = {}
+    seats: dict[str, Seat] = {}
+    for seat_id, (role, spec) in specs.items():
+        # A group's one spec serves all its seats: one seat object (they keep no state).
+        key = (role, id(spec))
+        if key not in built:
+            built[key] = build_seat(
+                game, role, spec, factory=factory, providers=providers, search=search
+            )
+        seats[seat_id] = built[key]
+    return seats
+
+
+__all__ = [
+    "SeatLike",
+    "build_seat",
+    "build_seats",
+    "llm_providers",
+    "prompt_files",
+    "seats_of_groups",
+]

@@ -1,0 +1,174 @@
+"""Who plays a seat: one specification for configs, the command line and the Python API.
+
+In a tournament config (TOML) a seat is one of::
+
+    { baseline = "lantern" }                          the role's scripted baseline
+    { provider = "openai", model = "gpt-4o-mini" }    a model, through a [providers] entry
+    { python = "my_agents:keeper" }                   your own agent: a Python callable
+
+On the command line the same three are strings, which :func:`parse_seat_arg` turns
+into the same models: ``lantern`` (``baseline`` is the role's first baseline),
+``openai:MODEL`` or ``anthropic:MODEL`` (the LLM flags fill in the rest, and name
+the provider's settings), and ``python:MODULE:CALLABLE``. Every default comes from
+:mod:`harness.defaults`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Discriminator, Field, Tag, ValidationError, field_validator
+
+from harness import defaults
+from harness.errors import ConfigError
+from harness.llm.options import LLMSeatOptions, LLMSettings, PromptFiles, ProviderOptions
+from harness.validation import StrictModel, format_validation_error, short_repr
+
+#: ``MODULE:CALLABLE``: a dotted module path, a colon, a dotted attribute path. Each
+#: dot separates two names, so matching is linear.
+IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+#: The provider kinds a command-line spec may name (``openai:MODEL``).
+CLI_PROVIDERS: tuple[Literal["openai", "anthropic"], ...] = ("openai", "anthropic")
+
+
+class BaselineSeatConfig(StrictModel):
+    """A seat played by a scripted baseline of its role, e.g. ``{ baseline = "lantern" }``."""
+
+    baseline: str
+
+
+class LLMSeatConfig(LLMSettings):
+    """A seat played by a model through a named provider."""
+
+    provider: str = Field(
+        description="A key of [providers]; on the command line, openai or anthropic."
+    )
+
+    def resolve(self, providers: Mapping[str, ProviderOptions]) -> LLMSeatOptions:
+        """The seat's settings with its provider looked up in ``providers``."""
+        try:
+            provider = providers[self.provider]
+        except KeyError:
+            raise ConfigError(
+                f"provider: unknown provider {self.provider!r}; defined: {sorted(providers)}"
+            ) from None
+        settings = {name: getattr(self, name) for name in LLMSettings.model_fields}
+        return LLMSeatOptions(provider=provider, **settings)
+
+
+class PythonSeatConfig(StrictModel):
+    """A seat played by your own Python callable, e.g. ``{ python = "my_agents:keeper" }``.
+
+    The callable gets an :class:`harness.agents.AgentInput` and returns the reply text
+    or a decision; see docs/agents.md.
+    """
+
+    python: str = Field(description="MODULE:CALLABLE, e.g. my_agents:keeper.", max_length=300)
+    timeout_seconds: float = Field(
+        defaults.AGENT_TIMEOUT_SECONDS,
+        gt=0,
+        description="Bound of one call; past it the role's baseline answers (fallback_timeout).",
+    )
+    prompts: PromptFiles | None = Field(
+        None, description="The prompts its input's text is made of; defaults to prompts/<game>/."
+    )
+
+    @field_validator("python")
+    @classmethod
+    def _is_an_import_path(cls, value: str) -> str:
+        if not IMPORT_PATH.fullmatch(value):
+            raise ValueError(f"{short_repr(value)} is not MODULE:CALLABLE, e.g. my_agents:keeper")
+        return value
+
+
+#: The union's tags, as pydantic puts them in an error's path (a file does not spell them).
+SEAT_TAGS = frozenset({"baseline seat", "LLM seat", "python seat"})
+
+
+def _seat_kind(value: Any) -> str:
+    if isinstance(value, BaselineSeatConfig) or (isinstance(value, dict) and "baseline" in value):
+        return "baseline seat"
+    if isinstance(value, PythonSeatConfig) or (isinstance(value, dict) and "python" in value):
+        return "python seat"
+    return "LLM seat"
+
+
+SeatConfig = Annotated[
+    Annotated[BaselineSeatConfig, Tag("baseline seat")]
+    | Annotated[LLMSeatConfig, Tag("LLM seat")]
+    | Annotated[PythonSeatConfig, Tag("python seat")],
+    Discriminator(_seat_kind),
+]
+"""One seat's spec: a baseline, a model or a Python callable."""
+
+
+def cli_providers(
+    *, base_url: str | None = None, api_key_env: str | None = None, transport: str | None = None
+) -> dict[str, ProviderOptions]:
+    """The providers ``openai:MODEL`` and ``anthropic:MODEL`` name, with the flags' settings."""
+    given = {"base_url": base_url, "api_key_env": api_key_env, "transport": transport}
+    settings = {key: value for key, value in given.items() if value is not None}
+    try:
+        return {
+            kind: ProviderOptions.model_validate({"kind": kind, **settings})
+            for kind in CLI_PROVIDERS
+        }
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, "provider options")) from None
+
+
+def parse_seat_arg(
+    text: str,
+    *,
+    role: str,
+    baselines: Sequence[str],
+    options: Mapping[str, Any] | None = None,
+    prompts: Path | None = None,
+    where: str = "seat",
+) -> BaselineSeatConfig | LLMSeatConfig | PythonSeatConfig:
+    """A command-line seat spec as its model.
+
+    ``options`` are settings for a model or agent seat (``temperature``,
+    ``timeout_seconds``, ...; each applies to the kinds that have it, None means the
+    default); ``prompts`` a folder with the role's prompt files. Raises
+    :class:`ConfigError` starting with ``where`` (e.g. ``--keeper``).
+    """
+    if text == "baseline":
+        return BaselineSeatConfig(baseline=baselines[0])
+    if text in baselines:
+        return BaselineSeatConfig(baseline=text)
+    kind, _, rest = text.partition(":")
+    given = {key: value for key, value in (options or {}).items() if value is not None}
+    if prompts is not None:
+        given["prompts"] = PromptFiles.in_folder(prompts, role)
+    model: type[LLMSeatConfig | PythonSeatConfig]
+    if kind in CLI_PROVIDERS and rest:
+        model, data = LLMSeatConfig, {"provider": kind, "model": rest}
+    elif kind == "python" and rest:
+        model, data = PythonSeatConfig, {"python": rest}
+    else:
+        raise ConfigError(
+            f"{where}: {text!r} is not a baseline ({', '.join(baselines)}), "
+            "openai:MODEL or anthropic:MODEL (or python:MODULE:CALLABLE)"
+        )
+    data.update({key: value for key, value in given.items() if key in model.model_fields})
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, where)) from None
+
+
+__all__ = [
+    "CLI_PROVIDERS",
+    "IMPORT_PATH",
+    "SEAT_TAGS",
+    "BaselineSeatConfig",
+    "LLMSeatConfig",
+    "PythonSeatConfig",
+    "SeatConfig",
+    "cli_providers",
+    "parse_seat_arg",
+]

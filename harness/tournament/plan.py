@@ -1,0 +1,146 @@
+"""A tournament's episodes, computed as they are needed rather than held in memory.
+
+Every (entrant, variant, seed, repetition) is one episode. The plan is never a list:
+:func:`iter_episodes` yields the episodes in order, :func:`count_episodes` counts
+them, and :class:`PlanIndex` answers "is this episode id in the plan?" by parsing the
+id, so a run over a million seeds holds no more than a run over ten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from harness.errors import ConfigError
+from harness.summary import episode_id
+from harness.tournament.config import EntrantConfig, TournamentConfig
+
+
+@dataclass(frozen=True)
+class EpisodePlan:
+    """One episode of the tournament. Its id is derived from what defines it."""
+
+    entrant: EntrantConfig
+    variant: str
+    seed: int
+    repetition: int
+
+    @property
+    def episode_id(self) -> str:
+        """``<entrant>--<variant>--s<seed>--r<repetition>``: stable across reruns."""
+        return episode_id(self.entrant.name, self.variant, self.seed, self.repetition)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"I/N"`` -> (I, N), 1 <= I <= N."""
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ConfigError(f"--shard: {text!r} is not I/N, e.g. 1/4") from None
+    if not 1 <= index <= count:
+        raise ConfigError(f"--shard: {text!r}: need 1 <= I <= N")
+    return index, count
+
+
+def iter_episodes(
+    config: TournamentConfig, shard: tuple[int, int] = (1, 1)
+) -> Iterator[EpisodePlan]:
+    """Every episode, ordered so that entrants advance together; then this shard's share.
+
+    The shard split is by position in that order (every N-th episode), so it is the
+    same on every machine.
+    """
+    index, count = shard
+    position = 0
+    for rep in range(config.repetitions):
+        for variant in config.variant_list():
+            for seed in config.seed_order():
+                for entrant in config.entrants:
+                    if position % count == index - 1:
+                        yield EpisodePlan(entrant, variant, seed, rep)
+                    position += 1
+
+
+def plan_episodes(config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> list[EpisodePlan]:
+    """:func:`iter_episodes` as a list (for small plans: tests, benchmarks)."""
+    return list(iter_episodes(config, shard))
+
+
+def count_episodes(config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> int:
+    """How many episodes :func:`iter_episodes` yields, without yielding them."""
+    index, count = shard
+    total = (
+        config.repetitions
+        * len(config.variant_list())
+        * len(config.seed_order())
+        * len(config.entrants)
+    )
+    first = index - 1
+    return 0 if total <= first else (total - first + count - 1) // count
+
+
+class PlanIndex(Mapping[str, tuple[str, int]]):
+    """The plan's episode ids, each mapped to (entrant, repetition), in constant memory.
+
+    Membership parses the id and checks each part against the config and the shard.
+    """
+
+    def __init__(self, config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> None:
+        self._config = config
+        self._shard = shard
+        self._entrants = {e.name: i for i, e in enumerate(config.entrants)}
+        self._variants = {v: i for i, v in enumerate(config.variant_list())}
+        seeds = config.seed_order()
+        self._seeds = seeds if isinstance(seeds, range) else {s: i for i, s in enumerate(seeds)}
+
+    def plans(self) -> Iterator[EpisodePlan]:
+        """Every episode of the plan, in order."""
+        return iter_episodes(self._config, self._shard)
+
+    def __getitem__(self, key: str) -> tuple[str, int]:
+        found = self._locate(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._locate(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (plan.episode_id for plan in self.plans())
+
+    def __len__(self) -> int:
+        return count_episodes(self._config, self._shard)
+
+    def _locate(self, key: str) -> tuple[str, int] | None:
+        head, _, rep_text = key.rpartition("--r")
+        head, _, seed_text = head.rpartition("--s")
+        entrant, _, variant = head.rpartition("--")
+        plain = rep_text.isdecimal() and seed_text.isdecimal()
+        if not plain or len(rep_text) > 20 or len(seed_text) > 20:
+            return None
+        rep, seed = int(rep_text), int(seed_text)
+        if episode_id(entrant, variant, seed, rep) != key:  # no leading zeros, no aliases
+            return None
+        if entrant not in self._entrants or variant not in self._variants:
+            return None
+        if not 0 <= rep < self._config.repetitions or seed not in self._seeds:
+            return None
+        seed_index = (
+            self._seeds.index(seed) if isinstance(self._seeds, range) else self._seeds[seed]
+        )
+        position = (
+            (rep * len(self._variants) + self._variants[variant]) * len(self._seeds) + seed_index
+        ) * len(self._entrants) + self._entrants[entrant]
+        index, count = self._shard
+        return (entrant, rep) if position % count == index - 1 else None
+
+
+__all__ = [
+    "EpisodePlan",
+    "PlanIndex",
+    "count_episodes",
+    "iter_episodes",
+    "parse_shard",
+    "plan_episodes",
+]

@@ -1,0 +1,81 @@
+"""A results folder's plan, read back from its manifest: which episodes it should hold.
+
+The manifest holds the config as run and the shard ("I/N" for a shard's folder,
+"merged" for a merge of shards, which plans the whole tournament); the report compares
+the plan with the folder's results lines (:mod:`harness.report.completeness`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from harness.errors import ConfigError
+from harness.report.completeness import Plan
+from harness.tournament.config import TournamentConfig
+from harness.tournament.plan import iter_episodes, parse_shard
+
+MERGED = "merged"
+
+
+def _config(manifest: Mapping[str, Any]) -> TournamentConfig | None:
+    try:
+        return TournamentConfig.model_validate(manifest.get("config"))
+    except (ValidationError, ValueError, TypeError):
+        return None  # a manifest from another version: the plan cannot be told
+
+
+def _shard(label: Any) -> tuple[int, int] | None:
+    try:
+        return parse_shard(label) if isinstance(label, str) else None
+    except ConfigError:
+        return None
+
+
+def shards_of(manifest: Mapping[str, Any]) -> set[str]:
+    """The shards a folder holds: its own "I/N", or those a merge recorded."""
+    if manifest.get("shard") == MERGED:
+        listed = manifest.get("shards")
+        return {s for s in listed if isinstance(s, str)} if isinstance(listed, list) else set()
+    label = manifest.get("shard")
+    return {label} if isinstance(label, str) and _shard(label) is not None else set()
+
+
+def missing_shards(covered: Iterable[str]) -> tuple[str, ...]:
+    """The shards of a split not in ``covered`` ("2/4"), in order.
+
+    Named only when every covered shard is of one split (one N); shards of different
+    splits overlap, so "missing" is then not a set of shards (the episode counts still
+    tell what is missing).
+    """
+    parsed = {p for p in (_shard(s) for s in covered) if p is not None}
+    counts = {n for _, n in parsed}
+    if len(counts) != 1:
+        return ()
+    (n,) = counts
+    return tuple(f"{i}/{n}" for i in range(1, n + 1) if (i, n) not in parsed)
+
+
+def plan_of(manifest: Mapping[str, Any]) -> Plan | None:
+    """What the folder of ``manifest`` was planned to hold; None when it cannot be told."""
+    config = _config(manifest)
+    label = manifest.get("shard")
+    if config is None or not isinstance(label, str):
+        return None
+    if label == MERGED:
+        shard: tuple[int, int] | None = (1, 1)
+        missing = manifest.get("missingShards")
+        gaps = tuple(s for s in missing if isinstance(s, str)) if isinstance(missing, list) else ()
+    else:
+        shard, gaps = _shard(label), ()
+    if shard is None:
+        return None
+    by_entrant: dict[str, set[str]] = {e.name: set() for e in config.entrants}
+    for plan in iter_episodes(config, shard):
+        by_entrant[plan.entrant.name].add(plan.episode_id)
+    return Plan({k: frozenset(v) for k, v in by_entrant.items()}, label, gaps)
+
+
+__all__ = ["MERGED", "missing_shards", "plan_of", "shards_of"]
