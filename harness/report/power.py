@@ -114,6 +114,12 @@ def describe(delta: float, found: Spread | None, variants: int) -> list[str]:
             f"to detect a difference of {delta:g}: no spread to go on (no entrant has "
             "finished two cells, and no baseline-only entrant could be played)"
         ]
+    if found.sigma_d == 0:
+        return [
+            f"to detect a difference of {delta:g}: the {found.cells} cells measured do not "
+            f"vary (sigma_d = 0: {found.source}), so they tell no sample size; play a few "
+            "seeds of the entrants to compare, then ask again"
+        ]
     n = cells_needed(found.sigma_d, delta)
     seeds = seeds_needed(n, variants)
     return [

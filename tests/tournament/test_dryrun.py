@@ -198,3 +198,12 @@ def test_a_dry_run_compares_the_bound_with_the_cost_cap(
     assert number(rows(narrowed)["gpt-4o"][5]) == 10 * 120
     assert not (tmp_path / "out").exists()
     assert offline == []
+
+
+def test_no_sample_size_from_cells_that_do_not_vary() -> None:
+    from harness.report.power import Spread, describe
+
+    told = describe(1.0, Spread(0.0, "sqrt(2) x the spread of greedy's cell means", 20), 1)
+    assert len(told) == 1
+    assert "do not vary" in told[0]
+    assert "cells =" not in told[0]
