@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from harness import __version__
 from harness.errors import HarnessError, PlayBudgetExhausted
 from harness.game import Game
+from harness.llm.timing import tick_wall_clock
 from harness.records import RECORD_VERSION, DerivedFrom, RecordWriter
 from harness.seats import Seat, SeatReply, SeatRequest
 from harness.text import clip_reply
@@ -126,6 +127,7 @@ async def run_episode(
             for seat in active
         ]
         window = asyncio.timeout_at(deadline)
+        asked = loop.time()
         try:
             async with window:
                 replies: list[SeatReply] = await gather_all(
@@ -138,6 +140,7 @@ async def run_episode(
             # resolved, and the episode ends at the last resolved one (D2).
             state = game.end_by_deadline(state)
             break
+        answered = loop.time() - asked
         state, snapshot = game.resolve(
             state, {seat: reply.decision for seat, reply in zip(active, replies, strict=True)}
         )
@@ -149,6 +152,9 @@ async def run_episode(
                     seat: _turn(game, reply) for seat, reply in zip(active, replies, strict=True)
                 },
                 "state": _json(snapshot),
+                "wallClock": tick_wall_clock(
+                    (call for reply in replies for call in reply.calls), answered
+                ),
             }
         )
         if on_tick is not None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from harness.llm.openai_provider import Transport
+from harness.llm.shapes import StructuredOutput, candidates
 
 ProviderKind = Literal["openai", "anthropic", "scripted"]
 
@@ -78,18 +79,26 @@ class LLMSeatOptions(_Options):
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int = Field(512, ge=1)
     seed: int | None = None
-    structured_output: bool = Field(
-        False, description="Ask the provider for schema-constrained JSON."
+    structured_output: bool | StructuredOutput = Field(
+        False,
+        description="Ask for schema-constrained JSON: auto (or true) tries the shapes the "
+        "server may take, in order; a shape's name forces it; false sends no schema.",
     )
     call_timeout_seconds: float = Field(60.0, gt=0, description="Bound of one attempt.")
-    allowance_seconds: float = Field(
-        120.0, gt=0, description="Bound of one seat's turn per tick, retries included."
+    allowance_seconds: float | None = Field(
+        None,
+        gt=0,
+        description="Bound of one seat's turn per tick, retries included. Default: "
+        "call_timeout_seconds * (model seats in the episode + 1), see docs/llm.md.",
     )
 
     @model_validator(mode="after")
     def _allowance_covers_a_call(self) -> LLMSeatOptions:
-        if self.allowance_seconds < self.call_timeout_seconds:
+        if self.allowance_seconds is not None and (
+            self.allowance_seconds < self.call_timeout_seconds
+        ):
             raise ValueError("allowance_seconds must be at least call_timeout_seconds")
+        candidates(self.provider.kind, self.structured_output)  # a shape the kind can send
         return self
 
 
