@@ -15,9 +15,11 @@ from pydantic import ValidationError
 
 from harness.errors import ConfigError
 from harness.game import Game, SeatGroup
+from harness.llm.deadlines import default_allowance
 from harness.llm.keys import check_keys
 from harness.llm.options import LLMSeatOptions
 from harness.llm.seat import SeatFactory
+from harness.llm.shapes import SHAPES
 from harness.seats import BaselineSeat, Seat
 from harness.validation import format_validation_error
 
@@ -41,7 +43,20 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--call-timeout", type=float, default=60.0, help="seconds per call")
     parser.add_argument(
-        "--structured", action="store_true", help="ask for schema-constrained JSON replies"
+        "--allowance",
+        type=float,
+        help="seconds a model seat has per tick, retries included "
+        "(default: --call-timeout x (model seats + 1))",
+    )
+    parser.add_argument(
+        "--structured",
+        action="store_true",
+        help="ask for schema-constrained JSON replies (the same as --structured-output auto)",
+    )
+    parser.add_argument(
+        "--structured-output",
+        choices=("auto", *SHAPES, "off"),
+        help="the shape of structured output: auto tries the server's shapes in order",
     )
     parser.add_argument("--transport", choices=("aiohttp", "httpx"), default="aiohttp")
 
@@ -97,14 +112,29 @@ def seat_options(
         "prompts": prompts,
         "temperature": args.temperature,
         "max_tokens": args.max_tokens,
-        "structured_output": args.structured,
+        "structured_output": _structured(args),
         "call_timeout_seconds": args.call_timeout,
-        "allowance_seconds": args.call_timeout * 2,
+        "allowance_seconds": args.allowance,
     }
     try:
         return LLMSeatOptions.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, "seat options")) from None
+
+
+def _structured(args: argparse.Namespace) -> bool | str:
+    choice = getattr(args, "structured_output", None)
+    if choice is not None:
+        return False if choice == "off" else str(choice)
+    return "auto" if args.structured else False
+
+
+def fit_allowance(options: LLMSeatOptions, model_seats: int) -> LLMSeatOptions:
+    """``options`` with the default allowance for ``model_seats`` when none was given."""
+    if options.allowance_seconds is not None:
+        return options
+    allowance = default_allowance(options.call_timeout_seconds, model_seats)
+    return options.model_copy(update={"allowance_seconds": allowance})
 
 
 def check_seat_keys(game: Game[Any], specs: dict[str, str], args: argparse.Namespace) -> None:
@@ -119,6 +149,7 @@ def build_seats(
 ) -> dict[str, Seat]:
     """Seats for every seat of the groups in ``specs`` (group key -> spec)."""
     seats: dict[str, Seat] = {}
+    models = model_seats(game, specs)
     for group in game.seat_groups():
         spec = specs.get(group.key)
         if spec is None:
@@ -126,10 +157,19 @@ def build_seats(
         options = seat_options(game, group, spec, args)
         for seat in group.seats:
             if options is not None:
-                seats[seat] = factory.seat(game, group.role, options)
+                seats[seat] = factory.seat(game, group.role, fit_allowance(options, models))
             else:
                 seats[seat] = BaselineSeat(baseline_of(game, spec, group.role) or "")
     return seats
+
+
+def model_seats(game: Game[Any], specs: dict[str, str]) -> int:
+    """How many seats of the game ``specs`` give to a model."""
+    return sum(
+        len(group.seats)
+        for group in game.seat_groups()
+        if group.key in specs and baseline_of(game, specs[group.key], group.role) is None
+    )
 
 
 __all__ = [
@@ -138,6 +178,8 @@ __all__ = [
     "baseline_of",
     "build_seats",
     "check_seat_keys",
+    "fit_allowance",
     "given_specs",
+    "model_seats",
     "seat_options",
 ]

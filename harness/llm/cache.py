@@ -96,7 +96,10 @@ def _decode(data: bytes) -> str:
 
 
 class CallCache:
-    """Stored answers in one SQLite file; :meth:`get` and :meth:`put` run off the loop."""
+    """Stored answers in one SQLite file; :meth:`get` and :meth:`put` run off the loop.
+
+    Nothing is touched on disk until :meth:`open` or the first get or put.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -105,21 +108,38 @@ class CallCache:
         self.stored = 0
         """Answers stored."""
         self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def open(self) -> CallCache:
+        """Open (creating it if need be) the file now; the first get or put would.
+
+        Raises :class:`FolderError` when the file cannot be used.
+        """
+        with self._lock:
+            self._connect()
+        return self
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             # one connection, used from worker threads one at a time (the lock)
-            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
             # a commit survives the process being killed; only a power cut may lose one
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(_SCHEMA)
         except (sqlite3.Error, OSError) as exc:
-            raise FolderError(f"{path}: cannot use it as the call cache: {exc}") from None
+            raise FolderError(f"{self.path}: cannot use it as the call cache: {exc}") from None
+        self._db = db
+        return db
 
     def _get(self, key: str) -> Completion | None:
         with self._lock:
+            db = self._connect()
             try:
-                row = self._db.execute(
+                row = db.execute(
                     "SELECT text, model, input_tokens, output_tokens, reasoning_tokens "
                     "FROM answers WHERE key = ?",
                     (key,),
@@ -149,8 +169,9 @@ class CallCache:
     def _put(self, key: str, completion: Completion) -> None:
         usage = completion.usage
         with self._lock:
+            db = self._connect()
             try:
-                self._db.execute(
+                db.execute(
                     "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
                     (
                         key,
@@ -175,13 +196,15 @@ class CallCache:
 
     def __len__(self) -> int:
         with self._lock:
-            (count,) = self._db.execute("SELECT COUNT(*) FROM answers").fetchone()
+            (count,) = self._connect().execute("SELECT COUNT(*) FROM answers").fetchone()
         return int(count)
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file (a later get or put opens it again)."""
         with self._lock:
-            self._db.close()
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
 
 __all__ = ["CACHE_FILE", "KEY_VERSION", "CallCache", "call_key", "call_scope", "current_episode"]

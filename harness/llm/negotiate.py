@@ -58,7 +58,11 @@ class Negotiation:
 
     def refused(self) -> str:
         """The refusals, one per shape, for a header (empty when none)."""
-        return "; ".join(f"{shape}: {message[:REFUSAL_CHARS]}" for shape, message in self.refusals)
+        # one line: a server's message may span several (pydantic's do)
+        return "; ".join(
+            f"{shape}: {' '.join(message.split())[:REFUSAL_CHARS]}"
+            for shape, message in self.refusals
+        )
 
     async def call(self, send: Send) -> list[CallReport]:
         """Send one call in the settled shape, or negotiate with it.

@@ -49,6 +49,7 @@ from harness.errors import ConfigError
 from harness.game import Game
 from harness.games.registry import game_names, get_game
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
+from harness.llm.shapes import StructuredOutput
 from harness.toml_file import read_toml
 from harness.validation import MAX_SEED, format_validation_error, seed_problem, short_repr
 
@@ -80,9 +81,11 @@ class LLMSeatConfig(_Strict):
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int = Field(512, ge=1)
     seed: int | None = None
-    structured_output: bool = False
+    structured_output: bool | StructuredOutput = False
     call_timeout_seconds: float = Field(60.0, gt=0)
-    allowance_seconds: float = Field(120.0, gt=0)
+    allowance_seconds: float | None = Field(
+        None, gt=0, description="Default: call_timeout_seconds * (the entrant's model seats + 1)."
+    )
 
 
 def _seat_kind(value: Any) -> str:
@@ -193,7 +196,12 @@ class TournamentConfig(_Strict):
     seeds: list[Annotated[int, Field(ge=0, le=MAX_SEED)]] | SeedRange
     variants: list[str] | None = Field(None, description="Default: the game's first variant.")
     repetitions: int = Field(1, ge=1)
-    episode_timeout_seconds: float = Field(900.0, gt=0)
+    episode_timeout_seconds: float | None = Field(
+        None,
+        gt=0,
+        description="Default: the game's (900 s), or for an entrant with model seats enough "
+        "for every tick to take a seat's whole allowance (docs/llm.md).",
+    )
     rules: dict[str, Any] = Field(
         default_factory=dict, description="Rules parameters to override, e.g. maxTicks."
     )
@@ -201,6 +209,11 @@ class TournamentConfig(_Strict):
     concurrency: int = Field(8, ge=1)
     providers: dict[str, ProviderOptions] = Field(default_factory=dict)
     entrants: list[EntrantConfig] = Field(min_length=1)
+    cache: bool = Field(
+        True,
+        exclude=True,  # not part of the config's hash: a resume may turn it off or on
+        description="Answer model calls from DIR/calls.sqlite where it can (--no-cache).",
+    )
 
     @field_validator("seeds", mode="before")
     @classmethod

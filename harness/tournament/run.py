@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,8 +14,10 @@ from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import Game
 from harness.games.registry import get_game
+from harness.llm.cache import CACHE_FILE, CallCache, call_scope
+from harness.llm.deadlines import default_allowance, default_episode_timeout
 from harness.llm.keys import check_keys
-from harness.llm.options import ProviderOptions
+from harness.llm.options import LLMSeatOptions, ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
@@ -120,6 +123,7 @@ async def run_tournament(
     progress: Progress | None = None,
     environ: Mapping[str, str] | None = None,
     config_file: str | None = None,
+    cache: bool | None = None,
 ) -> TournamentOutcome:
     """Play every episode of ``config`` not yet finished in ``out``.
 
@@ -127,6 +131,9 @@ async def run_tournament(
     arguments, the place (:func:`check_place`), the folder's lock (one writer per
     folder), its manifest and results lines, the seats and the providers' preflight.
     A run refused by any of these leaves no trace of itself on disk.
+
+    Model answers are kept in ``DIR/calls.sqlite`` and replayed from it on a resume or
+    rerun, unless ``cache`` (default: the config's ``cache``) is False.
     """
     width = check_concurrency(config.concurrency if concurrency is None else concurrency)
     game = game_of(config)
@@ -155,13 +162,16 @@ async def run_tournament(
         repair = await asyncio.to_thread(folder.examine, game, owners)
         done_ids = {s.episode_id for s in repair.finished}
         todo = [p for p in plans if p.episode_id not in done_ids]
-        factory = SeatFactory(environ)
+        calls = CallCache(out / CACHE_FILE) if (config.cache if cache is None else cache) else None
+        factory = SeatFactory(environ, cache=calls, notify=_notifier(progress))
         try:
             seats = _build_seats(config, game, factory, todo)
-            warnings = [*repair.notes, *await factory.preflight()]
+            warnings = [*repair.notes, *await factory.preflight(), *factory.structured_output()]
             written = True
             await asyncio.to_thread(folder.open, manifest)
             await asyncio.to_thread(folder.apply, repair)
+            if calls is not None:
+                await asyncio.to_thread(calls.open)
             if progress is not None:
                 for warning in warnings:
                     progress.stream.write(f"warning: {warning}\n")
@@ -174,6 +184,8 @@ async def run_tournament(
             await _play_all(config, game, folder, todo, seats, width, progress)
         finally:
             await factory.aclose()
+            if calls is not None:
+                calls.close()
     except BaseException:
         if not written:
             lock.abandon()  # nothing was written: leave the disk as it was found
@@ -229,6 +241,51 @@ def _providers(
     ]
 
 
+def _notifier(progress: Progress | None) -> Any:
+    """Where a seat's first failure is written: the progress stream, as a warning."""
+
+    def notify(text: str) -> None:
+        stream = progress.stream if progress is not None else sys.stderr
+        stream.write(f"warning: {text}\n")
+        stream.flush()
+
+    return notify
+
+
+def entrant_options(
+    config: TournamentConfig, game: Game[Any], entrant: EntrantConfig
+) -> dict[str, LLMSeatOptions]:
+    """An entrant's LLM seats' options, each allowance defaulted to fit its model seats."""
+    specs = {
+        seat_id: spec
+        for seat_id, (_, spec) in entrant.seat_specs(game).items()
+        if isinstance(spec, LLMSeatConfig)
+    }
+    out = {}
+    for seat_id, spec in specs.items():
+        options = config.seat_options(spec)
+        if options.allowance_seconds is None:
+            allowance = default_allowance(options.call_timeout_seconds, len(specs))
+            options = options.model_copy(update={"allowance_seconds": allowance})
+        out[seat_id] = options
+    return out
+
+
+def entrant_game_config(
+    config: TournamentConfig, game: Game[Any], entrant: EntrantConfig, variant: str
+) -> Any:
+    """The rules of ``variant`` for ``entrant``: without a configured episode timeout, one
+    that fits the entrant's model seats (see :mod:`harness.llm.deadlines`)."""
+    base = config.game_config(variant)
+    if config.episode_timeout_seconds is not None:
+        return base
+    allowances = [
+        o.allowance_seconds or 0.0 for o in entrant_options(config, game, entrant).values()
+    ]
+    timeout = default_episode_timeout(base, allowances)
+    return base if timeout is None else game.make_config(variant, config.rules, timeout)
+
+
 def _build_seats(
     config: TournamentConfig, game: Game[Any], factory: SeatFactory, todo: list[EpisodePlan]
 ) -> dict[str, dict[str, Seat]]:
@@ -236,11 +293,12 @@ def _build_seats(
     out: dict[str, dict[str, Seat]] = {}
     for entrant in {p.entrant.name: p.entrant for p in todo}.values():
         seats: dict[str, Seat] = {}
+        models = entrant_options(config, game, entrant)
         for seat_id, (role, spec) in entrant.seat_specs(game).items():
             if isinstance(spec, BaselineSeatConfig):
                 seats[seat_id] = BaselineSeat(spec.baseline)
             else:
-                seats[seat_id] = factory.seat(game, role, config.seat_options(spec))
+                seats[seat_id] = factory.seat(game, role, models[seat_id])
         out[entrant.name] = seats
     return out
 
@@ -252,18 +310,19 @@ async def _play_one(
     plan: EpisodePlan,
     seats: dict[str, Seat],
 ) -> None:
-    state = game.new_state(config.game_config(plan.variant), plan.seed)
+    state = game.new_state(entrant_game_config(config, game, plan.entrant, plan.variant), plan.seed)
     writer = RecordWriter(folder.partial_path(plan.episode_id))
     try:
-        await run_episode(
-            game,
-            state,
-            seats,
-            episode_id=plan.episode_id,
-            seed=plan.seed,
-            variant=plan.variant,
-            writer=writer,
-        )
+        with call_scope(plan.episode_id):  # the cache keys this episode's calls apart
+            await run_episode(
+                game,
+                state,
+                seats,
+                episode_id=plan.episode_id,
+                seed=plan.seed,
+                variant=plan.variant,
+                writer=writer,
+            )
     finally:
         await asyncio.to_thread(writer.close)  # flush and fsync off the event loop
 
@@ -272,6 +331,8 @@ __all__ = [
     "EpisodePlan",
     "TournamentOutcome",
     "check_concurrency",
+    "entrant_game_config",
+    "entrant_options",
     "game_of",
     "parse_shard",
     "plan_episodes",
