@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.game import Game
+from harness.report.servers import agent_flags, deadline_count, fallback_flags, server_rows
 from harness.report.stats import bootstrap_mean, paired_difference, percentile
 from harness.tournament.summary import EpisodeSummary
 
@@ -82,18 +83,20 @@ def _entrant_row(
     latencies: list[float] = []
     tokens_in = tokens_out = 0
     cost = 0.0
-    calls = retries = 0
+    calls = retries = rescued = 0
     for ep in episodes:
         for seat in ep.seats.values():
             if seat.calls:
                 turns[seat.role] += seat.turns
                 fallbacks[seat.role] += sum(seat.fallbacks.values())
+                # a turn makes one call, and a second when it sends the retry
+                retries += seat.calls - seat.turns
             latencies.extend(seat.latencies_ms)
             tokens_in += seat.input_tokens
             tokens_out += seat.output_tokens
             cost += seat.cost_usd
             calls += seat.calls
-            retries += seat.retries
+            rescued += seat.retries
     metrics = [ep.metrics for ep in episodes]
     return {
         "entrant": name,
@@ -105,6 +108,7 @@ def _entrant_row(
         "reasons": dict(sorted(Counter(ep.reason for ep in episodes).items())),
         "calls": calls,
         "retries": retries,
+        "rescued": rescued,
         "fallbackRate": {
             role: fallbacks[role] / turns[role] for role in sorted(turns) if turns[role]
         },
@@ -193,6 +197,10 @@ def build_report(
             "paired": _paired(clean, reference),
         },
         "leaderboard": [],
+        "fallbackFlags": fallback_flags(by_entrant),
+        "leaderboardFlags": agent_flags(summaries, groups[0].seats[0]),
+        "servers": server_rows(by_entrant),
+        "deadlines": deadline_count(summaries),
     }
     # A leaderboard of the lead seat (Lighthouse: the keeper) when entrants differ in it.
     lead_seat = groups[0].seats[0]

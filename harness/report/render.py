@@ -10,6 +10,7 @@ from html import escape
 from typing import Any
 
 from harness.report.columns import Column
+from harness.report.servers import flagged, server_section, unshown_line
 from harness.tournament.summary import EpisodeSummary
 
 
@@ -69,7 +70,7 @@ def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[
                 [
                     r["entrant"],
                     str(r["calls"]),
-                    str(r["retries"]),
+                    f"{r['retries']} ({r.get('rescued', 0)} rescued)",
                     *(_pct(r["fallbackRate"].get(role)) for role in roles),
                     f"{r['inputTokens']:,}/{r['outputTokens']:,}",
                     f"${r['costUsd']:.4f}",
@@ -88,12 +89,12 @@ def _latency(lat: dict[str, Any]) -> str:
     return f"{lat['p50']:.0f} / {lat['p95']:.0f} ms"
 
 
-def _paired_table(rows: list[dict[str, Any]]) -> str:
+def _paired_table(rows: list[dict[str, Any]], flags: dict[str, str]) -> str:
     return _table(
         ["entrant", "vs", "pairs", "mean difference (95% CI)", "wins", "ties", "losses"],
         [
             [
-                r["entrant"],
+                flagged(r["entrant"], flags),
                 r["reference"],
                 str(r["pairs"]),
                 _ci(r["difference"]),
@@ -128,7 +129,7 @@ def to_markdown(report: dict[str, Any]) -> str:
             "",
             "Per (seed, variant), repetitions averaged; difference = entrant - reference.",
             "",
-            _paired_table(report["paired"]),
+            _paired_table(report["paired"], report.get("fallbackFlags", {})),
         ]
     clean = report["fallbackFree"]
     total_clean = sum(r["episodes"] for r in clean["entrants"])
@@ -143,7 +144,10 @@ def to_markdown(report: dict[str, Any]) -> str:
         if clean["entrants"]:
             parts += _entrant_tables(report, clean["entrants"])
         if clean["paired"]:
-            parts += ["", _paired_table(clean["paired"])]
+            parts += ["", _paired_table(clean["paired"], report.get("fallbackFlags", {}))]
+        unshown = unshown_line(report, [r["entrant"] for r in clean["entrants"]])
+        if unshown:
+            parts += ["", unshown]
     if report["leaderboard"]:
         lead = report["leader"]
         parts += [
@@ -153,11 +157,17 @@ def to_markdown(report: dict[str, Any]) -> str:
             _table(
                 [lead, "entrants", "episodes", "score (95% CI)"],
                 [
-                    [k["agent"], ", ".join(k["entrants"]), str(k["score"]["n"]), _ci(k["score"])]
+                    [
+                        flagged(k["agent"], report.get("leaderboardFlags", {})),
+                        ", ".join(k["entrants"]),
+                        str(k["score"]["n"]),
+                        _ci(k["score"]),
+                    ]
                     for k in report["leaderboard"]
                 ],
             ),
         ]
+    parts += server_section(report)
     return "\n".join(parts) + "\n"
 
 
@@ -178,7 +188,7 @@ def to_csv(report: dict[str, Any]) -> str:
         "input_tokens", "output_tokens", "cost_usd", "latency_ms_p50", "latency_ms_p95",
         "fallback_free_episodes", "paired_vs", "paired_pairs", "paired_diff_mean",
         "paired_diff_low", "paired_diff_high", "wins", "ties", "losses",
-        "ceiling", "ceiling_share",
+        "ceiling", "ceiling_share", "fallback_flag",
     ]  # fmt: skip
     ceiling = (report.get("ceiling") or {}).get("name", "")
     buffer = io.StringIO()
@@ -200,6 +210,7 @@ def to_csv(report: dict[str, Any]) -> str:
                 diff.get("low", ""), diff.get("high", ""),
                 p.get("wins", ""), p.get("ties", ""), p.get("losses", ""),
                 ceiling, "" if r.get("ceilingShare") is None else r["ceilingShare"],
+                report.get("fallbackFlags", {}).get(r["entrant"], ""),
             ]
         )  # fmt: skip
     return buffer.getvalue()
