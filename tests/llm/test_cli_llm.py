@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.testing.llm_server import Reply, ScriptedLLMServer, llama_cpp_python
+from harness.testing.llm_server import Action, Hang, Reply, ScriptedLLMServer, llama_cpp_python
 from tests.llm.conftest import FAKE_KEY, KEY_ENV
 
 
@@ -116,3 +116,23 @@ def test_play_uses_no_cache_unless_asked(server: ScriptedLLMServer) -> None:
     assert lighthouse(*args).returncode == 0
     assert first > 1
     assert len(server.requests) == 2 * first  # the second run asked everything again
+
+
+def test_play_says_when_the_deadline_ended_the_episode(server: ScriptedLLMServer) -> None:
+    def answer(path: str, body: dict[str, Any]) -> Action:
+        if "connection check" in json.dumps(body):
+            return Reply('{"transmit": false}')
+        return Hang(30)  # no tick is ever answered
+
+    server.default = answer
+    proc = lighthouse(
+        "play", "--seed", "7", "--quiet", "--keeper", "openai:test-model", "--runners",
+        "wallhug", "--base-url", server.openai_url, "--api-key-env", KEY_ENV,
+        "--episode-timeout", "1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "reason deadline" in proc.stdout
+    assert (
+        "the episode ended by deadline: its play budget of 0.6 s (60% of 1 s) ran out after "
+        "0 ticks; raise it with --episode-timeout SECONDS"
+    ) in proc.stdout
