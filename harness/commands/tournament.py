@@ -115,6 +115,8 @@ def report_text(
     default the game's ceiling baseline when an entrant plays it (or it was kept).
     """
     from harness.report.build import build_report
+    from harness.report.completeness import plan_of
+    from harness.report.leaderboards import entrant_specs
     from harness.report.render import to_csv, to_json, to_markdown
     from harness.tournament.ceiling import find_ceiling
 
@@ -130,6 +132,8 @@ def report_text(
         order=[e["name"] for e in config.get("entrants", [])],
         title=f"Tournament {config.get('name', folder_path.name)}",
         ceiling=find_ceiling(game, folder_path, manifest, summaries, ceiling),
+        specs=entrant_specs(game, manifest),
+        plan=plan_of(manifest),
     )
     render = {"md": to_markdown, "csv": to_csv, "json": to_json}[fmt]
     return render(report)
@@ -139,23 +143,36 @@ def report_command(args: argparse.Namespace) -> int:
     """Print a report; write the plot when asked."""
     print(report_text(args.dir, args.format, args.reference, args.ceiling), end="")
     if args.plot:
+        from harness.report.completeness import completeness, plan_of
         from harness.report.render import to_svg
 
         folder = _folder(args.dir)
         summaries = folder.summaries()
-        order = [e["name"] for e in folder.manifest().get("config", {}).get("entrants", [])]
+        manifest = folder.manifest()
+        order = [e["name"] for e in manifest.get("config", {}).get("entrants", [])]
         high = max([s.score for s in summaries] + [1.0])
-        game = get_game(folder.manifest().get("game", "lighthouse"))
+        game = get_game(manifest.get("game", "lighthouse"))
         high = float(getattr(game, "max_score", high) or high)
-        args.plot.write_text(to_svg(summaries, order, high=high), encoding="utf-8")
+        done = completeness(plan_of(manifest), summaries)
+        note = "" if done.complete else done.summary()
+        args.plot.write_text(to_svg(summaries, order, high=high, note=note), encoding="utf-8")
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
 
 def merge_command(args: argparse.Namespace) -> int:
     """Join shards."""
+    from harness.report.completeness import completeness, plan_of
     from harness.tournament.merge import merge_folders
+    from harness.tournament.store import ResultsFolder
 
     merged = merge_folders(args.dirs, args.out)
-    print(f"merged {len(args.dirs)} folders into {args.out}: {merged} episodes", file=sys.stderr)
+    folder = ResultsFolder(args.out)
+    done = completeness(plan_of(folder.manifest()), folder.summaries())
+    count = len(args.dirs)
+    print(
+        f"merged {count} folder{'s' if count != 1 else ''} into {args.out}: {merged} "
+        f"episodes; {done.summary()}",
+        file=sys.stderr,
+    )
     return 0

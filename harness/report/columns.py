@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,10 +26,11 @@ class Column:
         """The column's value over ``metrics`` (one dict per episode), or None if undefined."""
         if not metrics:
             return None
-        top = sum(m.get(self.numerator, 0.0) for m in metrics)
+        # fsum: exact, so the episodes' order cannot change the last digit
+        top = math.fsum(m.get(self.numerator, 0.0) for m in metrics)
         if self.denominator is None:
             return top / len(metrics)
-        bottom = sum(m.get(self.denominator, 0.0) for m in metrics)
+        bottom = math.fsum(m.get(self.denominator, 0.0) for m in metrics)
         return top / bottom if bottom else None
 
     def format(self, value: float | None) -> str:

@@ -5,19 +5,53 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from harness.report.build import canonical_order
 from harness.report.columns import Column
 from harness.report.servers import flagged, server_section, unshown_line
 from harness.tournament.summary import EpisodeSummary
 
 
-def _ci(iv: dict[str, Any], digits: int = 2) -> str:
+def _ci(iv: dict[str, Any], digits: int = 2, mark: str = "") -> str:
+    """``mean [low, high]`` (``mean [-]`` when one cell gives no interval), then ``mark``."""
     if iv.get("mean") is None:
         return "-"
-    return f"{iv['mean']:.{digits}f} [{iv['low']:.{digits}f}, {iv['high']:.{digits}f}]"
+    if iv.get("low") is None:
+        return f"{iv['mean']:.{digits}f} [-]{mark}"
+    return f"{iv['mean']:.{digits}f} [{iv['low']:.{digits}f}, {iv['high']:.{digits}f}]{mark}"
+
+
+def _mark(report: dict[str, Any]) -> str:
+    """What every interval of an incomplete folder carries beside it."""
+    return "" if report["completeness"]["complete"] else " (incomplete)"
+
+
+def _rank(figures: dict[str, Any] | None, mark: str = "") -> str:
+    if figures is None:
+        return "-"
+    low, high = figures["rankLow"], figures["rankHigh"]
+    span = str(low) if low == high else f"{low}-{high}"
+    return f"{figures['rank']} ({span}){mark}"
+
+
+def _count(report: dict[str, Any], row: dict[str, Any]) -> str:
+    """Episodes, as finished/planned when the folder is incomplete."""
+    if report["completeness"]["complete"] or row.get("planned") is None:
+        return str(row["episodes"])
+    return f"{row['episodes']}/{row['planned']}"
+
+
+def _method(report: dict[str, Any], over: str = "") -> str:
+    """How an interval was made: level, method, unit of resampling, resamples, seed."""
+    iv = report["intervals"]
+    return (
+        f"{100 * iv['level']:.0f}% percentile bootstrap over {over or iv['unit'] + 's'}, "
+        f"{iv['resamples']:,} resamples, seed {iv['seed']}"
+    )
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -40,27 +74,43 @@ def _pct(value: float | None) -> str:
 def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
     columns = _columns(report)
     groups = report["seatGroups"]
+    mark = _mark(report)
+    ranked = any(r["rank"] for r in rows)
     ceiling = report.get("ceiling")
     share = [f"score / {ceiling['name']}"] if ceiling else []
     main = _table(
-        ["entrant", *groups, "episodes", "score (95% CI)", *share, "reasons"],
+        ["entrant", *groups, "episodes", "cells", "score (95% CI)", *share,
+         *(["rank (95% CI)"] if ranked else []), "reasons"],
         [
             [
                 r["entrant"],
                 *(r["seats"][g] for g in groups),
-                str(r["episodes"]),
-                _ci(r["score"]),
+                _count(report, r),
+                str(r["cells"]),
+                _ci(r["score"], mark=mark),
                 *([_pct(r.get("ceilingShare"))] if ceiling else []),
+                *([_rank(r["rank"], mark)] if ranked else []),
                 ", ".join(f"{k} {v}" for k, v in r["reasons"].items()),
             ]
             for r in rows
         ],
+    )  # fmt: skip
+    note = (
+        f"*Score: mean over (seed, variant) cells, repetitions averaged within a cell; "
+        f"interval: {_method(report)}."
     )
+    if ranked:
+        note += (
+            " Rank: 1 + the entrants with a higher mean on the cells all entrants share; "
+            "its interval: 2.5th-97.5th percentile of the rank over the same resamples.*"
+        )
+    else:
+        note += "*"
     game = _table(
         ["entrant", *(c.label for c in columns)],
         [[r["entrant"], *(c.format(r["columns"][c.key]) for c in columns)] for r in rows],
     )
-    out = [main, "", game]
+    out = [main, "", note, "", game]
     if any(r["calls"] for r in rows):
         roles = report["roles"]
         llm = _table(
@@ -89,15 +139,15 @@ def _latency(lat: dict[str, Any]) -> str:
     return f"{lat['p50']:.0f} / {lat['p95']:.0f} ms"
 
 
-def _paired_table(rows: list[dict[str, Any]], flags: dict[str, str]) -> str:
+def _paired_table(rows: list[dict[str, Any]], mark: str, flags: dict[str, str]) -> str:
     return _table(
-        ["entrant", "vs", "pairs", "mean difference (95% CI)", "wins", "ties", "losses"],
+        ["entrant", "vs", "cells", "mean difference (95% CI)", "wins", "ties", "losses"],
         [
             [
                 flagged(r["entrant"], flags),
                 r["reference"],
                 str(r["pairs"]),
-                _ci(r["difference"]),
+                _ci(r["difference"], mark=mark),
                 str(r["wins"]),
                 str(r["ties"]),
                 str(r["losses"]),
@@ -107,30 +157,155 @@ def _paired_table(rows: list[dict[str, Any]], flags: dict[str, str]) -> str:
     )
 
 
+def _banner(report: dict[str, Any]) -> list[str]:
+    done = report["completeness"]
+    if done["complete"]:
+        return []
+    per = ", ".join(
+        f"{name} {c['finished']}/{c['planned']}" for name, c in done["byEntrant"].items()
+    )
+    return [
+        f"> **{done['summary'].capitalize()}** ({per}). Every figure below is computed on "
+        "the finished episodes only, and every interval is marked (incomplete).",
+        "",
+    ]
+
+
+def _pairwise_tables(report: dict[str, Any]) -> list[str]:
+    pw = report["pairwise"]
+    mark = _mark(report)
+    names = [r["entrant"] for r in report["entrants"]]
+    cell: dict[tuple[str, str], str] = {}
+    for r in pw["rows"]:
+        d, star = r["difference"], "*" if r["significant"] else ""
+        cell[r["entrant"], r["versus"]] = _ci(d, mark=star + mark)
+        # the same comparison read the other way: the interval flips sign
+        flipped = {  # 0.0 - x, not -x: no "-0.00"
+            "mean": None if d["mean"] is None else 0.0 - d["mean"],
+            "low": None if d["high"] is None else 0.0 - d["high"],
+            "high": None if d["low"] is None else 0.0 - d["low"],
+        }
+        cell[r["versus"], r["entrant"]] = _ci(flipped, mark=star + mark)
+    matrix = _table(
+        ["row - column", *names],
+        [[a, *("—" if a == b else cell.get((a, b), "-") for b in names)] for a in names],
+    )
+    details = _table(
+        ["entrant", "versus", "cells", "mean difference (CI)", "level", "p", "p (Holm)"],
+        [
+            [
+                r["entrant"],
+                r["versus"],
+                str(r["cells"]),
+                _ci(r["difference"], mark=mark),
+                _level(r["difference"]["level"]),
+                _p(r["p"], report),
+                _p(r["pHolm"], report) + ("*" if r["significant"] else ""),
+            ]
+            for r in pw["rows"]
+        ],
+    )
+    m, alpha = pw["comparisons"], pw["alpha"]
+    return [
+        "",
+        "## Pairwise differences",
+        "",
+        f"Row minus column: the mean over the (seed, variant) cells both entrants "
+        f"finished of the difference of their cell means, repetitions averaged within "
+        f"a cell. Holm-adjusted for the {m} comparison{'s' if m != 1 else ''}: the "
+        f"bootstrap p-values are adjusted by Holm's step-down method, * marks an "
+        f"adjusted p <= {alpha:.2f}, and the comparison with the r-th smallest p has "
+        f'its interval at level 1 - {alpha:.2f}/({m} - r + 1) (column "level"). '
+        f"Intervals: {_method(report, 'the cells both finished')}.",
+        "",
+        matrix,
+        "",
+        details,
+    ]
+
+
+def _level(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.2f}%"
+
+
+def _p(value: float | None, report: dict[str, Any]) -> str:
+    if value is None:
+        return "-"
+    # a p of 0 only says that no resample reached zero: below 1 / resamples
+    if value == 0:
+        return f"<{1 / report['intervals']['resamples']:g}"
+    return f"{value:.4f}" if value < 0.001 else f"{value:.3f}"
+
+
+def _leaderboard(report: dict[str, Any], board: dict[str, Any]) -> list[str]:
+    group, mark = board["group"], _mark(report)
+    context = ", ".join(f"{k}: {v}" for k, v in board["context"].items())
+    rows = [
+        [
+            _rank(r, mark),
+            r["agent"],
+            flagged(r["entrant"], report.get("fallbackFlags", {}))
+            + "".join(f" (= {o})" for o in r["sameAs"]),
+            str(r["cells"]),
+            _ci(r["score"], mark=mark),
+        ]
+        for r in board["rows"]
+    ]
+    return [
+        "",
+        f"## {group.capitalize()} leaderboard" + (f" ({context})" if context else ""),
+        "",
+        f"Entrants that differ only in their {group}"
+        + (f" ({context})" if context else "")
+        + f"; mean, interval and rank over the {board['cells']} (seed, variant) cells "
+        f"all of them finished. Intervals: {_method(report, 'those cells')}; rank interval: "
+        "2.5th-97.5th "
+        "percentile of the rank over the same resamples.",
+        "",
+        _table(["rank (95% CI)", group, "entrant", "cells", "score (95% CI)"], rows),
+    ]
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     """The report as Markdown."""
-    parts = [f"# {report['title'] or 'Tournament report'}", ""]
+    mark = _mark(report)
+    parts = [f"# {report['title'] or 'Tournament report'}", "", *_banner(report)]
+    done = report["completeness"]
+    shard = f" (shard {done['shard']})" if done.get("shard") not in (None, "1/1", "merged") else ""
     parts.append(
-        f"{report['episodes']} episodes of {report['game']}. Score intervals are 95% "
-        "bootstrap intervals (seeded, reproducible)."
+        f"{report['episodes']} episodes of {report['game']}{shard} in {report['cells']} "
+        f"(seed, variant) cells; {done['summary']}. Every interval is a "
+        f"{_method(report)}: the same results give the same report."
     )
     ceiling = report.get("ceiling")
     if ceiling:
         played = " (played for this report, not an entrant)" if ceiling["hidden"] else ""
         parts.append(
-            f"score / {ceiling['name']}: the entrant's mean score as a share of "
-            f"{ceiling['name']}'s{played} on the same seeds and variants."
+            f"score / {ceiling['name']}: the entrant's mean over cells as a share of "
+            f"{ceiling['name']}'s{played} over the same (seed, variant) cells."
         )
     parts += ["", "## Entrants", "", *_entrant_tables(report, report["entrants"])]
+    if report["identical"]:
+        twins = "; ".join(" = ".join(group) for group in report["identical"])
+        parts += [
+            "",
+            f"**Identical entrants** (the same spec for every seat group): {twins}. "
+            "Their differences measure chance alone; leaderboards mark them.",
+        ]
     if report["paired"]:
         parts += [
             "",
             f"## Paired against {report['reference']}",
             "",
-            "Per (seed, variant), repetitions averaged; difference = entrant - reference.",
+            "Per (seed, variant) cell both entrants finished, repetitions averaged within "
+            "the cell; difference = entrant - reference. Interval: "
+            f"{_method(report, 'those cells')} (not adjusted for multiple comparisons).",
             "",
-            _paired_table(report["paired"], report.get("fallbackFlags", {})),
+            _paired_table(report["paired"], mark, report.get("fallbackFlags", {})),
         ]
+    n = len(report["entrants"])
+    if n > 2 or (n == 2 and not report["paired"]):
+        parts += _pairwise_tables(report)
     clean = report["fallbackFree"]
     total_clean = sum(r["episodes"] for r in clean["entrants"])
     if total_clean != report["episodes"]:
@@ -144,29 +319,12 @@ def to_markdown(report: dict[str, Any]) -> str:
         if clean["entrants"]:
             parts += _entrant_tables(report, clean["entrants"])
         if clean["paired"]:
-            parts += ["", _paired_table(clean["paired"], report.get("fallbackFlags", {}))]
+            parts += ["", _paired_table(clean["paired"], mark, report.get("fallbackFlags", {}))]
         unshown = unshown_line(report, [r["entrant"] for r in clean["entrants"]])
         if unshown:
             parts += ["", unshown]
-    if report["leaderboard"]:
-        lead = report["leader"]
-        parts += [
-            "",
-            f"## {lead.capitalize()} leaderboard",
-            "",
-            _table(
-                [lead, "entrants", "episodes", "score (95% CI)"],
-                [
-                    [
-                        flagged(k["agent"], report.get("leaderboardFlags", {})),
-                        ", ".join(k["entrants"]),
-                        str(k["score"]["n"]),
-                        _ci(k["score"]),
-                    ]
-                    for k in report["leaderboard"]
-                ],
-            ),
-        ]
+    for board in report["leaderboards"]:
+        parts += _leaderboard(report, board)
     parts += server_section(report)
     return "\n".join(parts) + "\n"
 
@@ -182,12 +340,14 @@ def to_csv(report: dict[str, Any]) -> str:
     columns = [c["key"] for c in report["columns"]]
     groups = report["seatGroups"]
     roles = report["roles"]
+    incomplete = "false" if report["completeness"]["complete"] else "true"
     header = [
-        "entrant", *groups, "episodes", "score_mean", "score_low", "score_high",
+        "entrant", *groups, "episodes", "planned_episodes", "cells", "score_mean",
+        "score_low", "score_high", "rank", "rank_low", "rank_high",
         *columns, "reasons", "calls", "retries", *(f"fallback_rate_{r}" for r in roles),
         "input_tokens", "output_tokens", "cost_usd", "latency_ms_p50", "latency_ms_p95",
         "fallback_free_episodes", "paired_vs", "paired_pairs", "paired_diff_mean",
-        "paired_diff_low", "paired_diff_high", "wins", "ties", "losses",
+        "paired_diff_low", "paired_diff_high", "wins", "ties", "losses", "incomplete",
         "ceiling", "ceiling_share", "fallback_flag",
     ]  # fmt: skip
     ceiling = (report.get("ceiling") or {}).get("name", "")
@@ -197,10 +357,13 @@ def to_csv(report: dict[str, Any]) -> str:
     for r in report["entrants"]:
         p = paired.get(r["entrant"], {})
         diff = p.get("difference", {})
+        rank = r["rank"] or {}
         writer.writerow(
             [
                 r["entrant"], *(r["seats"][g] for g in groups), r["episodes"],
+                "" if r["planned"] is None else r["planned"], r["cells"],
                 r["score"]["mean"], r["score"]["low"], r["score"]["high"],
+                rank.get("rank", ""), rank.get("rankLow", ""), rank.get("rankHigh", ""),
                 *(r["columns"][k] for k in columns),
                 ";".join(f"{k}={v}" for k, v in r["reasons"].items()),
                 r["calls"], r["retries"], *(r["fallbackRate"].get(role, "") for role in roles),
@@ -208,7 +371,7 @@ def to_csv(report: dict[str, Any]) -> str:
                 r["latencyMs"]["p50"], r["latencyMs"]["p95"], r["fallbackFreeEpisodes"],
                 p.get("reference", ""), p.get("pairs", ""), diff.get("mean", ""),
                 diff.get("low", ""), diff.get("high", ""),
-                p.get("wins", ""), p.get("ties", ""), p.get("losses", ""),
+                p.get("wins", ""), p.get("ties", ""), p.get("losses", ""), incomplete,
                 ceiling, "" if r.get("ceilingShare") is None else r["ceilingShare"],
                 report.get("fallbackFlags", {}).get(r["entrant"], ""),
             ]
@@ -216,9 +379,16 @@ def to_csv(report: dict[str, Any]) -> str:
     return buffer.getvalue()
 
 
-def to_svg(summaries: Sequence[EpisodeSummary], order: Sequence[str], *, high: float) -> str:
-    """A strip plot of every episode's score per entrant, with the mean marked."""
-    names = [n for n in order if any(s.entrant == n for s in summaries)]
+def to_svg(
+    summaries: Sequence[EpisodeSummary], order: Sequence[str], *, high: float, note: str = ""
+) -> str:
+    """A strip plot of every episode's score per entrant, with the mean marked.
+
+    Episodes are drawn in canonical order, so the same results give the same picture;
+    ``note`` (e.g. "incomplete: 50/360 episodes") is added to the title.
+    """
+    ordered = canonical_order(summaries)
+    names = [n for n in order if any(s.entrant == n for s in ordered)]
     row_h, left, width, plot_w = 40, 170, 760, 560
     height = 60 + row_h * len(names)
     out = [
@@ -232,7 +402,7 @@ def to_svg(summaries: Sequence[EpisodeSummary], order: Sequence[str], *, high: f
         out.append(f'<text x="{x:.1f}" y="{height - 12}" text-anchor="middle">{tick}</text>')
     for i, name in enumerate(names):
         y = 40 + row_h * i
-        scores = [s.score for s in summaries if s.entrant == name]
+        scores = [s.score for s in ordered if s.entrant == name]
         out.append(f'<text x="{left - 10}" y="{y + 4}" text-anchor="end">{escape(name)}</text>')
         for j, score in enumerate(scores):
             jitter = ((j * 7919) % 17 - 8) * 1.2
@@ -241,7 +411,7 @@ def to_svg(summaries: Sequence[EpisodeSummary], order: Sequence[str], *, high: f
                 f'<circle cx="{x:.1f}" cy="{y + jitter:.1f}" r="2.5" fill="#3a6ea5" '
                 'fill-opacity="0.45"/>'
             )
-        mean = sum(scores) / len(scores)
+        mean = math.fsum(scores) / len(scores)
         x = left + plot_w * min(max(mean, 0.0), high) / high
         out.append(
             f'<line x1="{x:.1f}" y1="{y - 14}" x2="{x:.1f}" y2="{y + 14}" stroke="#c0392b" '
@@ -249,7 +419,7 @@ def to_svg(summaries: Sequence[EpisodeSummary], order: Sequence[str], *, high: f
         )
     out.append(
         f'<text x="{left + plot_w / 2}" y="14" text-anchor="middle">'
-        "score per episode (red: mean)</text>"
+        f"score per episode (red: mean){escape(' - ' + note if note else '')}</text>"
     )
     out.append("</svg>")
     return "\n".join(out) + "\n"

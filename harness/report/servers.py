@@ -1,6 +1,6 @@
 """What a report says about the model servers and the fallbacks, apart from the scores.
 
-- **Fallback flags.** An entrant (or a leaderboard agent) whose model seats fell back
+- **Fallback flags.** An entrant whose model seats fell back
   on more than :data:`FLAG_SHARE` of their turns is flagged wherever it is ranked, so
   that a model that never answered usably does not pass for its baseline: "all turns
   fell back" when every turn did, else the share. The "without LLM fallbacks" section
@@ -49,20 +49,6 @@ def fallback_flags(by_entrant: Mapping[str, Sequence[EpisodeSummary]]) -> dict[s
         if flag is not None:
             flags[name] = flag
     return flags
-
-
-def agent_flags(summaries: Sequence[EpisodeSummary], seat: str) -> dict[str, str]:
-    """Agent of ``seat`` -> its flag, from that seat's turns alone (for a leaderboard)."""
-    turns: dict[str, int] = {}
-    fallbacks: dict[str, int] = {}
-    for ep in summaries:
-        stats = ep.seats.get(seat)
-        if stats is None or not stats.calls:
-            continue
-        turns[stats.agent] = turns.get(stats.agent, 0) + stats.turns
-        fallbacks[stats.agent] = fallbacks.get(stats.agent, 0) + sum(stats.fallbacks.values())
-    flags = {agent: _flag(turns[agent], fallbacks[agent]) for agent in turns}
-    return {agent: flag for agent, flag in flags.items() if flag is not None}
 
 
 def flagged(name: str, flags: Mapping[str, str]) -> str:
@@ -192,7 +178,6 @@ def unshown_line(report: dict[str, Any], clean_names: Sequence[str]) -> str | No
 __all__ = [
     "ALL_FELL_BACK",
     "FLAG_SHARE",
-    "agent_flags",
     "deadline_count",
     "fallback_flags",
     "flagged",

@@ -1,7 +1,13 @@
-"""Statistics for reports: bootstrap confidence intervals, paired differences, percentiles.
+"""Statistics for reports: cells, seeded bootstrap intervals, paired differences, percentiles.
 
-Every interval is a percentile bootstrap with a fixed seed, so a report is the same
-every time it is made from the same results.
+The unit of every statistic is the (seed, variant) *cell*: an entrant's repetitions of
+one cell are averaged first, so repeating a deterministic episode cannot narrow an
+interval. Cells are always taken in their natural order (seed, then variant), and the
+bootstrap draws are a pure function of (number of cells, resamples, seed), so the same
+results give the same numbers whatever order the episodes finished in.
+
+The draws are passed in explicitly (:func:`draws`), so a test can hand a tiny fixed
+set of resamples to :func:`bootstrap_columns` and check every figure by hand.
 """
 
 from __future__ import annotations
@@ -10,44 +16,126 @@ import math
 import random
 import statistics
 from collections import defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261129
+LEVEL = 0.95
 TIE_TOLERANCE = 1e-9
+
+#: A (seed, variant) cell: the unit of resampling.
+Cell = tuple[int, str]
+#: One resample: indices into a sorted list of cells, drawn with replacement.
+Draw = Sequence[int]
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean and its confidence interval."""
+    """A mean over ``n`` cells (``episodes`` episodes) and its bootstrap interval.
+
+    ``low`` and ``high`` are NaN when there are fewer than two cells: one cell gives
+    no interval.
+    """
 
     mean: float
     low: float
     high: float
     n: int
+    episodes: int = 0
+
+
+def cell_means(values: Iterable[tuple[Cell, float]]) -> dict[Cell, float]:
+    """Each cell's mean over its repetitions, cells in their natural order."""
+    groups: dict[Cell, list[float]] = defaultdict(list)
+    for cell, value in values:
+        groups[cell].append(value)
+    # fmean sums with math.fsum: exact, so the repetitions' order cannot matter
+    return {cell: statistics.fmean(groups[cell]) for cell in sorted(groups)}
+
+
+def draws(
+    n: int, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> Iterator[list[int]]:
+    """``resamples`` lists of ``n`` indices in 0..n-1, drawn with replacement.
+
+    A pure function of its arguments (Python's Mersenne Twister, stable across
+    versions): two sets of ``n`` cells are resampled identically.
+    """
+    rng = random.Random(seed)
+    cells = range(n)
+    for _ in range(resamples):
+        yield rng.choices(cells, k=n)
+
+
+def bootstrap_columns(
+    columns: Sequence[Sequence[float]], resamples: Iterable[Draw]
+) -> list[list[float]]:
+    """For each resample, the mean of every column over the drawn rows.
+
+    ``columns`` are aligned: row i of every column belongs to the same cell, so one
+    resample moves them together (what keeps paired comparisons and ranks paired).
+    """
+    return [
+        [math.fsum(map(col.__getitem__, draw)) / len(draw) for col in columns] for draw in resamples
+    ]
+
+
+def percentile_bounds(stats: Sequence[float], level: float = LEVEL) -> tuple[float, float]:
+    """The percentile interval of bootstrap statistics: the order statistics at
+    floor(t (B-1)) and ceil((1-t) (B-1)), t = (1 - level) / 2."""
+    ordered = sorted(stats)
+    last = len(ordered) - 1
+    tail = (1 - level) / 2
+    # rounded first so that 0.025 * 1999 is not a hair above or below its value
+    low = math.floor(round(tail * last, 9))
+    high = math.ceil(round((1 - tail) * last, 9))
+    return ordered[low], ordered[high]
+
+
+def interval_from(
+    values: Sequence[float],
+    resamples: Iterable[Draw],
+    *,
+    level: float = LEVEL,
+    episodes: int = 0,
+) -> Interval:
+    """The mean of ``values`` (one per cell) with its percentile interval over ``resamples``."""
+    n = len(values)
+    if n == 0:
+        return Interval(math.nan, math.nan, math.nan, 0, episodes)
+    mean = math.fsum(values) / n
+    if n == 1:
+        return Interval(mean, math.nan, math.nan, 1, episodes)
+    low, high = percentile_bounds([row[0] for row in bootstrap_columns([values], resamples)], level)
+    return Interval(mean, low, high, n, episodes)
 
 
 def bootstrap_mean(
     values: Sequence[float],
     *,
-    level: float = 0.95,
+    level: float = LEVEL,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
+    episodes: int = 0,
 ) -> Interval:
-    """The mean of ``values`` with a seeded percentile-bootstrap interval."""
-    n = len(values)
-    if n == 0:
-        return Interval(math.nan, math.nan, math.nan, 0)
-    mean = statistics.fmean(values)
-    if n == 1:
-        return Interval(mean, mean, mean, 1)
-    rng = random.Random(seed)
-    means = sorted(statistics.fmean(rng.choices(values, k=n)) for _ in range(resamples))
-    tail = (1 - level) / 2
-    low = means[math.floor(tail * (resamples - 1))]
-    high = means[math.ceil((1 - tail) * (resamples - 1))]
-    return Interval(mean, low, high, n)
+    """The mean of ``values`` (one per cell, in canonical order) with a seeded interval."""
+    return interval_from(
+        values, draws(len(values), resamples=resamples, seed=seed), level=level, episodes=episodes
+    )
+
+
+def bootstrap_p(stats: Sequence[float]) -> float:
+    """Two-sided bootstrap p-value of "the mean difference is 0".
+
+    p = min(1, 2 min(#{d* <= 0}, #{d* >= 0}) / B): twice the share of resampled mean
+    differences on the far side of zero. It is 0 when no resample reaches zero.
+    """
+    if not stats:
+        return 1.0
+    below = sum(1 for d in stats if d <= TIE_TOLERANCE)
+    above = sum(1 for d in stats if d >= -TIE_TOLERANCE)
+    return min(1.0, 2 * min(below, above) / len(stats))
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -62,7 +150,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 @dataclass(frozen=True)
 class Paired:
-    """An entrant against the reference, paired on (seed, variant)."""
+    """One entrant against another, paired on the (seed, variant) cells both have."""
 
     pairs: int
     difference: Interval
@@ -71,40 +159,55 @@ class Paired:
     losses: int
 
 
+def shared_differences(
+    a: Mapping[Cell, float], b: Mapping[Cell, float]
+) -> tuple[list[Cell], list[float]]:
+    """The cells both have (natural order) and the differences a - b of their means."""
+    cells = sorted(set(a) & set(b))
+    return cells, [a[c] - b[c] for c in cells]
+
+
 def paired_difference(
-    entrant: Sequence[tuple[Hashable, float]],
-    reference: Sequence[tuple[Hashable, float]],
+    entrant: Iterable[tuple[Cell, float]],
+    reference: Iterable[tuple[Cell, float]],
     *,
     seed: int = BOOTSTRAP_SEED,
+    resample: Callable[[int], Iterable[Draw]] | None = None,
 ) -> Paired:
-    """Differences entrant - reference on the keys both have, repetitions averaged."""
-    a, b = _average_by_key(entrant), _average_by_key(reference)
-    keys = sorted(set(a) & set(b), key=repr)
-    diffs = [a[k] - b[k] for k in keys]
+    """Differences entrant - reference over shared cells, repetitions averaged per cell.
+
+    ``resample(n)`` gives the draws over n cells; by default :func:`draws` with ``seed``.
+    """
+    _, diffs = shared_differences(cell_means(entrant), cell_means(reference))
     wins = sum(1 for d in diffs if d > TIE_TOLERANCE)
     losses = sum(1 for d in diffs if d < -TIE_TOLERANCE)
+    chosen = resample(len(diffs)) if resample is not None else draws(len(diffs), seed=seed)
     return Paired(
         pairs=len(diffs),
-        difference=bootstrap_mean(diffs, seed=seed),
+        difference=interval_from(diffs, chosen),
         wins=wins,
         ties=len(diffs) - wins - losses,
         losses=losses,
     )
 
 
-def _average_by_key(values: Sequence[tuple[Hashable, float]]) -> Mapping[Hashable, float]:
-    groups: dict[Hashable, list[float]] = defaultdict(list)
-    for key, value in values:
-        groups[key].append(value)
-    return {key: statistics.fmean(group) for key, group in groups.items()}
-
-
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
+    "LEVEL",
+    "TIE_TOLERANCE",
+    "Cell",
+    "Draw",
     "Interval",
     "Paired",
+    "bootstrap_columns",
     "bootstrap_mean",
+    "bootstrap_p",
+    "cell_means",
+    "draws",
+    "interval_from",
     "paired_difference",
     "percentile",
+    "percentile_bounds",
+    "shared_differences",
 ]

@@ -29,7 +29,8 @@ from harness import __version__
 from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import Game
-from harness.report.build import Ceiling, Cell
+from harness.report.build import Ceiling
+from harness.report.stats import Cell
 from harness.seats import BaselineSeat, Seat
 from harness.tournament.store import write_atomically
 from harness.tournament.summary import EpisodeSummary

@@ -7,9 +7,11 @@ import shutil
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from harness.errors import ConfigError, RecordError
 from harness.games.registry import get_game
+from harness.report.completeness import MERGED, missing_shards, plan_of, shards_of
 from harness.tournament.audit import audit
 from harness.tournament.lock import FolderLock, check_place
 from harness.tournament.store import ResultsFolder, write_atomically
@@ -53,14 +55,39 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
                     chosen.setdefault(check.derived.episode_id, (folder, check.derived))
         held.enter_context(FolderLock(out))
         target.records.mkdir(parents=True, exist_ok=True)
-        manifest = {**manifests[0], "shard": "merged", "mergedFrom": [str(p) for p in sources]}
-        manifest["episodes"] = sum(int(m.get("episodes", 0)) for m in manifests)
+        manifest = _merged_manifest(manifests, sources)
         text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
         write_atomically(target.manifest_path, text)
         for episode, (folder, summary) in chosen.items():
             shutil.copyfile(folder.record_path(episode), target.record_path(episode))
             target.append(summary)
     return len(chosen)
+
+
+def _merged_manifest(
+    manifests: Sequence[dict[str, Any]], sources: Sequence[Path]
+) -> dict[str, Any]:
+    """The first shard's manifest, as the whole tournament's: which shards it holds,
+    which it lacks, and the episodes the whole tournament plans (not the sum of the
+    shards given, which would call one shard of two complete)."""
+    covered = set().union(*(shards_of(m) for m in manifests))
+    manifest = {
+        **manifests[0],
+        "shard": MERGED,
+        "mergedFrom": [str(p) for p in sources],
+        "shards": sorted(covered, key=_shard_key),
+        "missingShards": list(missing_shards(covered)),
+    }
+    plan = plan_of(manifest)
+    manifest["episodes"] = (
+        plan.total if plan is not None else sum(int(m.get("episodes", 0)) for m in manifests)
+    )
+    return manifest
+
+
+def _shard_key(label: str) -> tuple[int, ...]:
+    parts = label.split("/")
+    return tuple(int(p) for p in parts) if all(p.isdecimal() for p in parts) else (0,)
 
 
 __all__ = ["merge_folders"]

@@ -74,8 +74,9 @@ def test_the_share_by_hand() -> None:
     ceiling = Ceiling("pilot", {(0, "default"): 20.0, (1, "default"): 10.0, (2, "default"): 40.0})
     report = build_report(GAME, SUMMARIES, order=["ref", "model"], ceiling=ceiling)
     ref, model = report["entrants"]
-    # model: seed 0 twice (10, 12), seed 1 (5), seed 2 (20) against 20 + 20 + 10 + 40
-    assert model["ceilingShare"] == pytest.approx(47 / 90)
+    # model: seed 0 twice (10, 12: its cell mean is 11), seed 1 (5), seed 2 (20), over
+    # cells as every statistic is, against 20 + 10 + 40
+    assert model["ceilingShare"] == pytest.approx(36 / 70)
     # ref: seeds 0-2 (9, 5, 25) against 20 + 10 + 40; seed 3 has no ceiling: left out
     assert ref["ceilingShare"] == pytest.approx(39 / 70)
     # the fallback-free rows measure only their own episodes (model loses a seed-0 game)
@@ -83,12 +84,14 @@ def test_the_share_by_hand() -> None:
     assert clean_model["ceilingShare"] == pytest.approx(35 / 70)
     assert report["ceiling"] == {"name": "pilot", "hidden": False, "cells": 3}
     md = to_markdown(report)
-    assert "| entrant | keeper | runners | episodes | score (95% CI) | score / pilot |" in md
-    assert "| 52.2% |" in md
+    assert (
+        "| entrant | keeper | runners | episodes | cells | score (95% CI) | score / pilot |" in md
+    )
+    assert "| 51.4% |" in md
     rows = to_csv(report).splitlines()
     row = dict(zip(rows[0].split(","), rows[2].split(","), strict=True))
     assert row["ceiling"] == "pilot"
-    assert float(row["ceiling_share"]) == pytest.approx(47 / 90)
+    assert float(row["ceiling_share"]) == pytest.approx(36 / 70)
 
 
 def test_no_ceiling_no_column() -> None:

@@ -74,8 +74,8 @@ def test_entrants_that_fall_back_often_are_flagged_where_they_are_ranked() -> No
     assert "| shaky ⚠ fallback 15% of turns | lantern |" in paired
     assert "| fine | lantern |" in paired
     board = md.split("## Keeper leaderboard")[1].split("##")[0]
-    assert "| openai:dud ⚠ all turns fell back |" in board
-    assert "| openai:fine |" in board
+    assert "| openai:dud | dud ⚠ all turns fell back |" in board
+    assert "| openai:fine | fine |" in board
     clean = md.split("## Without LLM fallbacks")[1].split("## Keeper")[0]
     # dud has no episode without a fallback: it is named, not dropped
     assert "Not shown, no episode without a fallback: dud (all turns fell back)." in clean

@@ -1,0 +1,239 @@
+"""Reports over many entrants: canonical order, cells, leaderboards, identical entrants,
+incompleteness; built from hand-made results lines."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from typing import Any
+
+import pytest
+
+from harness.games.lighthouse.game import LighthouseGame
+from harness.report.build import build_report
+from harness.report.compare import holm
+from harness.report.completeness import Plan, missing_shards
+from harness.report.leaderboards import entrant_specs
+from harness.report.render import to_csv, to_json, to_markdown, to_svg
+from harness.tournament.summary import EpisodeSummary
+
+GAME = LighthouseGame()
+
+
+def line(
+    entrant: str, seed: int, score: float, *, rep: int = 0, variant: str = "default",
+    keeper: str = "lantern", runners: str = "wallhug",
+) -> EpisodeSummary:  # fmt: skip
+    seat = {"role": "runner", "agent": runners, "turns": 10}
+    return EpisodeSummary.model_validate(
+        {
+            "episodeId": f"{entrant}--{variant}--s{seed}--r{rep}",
+            "entrant": entrant, "seed": seed, "variant": variant, "repetition": rep,
+            "score": score, "scores": [score] * 4, "reason": "complete",
+            "metrics": {"K": 1.0, "E": 1.0, "runners": 3.0, "B": 0.1 * seed, "clock": 30.0},
+            "seats": {"keeper": {"role": "keeper", "agent": keeper, "turns": 10},
+                      "runner1": seat, "runner2": seat, "runner3": seat},
+            "fallbackFree": True,
+        }
+    )  # fmt: skip
+
+
+SCORES = {
+    "a": [12.0, 3.0, 17.5, 8.0, 20.0, 1.0],
+    "b": [13.0, 2.0, 18.0, 9.0, 14.0, 1.5],
+    "c": [2.0, 1.0, 6.0, 3.0, 4.0, 2.5],
+}
+KEEPERS = {"a": "lantern", "b": "silent", "c": "openai:m"}
+
+
+def tournament(repetitions: int = 1) -> list[EpisodeSummary]:
+    return [
+        line(name, seed, score, rep=rep, variant=variant, keeper=KEEPERS[name])
+        for name, scores in SCORES.items()
+        for seed, score in enumerate(scores)
+        for variant in ("default", "spring")
+        for rep in range(repetitions)
+    ]
+
+
+def every_format(summaries: list[EpisodeSummary], **kwargs: Any) -> tuple[str, ...]:
+    report = build_report(GAME, summaries, order=["a", "b", "c"], reference="a", **kwargs)
+    svg = to_svg(summaries, ["a", "b", "c"], high=42)
+    return to_markdown(report), to_csv(report), to_json(report), svg
+
+
+def test_the_same_results_in_any_order_give_the_same_report_byte_for_byte() -> None:
+    summaries = tournament(repetitions=2)
+    expected = every_format(summaries)
+    for seed in range(5):
+        shuffled = summaries[:]
+        random.Random(seed).shuffle(shuffled)
+        assert every_format(shuffled) == expected
+
+
+def test_repetitions_of_a_deterministic_entrant_do_not_narrow_its_interval() -> None:
+    once = build_report(GAME, tournament(1), order=["a", "b", "c"], reference="c")
+    thrice = build_report(GAME, tournament(3), order=["a", "b", "c"], reference="c")
+    for one, three in zip(once["entrants"], thrice["entrants"], strict=True):
+        assert (one["episodes"], three["episodes"]) == (12, 36)
+        assert one["cells"] == three["cells"] == 12
+        assert {**one["score"], "episodes": 0} == {**three["score"], "episodes": 0}
+        assert one["rank"] == three["rank"]
+    assert once["paired"] == thrice["paired"]
+    assert once["pairwise"] == thrice["pairwise"]
+    assert once["leaderboards"] == thrice["leaderboards"]
+    width = once["entrants"][0]["score"]["high"] - once["entrants"][0]["score"]["low"]
+    assert width > 0
+
+
+def test_pairwise_differences_are_holm_adjusted_over_every_pair() -> None:
+    report = build_report(GAME, tournament(), order=["a", "b", "c"])
+    pw = report["pairwise"]
+    assert [(r["entrant"], r["versus"]) for r in pw["rows"]] == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert pw["comparisons"] == 3
+    steps = holm([r["p"] for r in pw["rows"]])
+    assert [r["pHolm"] for r in pw["rows"]] == [s.adjusted for s in steps]
+    assert [r["difference"]["level"] for r in pw["rows"]] == [s.level for s in steps]
+    # a - c over the twelve shared cells: the mean of the differences of cell means
+    ac = pw["rows"][1]
+    diffs = [x - y for x, y in zip(SCORES["a"], SCORES["c"], strict=True)]
+    assert ac["difference"]["mean"] == pytest.approx(sum(diffs) / len(diffs))
+    assert ac["cells"] == 12
+    assert ac["difference"]["low"] <= ac["difference"]["mean"] <= ac["difference"]["high"]
+    md = to_markdown(report)
+    assert "## Pairwise differences" in md
+    assert "Holm-adjusted for the 3 comparisons" in md
+    # the matrix reads both ways: b - a is a - b with its interval flipped
+    ab = pw["rows"][0]["difference"]
+    assert ab["low"] < 0 < ab["high"]
+    assert f"| b | {-ab['mean']:.2f} [{-ab['high']:.2f}, {-ab['low']:.2f}] |" in md
+
+
+def test_each_entrant_has_a_rank_and_a_rank_interval() -> None:
+    report = build_report(GAME, tournament(), order=["a", "b", "c"])
+    ranks = {r["entrant"]: r["rank"] for r in report["entrants"]}
+    # means 10.25, 9.58, 3.08: a and b close, c far behind
+    assert [ranks[n]["rank"] for n in "abc"] == [1, 2, 3]
+    assert ranks["a"]["rankLow"] == 1
+    assert ranks["b"]["rankHigh"] == 2
+    assert (ranks["a"]["rankHigh"], ranks["b"]["rankLow"]) == (2, 1)  # cannot be told apart
+    assert (ranks["c"]["rankLow"], ranks["c"]["rankHigh"]) == (3, 3)
+    md = to_markdown(report)
+    assert "| 1 (1-2) |" in md
+    assert "| 3 (3) |" in md
+
+
+def test_a_keeper_leaderboard_never_pools_different_runners() -> None:
+    # The same keeper agent "openai:m" plays with wallhug runners and with other
+    # runners; and two entrants share a keeper with different runners.
+    summaries = [
+        line(name, seed, float(score + seed), keeper=keeper, runners=runners)
+        for name, keeper, runners, score in [
+            ("m-wall", "openai:m", "wallhug", 10),
+            ("lantern-wall", "lantern", "wallhug", 8),
+            ("m-other", "openai:m", "other", 3),
+            ("silent-other", "silent", "other", 5),
+            ("lantern-other", "lantern", "other", 4),
+        ]
+        for seed in range(4)
+    ]
+    report = build_report(GAME, summaries)
+    keeper_boards = [b for b in report["leaderboards"] if b["group"] == "keeper"]
+    assert [b["context"] for b in keeper_boards] == [{"runners": "other"}, {"runners": "wallhug"}]
+    runners_of = {s.entrant: s.seats["runner1"].agent for s in summaries}
+    for board in keeper_boards:
+        assert {runners_of[r["entrant"]] for r in board["rows"]} == {board["context"]["runners"]}
+    other, wall = keeper_boards
+    assert [r["entrant"] for r in wall["rows"]] == ["m-wall", "lantern-wall"]
+    assert [r["entrant"] for r in other["rows"]] == ["silent-other", "lantern-other", "m-other"]
+    # runners leaderboards: same keeper, different runners
+    runner_boards = [b for b in report["leaderboards"] if b["group"] == "runners"]
+    assert [b["context"] for b in runner_boards] == [{"keeper": "lantern"}, {"keeper": "openai:m"}]
+    md = to_markdown(report)
+    assert "## Keeper leaderboard (runners: wallhug)" in md
+    assert "## Runners leaderboard (keeper: openai:m)" in md
+
+
+def test_identical_entrants_are_flagged_and_specs_come_from_the_config() -> None:
+    manifest = {
+        "prompts": {"/p/a.md": "sha-1", "/q/a.md": "sha-1", "/p/b.md": "sha-2"},
+        "config": {
+            "entrants": [
+                {"name": "x", "seats": {"keeper": {"provider": "o", "model": "m",
+                 "prompts": {"system": "/p/a.md"}}, "runners": {"baseline": "wallhug"}}},
+                # the same prompt's contents at another path, runners listed one by one
+                {"name": "y", "seats": {"keeper": {"provider": "o", "model": "m",
+                 "prompts": {"system": "/q/a.md"}}, "runners": [{"baseline": "wallhug"}] * 3}},
+                {"name": "z", "seats": {"keeper": {"provider": "o", "model": "m",
+                 "prompts": {"system": "/p/b.md"}}, "runners": {"baseline": "wallhug"}}},
+            ]
+        },
+    }  # fmt: skip
+    specs = entrant_specs(GAME, manifest)
+    assert specs["x"] == specs["y"] != specs["z"]
+    summaries = [
+        line(name, seed, float(seed + bonus), keeper="openai:m")
+        for name, bonus in [("x", 0), ("y", 0), ("z", 2)]
+        for seed in range(3)
+    ]
+    report = build_report(GAME, summaries, order=["x", "y", "z"], specs=specs)
+    assert report["identical"] == [["x", "y"]]
+    (board,) = report["leaderboards"]
+    assert [(r["entrant"], r["sameAs"]) for r in board["rows"]] == [
+        ("z", []), ("x", ["y"]), ("y", ["x"]),
+    ]  # fmt: skip
+    md = to_markdown(report)
+    assert "**Identical entrants** (the same spec for every seat group): x = y." in md
+    assert "| x (= y) |" in md
+    # without the config, the agents' names (all "openai:m") make all three look alike
+    # and no keeper leaderboard can be drawn from them
+    blind = build_report(GAME, summaries, order=["x", "y", "z"])
+    assert blind["identical"] == [["x", "y", "z"]]
+    assert blind["leaderboards"] == []
+
+
+def plan_for(
+    summaries: list[EpisodeSummary], *, extra: int = 0, shards: tuple[str, ...] = ()
+) -> Plan:
+    by_entrant: dict[str, set[str]] = {}
+    for s in summaries:
+        by_entrant.setdefault(s.entrant, set()).add(s.episode_id)
+    for name, ids in by_entrant.items():
+        ids.update(f"{name}--default--s{100 + k}--r0" for k in range(extra))
+    return Plan({k: frozenset(v) for k, v in by_entrant.items()}, "merged", shards)
+
+
+def incomplete_column(csv_text: str) -> list[str]:
+    return [row["incomplete"] for row in csv.DictReader(io.StringIO(csv_text))]
+
+
+def test_an_incomplete_folder_marks_every_interval_and_a_complete_one_none() -> None:
+    summaries = tournament()
+    complete = every_format(summaries, plan=plan_for(summaries))
+    # no plan: what is there is the whole
+    assert every_format(summaries)[:2] == complete[:2]
+    partial = every_format(summaries, plan=plan_for(summaries, extra=2, shards=("2/2",)))
+    md, csv_text, json_text, svg = complete
+    assert "incomplete" not in md.lower() + json_text + svg
+    assert incomplete_column(csv_text) == ["false"] * 3
+    md, csv_text, json_text, _ = partial
+    assert md.count("(incomplete)") >= md.count("] ") > 0
+    intervals = [part for part in md.split("|") if "[" in part and "," in part]
+    assert intervals
+    assert all("(incomplete)" in part for part in intervals)
+    assert "> **Incomplete: 36/42 episodes (missing shard: 2/2)** (a 12/14, b 12/14, c 12/14)" in md
+    assert "| a | lantern | wallhug | 12/14 | 12 |" in md
+    assert incomplete_column(csv_text) == ["true"] * 3
+    data = json.loads(json_text)["completeness"]
+    assert (data["complete"], data["finished"], data["planned"]) == (False, 36, 42)
+    assert data["missingShards"] == ["2/2"]
+    assert data["byEntrant"]["a"] == {"finished": 12, "planned": 14}
+
+
+def test_missing_shards_are_named_when_one_split_is_used() -> None:
+    assert missing_shards(["1/4", "3/4"]) == ("2/4", "4/4")
+    assert missing_shards(["1/2", "2/2"]) == ()
+    assert missing_shards(["1/1"]) == ()
+    assert missing_shards(["1/2", "1/4"]) == ()  # two splits: not a set of shards
