@@ -166,7 +166,7 @@ async def run_tournament(
         factory = SeatFactory(environ, cache=calls, notify=_notifier(progress))
         try:
             seats = _build_seats(config, game, factory, todo)
-            warnings = [*repair.notes, *await factory.preflight(), *factory.structured_output()]
+            warnings = [*repair.notes, *await factory.preflight()]
             written = True
             await asyncio.to_thread(folder.open, manifest)
             await asyncio.to_thread(folder.apply, repair)
@@ -175,6 +175,8 @@ async def run_tournament(
             if progress is not None:
                 for warning in warnings:
                     progress.stream.write(f"warning: {warning}\n")
+                for line in factory.structured_output():
+                    progress.stream.write(f"{line}\n")
                 progress.total, progress.done, progress.started_with = (
                     len(plans),
                     len(done_ids),
@@ -246,8 +248,12 @@ def _notifier(progress: Progress | None) -> Any:
 
     def notify(text: str) -> None:
         stream = progress.stream if progress is not None else sys.stderr
-        stream.write(f"warning: {text}\n")
+        live = progress is not None and progress.live
+        # on a terminal, clear the status line first and draw it again after
+        stream.write(("\r\x1b[2K" if live else "") + f"warning: {text}\n")
         stream.flush()
+        if live and progress is not None:
+            progress.show()
 
     return notify
 
