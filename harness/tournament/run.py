@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import GameEntry
+from harness.llm.cache import CACHE_FILE, CallCache, call_scope
+from harness.llm.deadlines import default_allowance, default_episode_timeout
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.prompts import PromptSet
@@ -18,6 +22,7 @@ from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.seat_builder import build_seats, llm_providers, prompt_files
+from harness.seat_spec import LLMSeatConfig
 from harness.seats import Seat
 from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.lock import FolderLock, check_place
@@ -79,6 +84,7 @@ async def run_tournament(
     progress: Progress | None = None,
     environ: Mapping[str, str] | None = None,
     config_file: str | None = None,
+    cache: bool | None = None,
 ) -> TournamentOutcome:
     """Play every episode of ``config`` not yet finished in ``out``.
 
@@ -86,6 +92,9 @@ async def run_tournament(
     arguments, the place (:func:`check_place`), the folder's lock (one writer per
     folder), its manifest and results lines, the seats and the providers' preflight.
     A run refused by any of these leaves no trace of itself on disk.
+
+    Model answers are kept in ``DIR/calls.sqlite`` and replayed from it on a resume or
+    rerun, unless ``cache`` (default: the config's ``cache``) is False.
     """
     width = check_concurrency(config.concurrency if concurrency is None else concurrency)
     game = game_of(config)
@@ -120,7 +129,8 @@ async def run_tournament(
         def todo() -> Iterator[EpisodePlan]:
             return (p for p in plans.plans() if p.episode_id not in done_ids)
 
-        async with SeatFactory(environ) as factory:
+        calls = CallCache(out / CACHE_FILE) if (config.cache if cache is None else cache) else None
+        async with SeatFactory(environ, cache=calls, notify=_notifier(progress)) as factory:
             seats = {
                 entrant.name: build_seats(
                     game,
@@ -134,16 +144,24 @@ async def run_tournament(
             written = True
             await asyncio.to_thread(folder.open, manifest)
             await asyncio.to_thread(folder.apply, repair)
+            if calls is not None:
+                await asyncio.to_thread(calls.open)
             if progress is not None:
                 for warning in warnings:
                     progress.stream.write(f"warning: {warning}\n")
+                for line in factory.structured_output():
+                    progress.stream.write(f"{line}\n")
                 progress.total, progress.done, progress.started_with = (
                     planned,
                     len(done_ids),
                     len(done_ids),
                 )
                 progress.show()
-            await _play_all(config, game, folder, todo(), seats, width, progress)
+            try:
+                await _play_all(config, game, folder, todo(), seats, width, progress)
+            finally:
+                if calls is not None:
+                    calls.close()
     except BaseException:
         if not written:
             lock.abandon()  # nothing was written: leave the disk as it was found
@@ -222,6 +240,40 @@ def _providers(
     return llm_providers(specs, config.providers)
 
 
+def _notifier(progress: Progress | None) -> Any:
+    """Where a seat's first failure is written: the progress stream, as a warning."""
+
+    def notify(text: str) -> None:
+        stream = progress.stream if progress is not None else sys.stderr
+        live = progress is not None and progress.live
+        # on a terminal, clear the status line first and draw it again after
+        stream.write(("\r\x1b[2K" if live else "") + f"warning: {text}\n")
+        stream.flush()
+        if live and progress is not None:
+            progress.show()
+
+    return notify
+
+
+def entrant_game_config(
+    config: TournamentConfig, game: GameEntry, entrant: EntrantConfig, variant: str
+) -> Any:
+    """The rules of ``variant`` for ``entrant``: without a configured episode timeout, one
+    that fits the entrant's model seats (see :mod:`harness.llm.deadlines`)."""
+    base = config.game_config(variant)
+    if config.episode_timeout_seconds is not None:
+        return base
+    models = [
+        spec for _, spec in entrant.seat_specs(game).values() if isinstance(spec, LLMSeatConfig)
+    ]
+    allowances = [
+        m.allowance_seconds or default_allowance(m.call_timeout_seconds, len(models))
+        for m in models
+    ]
+    timeout = default_episode_timeout(base, allowances)
+    return base if timeout is None else game.rules.make_config(variant, config.rules, timeout)
+
+
 async def _play_one(
     config: TournamentConfig,
     game: GameEntry,
@@ -229,18 +281,21 @@ async def _play_one(
     plan: EpisodePlan,
     seats: dict[str, Seat],
 ) -> None:
-    state = game.rules.new_state(config.game_config(plan.variant), plan.seed)
+    state = game.rules.new_state(
+        entrant_game_config(config, game, plan.entrant, plan.variant), plan.seed
+    )
     writer = RecordWriter(folder.partial_path(plan.episode_id))
     try:
-        await run_episode(
-            game,
-            state,
-            seats,
-            episode_id=plan.episode_id,
-            seed=plan.seed,
-            variant=plan.variant,
-            writer=writer,
-        )
+        with call_scope(plan.episode_id):  # the cache keys this episode's calls apart
+            await run_episode(
+                game,
+                state,
+                seats,
+                episode_id=plan.episode_id,
+                seed=plan.seed,
+                variant=plan.variant,
+                writer=writer,
+            )
     finally:
         await asyncio.to_thread(writer.close)  # flush and fsync off the event loop
 
@@ -250,6 +305,7 @@ __all__ = [
     "TournamentOutcome",
     "check_concurrency",
     "count_episodes",
+    "entrant_game_config",
     "game_of",
     "iter_episodes",
     "parse_shard",
