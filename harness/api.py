@@ -27,16 +27,19 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from harness.closing import closing_lines
 from harness.episode import TickCallback, run_episode
 from harness.errors import ConfigError
 from harness.game import GameEntry
+from harness.llm.cache import CallCache, call_scope
+from harness.llm.deadlines import default_allowance, default_episode_timeout
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.seat_builder import SeatLike, build_seats, llm_providers, seats_of_groups
-from harness.seat_spec import SEAT_TAGS, SeatConfig, cli_providers, parse_seat_arg
+from harness.seat_spec import SEAT_TAGS, LLMSeatConfig, SeatConfig, cli_providers, parse_seat_arg
 from harness.seats import baseline_seats
 from harness.validation import check_seed, format_validation_error
 
@@ -64,6 +67,9 @@ class PlayResult:
     results: BaseModel
     lines: tuple[dict[str, Any], ...]
     summary: str
+    notes: tuple[str, ...] = ()
+    """What to know about how the episode went: seats whose every turn fell back, a
+    deadline ending (as ``lighthouse play`` prints them after the results)."""
 
     @property
     def scores(self) -> list[float]:
@@ -93,7 +99,9 @@ class Env:
             raise ConfigError(
                 f"variant: {game.name} has {list(game.variants)}, not {self.variant!r}"
             )
-        self.config = game.rules.make_config(self.variant, rules or {}, episode_timeout_seconds)
+        self._rules = dict(rules or {})
+        self._timeout_given = episode_timeout_seconds is not None
+        self.config = game.rules.make_config(self.variant, self._rules, episode_timeout_seconds)
 
     @property
     def name(self) -> str:
@@ -139,38 +147,53 @@ class Env:
         episode_id: str | None = None,
         on_tick: TickCallback | None = None,
         on_warning: Callable[[str], None] | None = None,
+        on_info: Callable[[str], None] | None = None,
         search: tuple[Path, ...] = (),
+        cache: Path | str | None = None,
         **groups: GroupArg,
     ) -> PlayResult:
         """:meth:`play`, awaited; ``on_tick`` gets each tick line, ``on_warning`` each
         preflight warning (default: :func:`warnings.warn`), and Python agents named by
-        import path are looked for in ``search`` too."""
-        state = self.new_state(seed)
+        import path are looked for in ``search`` too. ``on_info`` gets the structured
+        output shape each model seat settled on; ``cache`` names a call cache file
+        (SQLite) whose answers are replayed instead of asked again."""
         known = {**cli_providers(), **_providers(providers or {})}
         specs: dict[str, tuple[str, SeatLike]] = seats_of_groups(
             self.game, self._specs({**(seats or {}), **groups})
         )
+        state = self._state_for(seed, [spec for _, spec in specs.values()])
         check_keys(llm_providers((spec for _, spec in specs.values()), known))
         warn = on_warning or _warn
-        async with SeatFactory() as factory:
-            built = build_seats(self.game, specs, factory=factory, providers=known, search=search)
-            for warning in await factory.preflight():
-                warn(warning)
-            writer = RecordWriter(Path(record)) if record is not None else None
-            try:
-                outcome = await run_episode(
-                    self.game,
-                    state,
-                    {**baseline_seats(self.game, state), **built},
-                    episode_id=episode_id or f"{self.game.name}-{self.variant}-seed{seed}",
-                    seed=seed,
-                    variant=self.variant,
-                    writer=writer,
-                    on_tick=on_tick,
+        calls = CallCache(Path(cache)) if cache is not None else None
+        episode = episode_id or f"{self.game.name}-{self.variant}-seed{seed}"
+        try:
+            async with SeatFactory(cache=calls, notify=warn) as factory:
+                built = build_seats(
+                    self.game, specs, factory=factory, providers=known, search=search
                 )
-            finally:
-                if writer is not None:
-                    writer.close()
+                for warning in await factory.preflight():
+                    warn(warning)
+                for line in factory.structured_output():
+                    (on_info or warn)(line)
+                writer = RecordWriter(Path(record)) if record is not None else None
+                try:
+                    with call_scope(episode):
+                        outcome = await run_episode(
+                            self.game,
+                            state,
+                            {**baseline_seats(self.game, state), **built},
+                            episode_id=episode,
+                            seed=seed,
+                            variant=self.variant,
+                            writer=writer,
+                            on_tick=on_tick,
+                        )
+                finally:
+                    if writer is not None:
+                        writer.close()
+        finally:
+            if calls is not None:
+                calls.close()
         return PlayResult(
             game=self.game.name,
             seed=seed,
@@ -178,7 +201,23 @@ class Env:
             results=outcome.results,
             lines=tuple(line.model_dump(mode="json", by_alias=True) for line in outcome.lines),
             summary=self.game.view.render_results(outcome.results),
+            notes=tuple(closing_lines(outcome.lines)),
         )
+
+    def _state_for(self, seed: int, specs: Sequence[SeatLike]) -> Any:
+        """The starting state, its episode timeout fitted to the model seats unless given."""
+        models = [spec for spec in specs if isinstance(spec, LLMSeatConfig)]
+        timeout = None
+        if not self._timeout_given:
+            allowances = [
+                m.allowance_seconds or default_allowance(m.call_timeout_seconds, len(models))
+                for m in models
+            ]
+            timeout = default_episode_timeout(self.config, allowances)
+        if timeout is None:
+            return self.new_state(seed)
+        config = self.game.rules.make_config(self.variant, self._rules, timeout)
+        return self.game.rules.new_state(config, check_seed(seed, "seed"))
 
     def _specs(self, given: Mapping[str, GroupArg]) -> dict[str, SeatLike | list[SeatLike]]:
         """Each group's spec (or list of specs, one per seat) as the builder takes it."""

@@ -26,6 +26,7 @@ from harness.game import Baseline, RecordCodec, Rules, SeatIO, SeatSpec
 from harness.records import RECORD_VERSION, DerivedFrom, RecordWriter
 from harness.seats import Seat, SeatReply, SeatRequest
 from harness.text import clip_reply
+from harness.timing import tick_wall_clock
 
 T = TypeVar("T")
 #: Called with each tick line as it is resolved; an async callback is awaited (so it
@@ -212,6 +213,8 @@ async def _play_tick(
         for seat in active
     ]
     window = asyncio.timeout_at(deadline)
+    loop = asyncio.get_running_loop()
+    asked = loop.time()
     try:
         async with window:
             replies: list[SeatReply] = await gather_all(
@@ -221,6 +224,7 @@ async def _play_tick(
         if isinstance(exc, TimeoutError) and not window.expired():
             raise  # a seat's own error, not the budget
         return rules.end_by_deadline(state), None
+    answered = loop.time() - asked
     state, snapshot = rules.resolve(
         state, {seat: reply.decision for seat, reply in zip(active, replies, strict=True)}
     )
@@ -231,6 +235,7 @@ async def _play_tick(
             seat: _turn(game.codec, reply) for seat, reply in zip(active, replies, strict=True)
         },
         "state": _json(snapshot),
+        "wallClock": tick_wall_clock((call for reply in replies for call in reply.calls), answered),
     }
     return state, line
 

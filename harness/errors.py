@@ -19,10 +19,15 @@ caller can catch the whole family in one place and let genuine bugs through::
         ├── TransientProviderError   worth retrying: 429, 5xx, timeout, dropped connection
         ├── BadResponseError         an answer that cannot be used (e.g. invalid UTF-8):
         │                            the seat falls back for the tick, no retry
-        └── FatalProviderError       auth, not found, bad request: stops the run (a
-                                     preflight call catches these early); a missing
-                                     or malformed key (kinds missing_key, bad_key)
-                                     stops it before any call is made
+        ├── RefusedRequestError      the server refused the request itself as invalid (a
+        │                            4xx other than 401/403/404/408/409/429, or a 5xx
+        │                            whose body says so): never retried; the preflight
+        │                            tries the next structured-output shape or stops
+        │                            the run, an episode's turn falls back
+        └── FatalProviderError       auth, not found: stops the run (a preflight call
+                                     catches these early); a missing or malformed key
+                                     (kinds missing_key, bad_key) stops it before any
+                                     call is made
 
 A model reply that fails to parse is *not* an exception: it is an expected outcome,
 returned as a :class:`harness.json_reply.ParseFailure` value.
@@ -117,6 +122,16 @@ class BadResponseError(ProviderError):
     """The provider answered, but not with anything usable (decision R7: fallback_api)."""
 
 
+class RefusedRequestError(ProviderError):
+    """The server refused this request as invalid (kind ``bad_request``): never retried.
+
+    It says nothing about the server's health, only about the request: a
+    structured-output shape the server does not take, a prompt too long for the
+    model. The preflight tries the next shape (or stops the run when none is left);
+    in an episode the turn falls back, with the server's message in the record.
+    """
+
+
 class FatalProviderError(ProviderError):
     """A failure no retry can fix: it stops the run with this message."""
 
@@ -132,6 +147,7 @@ __all__ = [
     "PlayBudgetExhausted",
     "ProviderError",
     "RecordError",
+    "RefusedRequestError",
     "RulesError",
     "TransientProviderError",
 ]

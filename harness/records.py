@@ -136,9 +136,17 @@ class ModelReply(RecordModel):
 
 
 class CallWallClock(RecordModel):
-    """Wall-clock facts of one call."""
+    """Wall-clock facts of one call: all of it, and its two parts (null on older records).
+
+    ``latencyMs`` runs from the call's start to its end, retries and backoff included;
+    ``waitMs`` is the part spent waiting for the harness's own limiter (rate limit,
+    in-flight cap); ``requestMs`` the part spent in HTTP requests, which includes any
+    queue inside the server.
+    """
 
     latency_ms: float
+    wait_ms: float | None = Field(None, exclude_if=lambda v: v is None)
+    request_ms: float | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class CallRecord(RecordModel):
@@ -153,6 +161,18 @@ class CallRecord(RecordModel):
     output_tokens: int
     reasoning_tokens: int | None = None
     cost_usd: float | None = None
+    cached: bool = Field(
+        False,
+        exclude_if=lambda v: not v,
+        description="True when the answer came from the call cache: no request was made "
+        "(absent when false).",
+    )
+    message: str | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="The server's message for the last failed attempt, redacted and cut "
+        "to 1000 characters (absent when no attempt failed).",
+    )
     wall_clock: CallWallClock | None = None
 
 
@@ -181,6 +201,21 @@ class SeatTurn(RecordModel, Generic[DecisionT]):
     wall_clock: TurnWallClock | None = None
 
 
+class TickWallClock(RecordModel):
+    """Wall-clock facts of one tick: how long its batch of seat turns took.
+
+    ``concurrency`` is ``callMs / tickMs``: the mean number of model requests in
+    flight during the tick (requests answered from the cache left out). A batch of n
+    equal requests that a server runs at once gives n; one that it answers one at a
+    time gives (n + 1) / 2 (see docs/llm.md).
+    """
+
+    tick_ms: float = Field(description="From asking the seats to the last answer.")
+    call_ms: float = Field(description="The sum of the tick's model requests' requestMs.")
+    calls: int = Field(description="Model requests made (cached answers left out).")
+    concurrency: float | None = Field(description="callMs / tickMs; null without requests.")
+
+
 class TickLine(RecordModel, Generic[DecisionT, StateT]):
     """One resolved tick: each active seat's turn, then the state after the tick."""
 
@@ -188,6 +223,7 @@ class TickLine(RecordModel, Generic[DecisionT, StateT]):
     tick: int
     seats: dict[str, SeatTurn[DecisionT]]
     state: StateT
+    wall_clock: TickWallClock | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class EndWallClock(RecordModel):
@@ -312,6 +348,7 @@ __all__ = [
     "SeatTurn",
     "Source",
     "TickLine",
+    "TickWallClock",
     "TurnWallClock",
     "decode_line",
     "dump_line",

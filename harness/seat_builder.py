@@ -14,6 +14,7 @@ from typing import Any
 from harness.agents import Agent, PythonSeat, load_agent
 from harness.errors import ConfigError
 from harness.game import GameEntry
+from harness.llm.deadlines import default_allowance
 from harness.llm.options import PromptFiles, ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
@@ -75,8 +76,12 @@ def build_seat(
     factory: SeatFactory,
     providers: Mapping[str, ProviderOptions],
     search: tuple[Path, ...] = (),
+    model_seats: int = 1,
 ) -> Seat:
     """The seat ``spec`` describes, for ``role`` in ``game``.
+
+    A model seat without an allowance gets the default for ``model_seats`` model seats
+    in its episode (:func:`harness.llm.deadlines.default_allowance`).
 
     Model seats share ``factory``'s clients and limiters; a Python agent named by
     import path is imported now, with ``search`` added to the import path.
@@ -89,7 +94,11 @@ def build_seat(
             )
         return BaselineSeat(spec.baseline)
     if isinstance(spec, LLMSeatConfig):
-        return factory.seat(game, role, spec.resolve(providers))
+        options = spec.resolve(providers)
+        if options.allowance_seconds is None:  # the default that fits the episode's seats
+            allowance = default_allowance(options.call_timeout_seconds, model_seats)
+            options = options.model_copy(update={"allowance_seconds": allowance})
+        return factory.seat(game, role, options)
     if isinstance(spec, PythonSeatConfig):
         return PythonSeat(
             load_agent(spec.python, search),
@@ -115,6 +124,7 @@ def build_seats(
 ) -> dict[str, Seat]:
     """A seat for every seat id of ``specs`` (seat id -> (role, spec), as from
     :func:`seats_of_groups`); seats with equal specs are built once and shared."""
+    model_seats = sum(1 for _, spec in specs.values() if isinstance(spec, LLMSeatConfig))
     built: dict[tuple[str, int], Seat] = {}
     seats: dict[str, Seat] = {}
     for seat_id, (role, spec) in specs.items():
@@ -122,7 +132,13 @@ def build_seats(
         key = (role, id(spec))
         if key not in built:
             built[key] = build_seat(
-                game, role, spec, factory=factory, providers=providers, search=search
+                game,
+                role,
+                spec,
+                factory=factory,
+                providers=providers,
+                search=search,
+                model_seats=model_seats,
             )
         seats[seat_id] = built[key]
     return seats

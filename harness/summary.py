@@ -35,7 +35,29 @@ class SeatStats(RecordModel):
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cost_usd: float = 0.0
-    latencies_ms: list[float] = Field(default_factory=list)
+    latencies_ms: list[float] = Field(
+        default_factory=list, description="Each call's latency; cached calls left out."
+    )
+    cached: int = Field(0, description="Calls answered from the call cache (no request).")
+    wait_ms: list[float] = Field(
+        default_factory=list, description="Each call's wait for the limiter (cached left out)."
+    )
+    request_ms: list[float] = Field(
+        default_factory=list, description="Each call's time in HTTP (cached left out)."
+    )
+
+
+class BatchStats(RecordModel):
+    """The episode's ticks that sent two or more model requests: how they overlapped.
+
+    ``callMs / tickMs`` over these ticks is their observed concurrency (see
+    :mod:`harness.timing`); ``calls / ticks`` the requests a tick sent on average.
+    """
+
+    ticks: int = 0
+    calls: int = 0
+    call_ms: float = 0.0
+    tick_ms: float = 0.0
 
 
 class EpisodeSummary(RecordModel):
@@ -52,6 +74,7 @@ class EpisodeSummary(RecordModel):
     metrics: dict[str, float] = Field(description="The game's figures (K, E, B, clock, ...).")
     seats: dict[str, SeatStats]
     fallback_free: bool = Field(description="No seat fell back in any tick.")
+    batch: BatchStats = Field(default_factory=BatchStats)
     record_sha256: str | None = Field(
         None,
         description="sha256 of the record file's bytes; null on lines written before "
@@ -119,7 +142,14 @@ def summarize(
         for info in header.seats
     }
     fallbacks = 0
+    batch = {"ticks": 0, "calls": 0, "call_ms": 0.0, "tick_ms": 0.0}
     for line in lines[1:-1]:
+        clock = getattr(line, "wall_clock", None)
+        if clock is not None and clock.calls >= 2:
+            _add(batch, "ticks", 1)
+            _add(batch, "calls", clock.calls)
+            _add(batch, "call_ms", clock.call_ms)
+            _add(batch, "tick_ms", clock.tick_ms)
         for seat_id, turn in line.seats.items():
             stats = acc[seat_id]
             _add(stats, "turns", 1)
@@ -135,8 +165,14 @@ def summarize(
                 _add(stats, "output_tokens", call.output_tokens)
                 _add(stats, "reasoning_tokens", call.reasoning_tokens or 0)
                 _add(stats, "cost_usd", call.cost_usd or 0.0)
-                if call.wall_clock is not None:
-                    stats["latencies_ms"].append(call.wall_clock.latency_ms)
+                if call.cached:
+                    _add(stats, "cached", 1)
+                elif call.wall_clock is not None:
+                    clock = call.wall_clock
+                    stats["latencies_ms"].append(clock.latency_ms)
+                    if clock.wait_ms is not None and clock.request_ms is not None:
+                        stats.setdefault("wait_ms", []).append(clock.wait_ms)
+                        stats.setdefault("request_ms", []).append(clock.request_ms)
     seats = {seat_id: SeatStats.model_validate(stats) for seat_id, stats in acc.items()}
     results = end.results
     return EpisodeSummary(
@@ -152,6 +188,7 @@ def summarize(
         seats=seats,
         fallback_free=fallbacks == 0,
         identity=record_identity([info.agent.details for info in header.seats]),
+        batch=BatchStats.model_validate(batch),
     )
 
 
@@ -163,6 +200,7 @@ __all__ = [
     "FALLBACK_SOURCES",
     "IDENTITY_DETAIL",
     "RETRY_SOURCES",
+    "BatchStats",
     "EpisodeSummary",
     "SeatStats",
     "episode_id",

@@ -4,7 +4,8 @@ A new game gets all of this by registering (harness/registry.py): a baseline epi
 plays to its end, its record validates against the game's published schema and
 round-trips, replay verifies it and catches a tampered line, the viewers draw every
 frame (terminal, HTML and, when installed, a real Chromium), and a game with an HTTP
-API answers init and action over real HTTP.
+API answers init and action over real HTTP, and a plain Python function can take a
+seat.
 """
 
 from __future__ import annotations
@@ -295,3 +296,37 @@ def test_the_http_api_answers_init_and_action(game: GameEntry, server: str) -> N
         page = http("GET", f"{server}/{game.name}/")
         assert page.status == 200
         assert page.raw.decode("utf-8") == game.api.page()
+
+
+def test_a_custom_python_seat_plays_it(game: GameEntry, tmp_path: Path) -> None:
+    # Every seat of the first group is a plain function replying what the role's
+    # fallback baseline would (so the episode plays on as the baselines' would); its
+    # turns are recorded as a Python agent's, and the record replays clean.
+    import harness
+
+    group = game.seat_groups[0]
+    fallback = game.baselines[group.role][game.baseline_names(group.role)[0]]
+    asked: list[int] = []
+
+    def agent(given: harness.AgentInput) -> str:
+        asked.append(given.tick)
+        assert given.text  # the text a model would read
+        return fallback(given.observation)
+
+    record = tmp_path / "python-seat.jsonl"
+    result = harness.make(game.name).play(SEED, record=record, seats={group.key: agent})
+    ticks = [line for line in result.lines if line["type"] == "tick"]
+    assert ticks
+    assert len(asked) >= len(ticks)
+    header = result.lines[0]
+    kinds = {s["seat"]: s["agent"]["kind"] for s in header["seats"]}
+    assert {kinds[seat] for seat in group.seats} == {"python"}
+    sources = {
+        turn["source"]
+        for line in ticks
+        for seat, turn in line["seats"].items()
+        if seat in group.seats
+    }
+    assert sources == {"python"}
+    verified = asyncio.run(replay(record))
+    assert verified.mismatch is None

@@ -33,7 +33,18 @@ def add_parser(sub: Any) -> None:
     play.add_argument("--record", type=Path, help="write the episode record (JSONL) here")
     play.add_argument("--quiet", action="store_true", help="print only the results")
     play.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each tick")
-    play.add_argument("--episode-timeout", type=float, help="episodeTimeoutSeconds")
+    play.add_argument(
+        "--episode-timeout",
+        type=float,
+        help="episodeTimeoutSeconds (default: the game's, or with model seats enough for "
+        "every tick to take a seat's whole allowance; see docs/llm.md)",
+    )
+    play.add_argument(
+        "--cache",
+        type=Path,
+        metavar="FILE",
+        help="answer model calls from this SQLite call cache where it can, and store new answers",
+    )
     add_seat_arguments(play)
     play.set_defaults(func=run)
 
@@ -72,10 +83,14 @@ def run(args: argparse.Namespace) -> int:
             record=args.record,
             on_tick=None if args.quiet else show,
             on_warning=warn,
+            on_info=print,
             search=(Path.cwd(),),
+            cache=args.cache,
         )
     )
     print(result.summary)
+    for line in result.notes:
+        print(line)
     if args.record:
         print(f"record written to {args.record}")
     return 0

@@ -19,6 +19,7 @@ from harness.game import GameEntry
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.seat import SeatFactory
+from harness.llm.shapes import SHAPES
 from harness.registry import game_names, get_game
 from harness.seat_builder import build_seats as build_spec_seats
 from harness.seat_builder import llm_providers, seats_of_groups
@@ -57,7 +58,20 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"seconds per model call (default {defaults.CALL_TIMEOUT_SECONDS:g})",
     )
     parser.add_argument(
-        "--structured", action="store_true", help="ask for schema-constrained JSON replies"
+        "--allowance",
+        type=float,
+        help="seconds a model seat has per tick, retries included "
+        "(default: --call-timeout x (model seats + 1))",
+    )
+    parser.add_argument(
+        "--structured",
+        action="store_true",
+        help="ask for schema-constrained JSON replies (the same as --structured-output auto)",
+    )
+    parser.add_argument(
+        "--structured-output",
+        choices=("auto", *SHAPES, "off"),
+        help="the shape of structured output: auto tries the server's shapes in order",
     )
     parser.add_argument(
         "--transport", choices=("aiohttp", "httpx"), help=f"default {defaults.TRANSPORT}"
@@ -88,10 +102,10 @@ def seat_configs(game: GameEntry, args: argparse.Namespace) -> dict[str, SeatCon
     options = {
         "temperature": args.temperature,
         "max_tokens": args.max_tokens,
-        "structured_output": args.structured or None,
+        "structured_output": _structured(args),
         "call_timeout_seconds": timeout,
-        # a seat's turn covers its call and the retry's
-        "allowance_seconds": 2 * timeout if timeout is not None else None,
+        # None: the default for the episode's model seats (see harness.llm.deadlines)
+        "allowance_seconds": args.allowance,
         "timeout_seconds": args.agent_timeout,
     }
     return {
@@ -119,6 +133,13 @@ def check_seat_keys(
 ) -> None:
     """Read and check the key of every model seat in ``specs`` before anything is printed."""
     check_keys(llm_providers(specs.values(), providers(args)))
+
+
+def _structured(args: argparse.Namespace) -> bool | str | None:
+    choice = getattr(args, "structured_output", None)
+    if choice is not None:
+        return False if choice == "off" else str(choice)
+    return "auto" if args.structured else None
 
 
 def build_seats(

@@ -25,6 +25,11 @@ def add_parsers(sub: Any) -> None:
     run_p.add_argument("--concurrency", type=int, help="episodes at once (default: config's)")
     run_p.add_argument("--shard", help="I/N: play only this machine's share")
     run_p.add_argument("--no-report", action="store_true", help="do not print the report")
+    run_p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="ask the models again instead of replaying answers kept in DIR/calls.sqlite",
+    )
     run_p.add_argument("--ceiling", metavar="NAME", help=CEILING_HELP)
     run_p.add_argument(
         "--dry-run",
@@ -135,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
                 config_file=str(args.config),
                 max_cost=args.max_cost,
                 narrowing=narrowing,
+                cache=False if args.no_cache else None,
             )
         )
     except KeyboardInterrupt:

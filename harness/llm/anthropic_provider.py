@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anthropic
@@ -9,6 +10,7 @@ import anthropic
 from harness.defaults import TRANSPORT
 from harness.llm.keys import check_api_key
 from harness.llm.sdk_errors import classify
+from harness.llm.shapes import TOOL_NAME
 from harness.llm.types import Completion, CompletionRequest, Transport, Usage
 
 
@@ -53,17 +55,26 @@ class AnthropicProvider:
             # anthropic 2.x no longer lists sampling parameters; servers that still take
             # them (older models, compatible gateways) get it in the body.
             kwargs["extra_body"] = {"temperature": request.temperature}
-        if request.json_schema is not None:
+        shape = request.sent_shape
+        if shape == "json_schema":
             kwargs["output_config"] = {
                 "format": {"type": "json_schema", "schema": request.json_schema}
             }
+        elif shape == "tool":
+            # one tool whose input is the reply, and the model made to call it
+            kwargs["tools"] = [
+                {
+                    "name": TOOL_NAME,
+                    "description": "Give your reply for this turn.",
+                    "input_schema": request.json_schema,
+                }
+            ]
+            kwargs["tool_choice"] = {"type": "tool", "name": TOOL_NAME}
         try:
             response = await self._client.messages.create(**kwargs)
         except (anthropic.AnthropicError, UnicodeDecodeError) as exc:
             raise classify(exc, self.name) from None
-        text = "".join(
-            block.text for block in response.content if getattr(block, "type", "") == "text"
-        )
+        text = _reply_text(response.content)
         return Completion(
             text=text,
             usage=Usage(
@@ -75,6 +86,21 @@ class AnthropicProvider:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _reply_text(content: Any) -> str:
+    """The reply: the forced tool's input as JSON when the model called it, else the text."""
+    for block in content or []:
+        if getattr(block, "type", "") == "tool_use" and getattr(block, "name", "") == TOOL_NAME:
+            try:
+                return json.dumps(getattr(block, "input", None), ensure_ascii=False)
+            except (TypeError, ValueError):
+                return ""
+    return "".join(
+        getattr(block, "text", "") or ""
+        for block in content or []
+        if getattr(block, "type", "") == "text"
+    )
 
 
 __all__ = ["AnthropicProvider"]

@@ -7,9 +7,15 @@
 - ``asyncio.timeout`` bounds each attempt by min(call timeout, time left).
 - Each attempt takes its own slot from the (provider, model) limiter, so a retry
   waits its turn like any other call.
-- A :class:`FatalProviderError` (auth, not found, bad request) propagates: the run
-  must stop. Transient failures that outlast the deadline, and unusable responses,
-  come back as a :class:`CallReport` with ``failure`` set: the seat falls back.
+- A :class:`FatalProviderError` (auth, not found) propagates: the run must stop.
+  Transient failures that outlast the deadline, unusable responses, and requests
+  the server refused as invalid (:class:`RefusedRequestError`, never retried) come
+  back as a :class:`CallReport` with ``failure`` set and the server's message in
+  ``message``: the seat falls back.
+- Each attempt's time is split in two: waiting for the limiter (``wait_s``) and in
+  the HTTP request (``request_s``), so a figure of latency says where it went.
+- With a :class:`~harness.llm.cache.CallCache` and a key, an answer stored under the
+  key is returned without any request (``cached``), and a new answer is stored.
 """
 
 from __future__ import annotations
@@ -26,9 +32,18 @@ from tenacity import (
 )
 
 from harness.defaults import CALL_TIMEOUT_SECONDS
-from harness.errors import BadResponseError, ErrorKind, TransientProviderError
+from harness.errors import (
+    BadResponseError,
+    ErrorKind,
+    RefusedRequestError,
+    TransientProviderError,
+)
+from harness.llm.cache import CallCache
 from harness.llm.limits import CallLimiter
 from harness.llm.types import Completion, CompletionRequest, Provider, Usage
+
+#: A failed attempt's message is kept up to this many characters.
+MESSAGE_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -64,9 +79,17 @@ class CallReport:
     attempts: int = 0
     errors: list[ErrorKind] = field(default_factory=list)
     latency_s: float = 0.0
+    wait_s: float = 0.0
+    """Time spent waiting for the limiter, every attempt together."""
+    request_s: float = 0.0
+    """Time spent in HTTP requests, every attempt together."""
     completion: Completion | None = None
-    failure: TransientProviderError | BadResponseError | None = None
+    failure: TransientProviderError | BadResponseError | RefusedRequestError | None = None
+    message: str | None = None
+    """The last failed attempt's message (already redacted), cut to MESSAGE_CHARS."""
     cost_usd: float | None = None
+    cached: bool = False
+    """The answer came from the cache: no request was made."""
 
     @property
     def usage(self) -> Usage:
@@ -111,29 +134,50 @@ async def call_llm(
     policy: RetryPolicy,
     deadline: float,
     price: Price | None = None,
+    cache: CallCache | None = None,
+    cache_key: str | None = None,
 ) -> CallReport:
-    """Call ``provider`` with retries until it answers or ``deadline`` (``loop.time()``)."""
+    """Call ``provider`` with retries until it answers or ``deadline`` (``loop.time()``).
+
+    With ``cache`` and ``cache_key``, a stored answer is returned at once (no request,
+    ``cached`` set) and a new answer is stored before this returns.
+    """
     loop = asyncio.get_running_loop()
     report = CallReport(provider=provider.name, model=request.model)
     started = time.perf_counter()
+    if cache is not None and cache_key is not None:
+        stored = await cache.get(cache_key)
+        if stored is not None:
+            report.completion, report.cached = stored, True
+            report.latency_s = time.perf_counter() - started
+            return report
 
     async def attempt() -> Completion:
         report.attempts += 1
         left = deadline - loop.time()
         bound = min(policy.call_timeout_s, left)
+        asked = time.perf_counter()
+        sent: float | None = None
         try:
             if bound <= 0:
                 raise TimeoutError
             async with asyncio.timeout(bound):
                 async with limiter.slot():
-                    return await provider.complete(replace(request, timeout_s=bound))
+                    sent = time.perf_counter()
+                    report.wait_s += sent - asked
+                    try:
+                        return await provider.complete(replace(request, timeout_s=bound))
+                    finally:
+                        report.request_s += time.perf_counter() - sent
         except TimeoutError:
+            if sent is None:  # the bound ran out in the limiter's queue
+                report.wait_s += time.perf_counter() - asked
             report.errors.append("timeout")
-            raise TransientProviderError(
-                "timeout", f"{provider.name}: no answer within {bound:.1f} s"
-            ) from None
-        except (TransientProviderError, BadResponseError) as exc:
+            report.message = f"{provider.name}: no answer within {bound:.1f} s"
+            raise TransientProviderError("timeout", report.message) from None
+        except (TransientProviderError, BadResponseError, RefusedRequestError) as exc:
             report.errors.append(exc.kind)
+            report.message = str(exc)[:MESSAGE_CHARS]
             raise
 
     retrying = AsyncRetrying(
@@ -145,12 +189,15 @@ async def call_llm(
     )
     try:
         report.completion = await retrying(attempt)
-    except (TransientProviderError, BadResponseError) as exc:
+    except (TransientProviderError, BadResponseError, RefusedRequestError) as exc:
         report.failure = exc
     report.latency_s = time.perf_counter() - started
-    if report.completion is not None and price is not None:
-        report.cost_usd = price.cost(report.completion.usage)
+    if report.completion is not None:
+        if price is not None:
+            report.cost_usd = price.cost(report.completion.usage)
+        if cache is not None and cache_key is not None:
+            await cache.put(cache_key, report.completion)
     return report
 
 
-__all__ = ["CallReport", "Price", "RetryPolicy", "call_llm"]
+__all__ = ["MESSAGE_CHARS", "CallReport", "Price", "RetryPolicy", "call_llm"]

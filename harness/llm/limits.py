@@ -15,13 +15,15 @@ from dataclasses import dataclass
 
 from asyncio_throttle.throttler import Throttler
 
+from harness.defaults import RATE_PERIOD_SECONDS
+
 
 @dataclass(frozen=True)
 class Limits:
     """At most ``requests`` calls admitted per ``period_s`` seconds, ``in_flight`` at once."""
 
     requests: int | None = None
-    period_s: float = 60.0
+    period_s: float = RATE_PERIOD_SECONDS
     in_flight: int | None = None
 
 

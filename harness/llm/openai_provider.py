@@ -60,11 +60,9 @@ class OpenAIProvider:
             kwargs["temperature"] = request.temperature
         if request.seed is not None:
             kwargs["seed"] = request.seed
-        if request.json_schema is not None:
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": request.json_schema, "strict": True},
-            }
+        response_format = _response_format(request)
+        if response_format is not None:
+            kwargs["response_format"] = response_format
         try:
             response = await self._client.chat.completions.create(**kwargs)
         except (openai.OpenAIError, UnicodeDecodeError) as exc:
@@ -85,6 +83,22 @@ class OpenAIProvider:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _response_format(request: CompletionRequest) -> dict[str, Any] | None:
+    """``response_format`` for the request's shape (see :mod:`harness.llm.shapes`)."""
+    shape, schema = request.sent_shape, request.json_schema
+    if shape == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "reply", "schema": schema, "strict": True},
+        }
+    if shape == "json_object_schema":
+        # llama-cpp-python's shape: the schema beside the type, turned into a grammar
+        return {"type": "json_object", "schema": schema}
+    if shape == "json_object":
+        return {"type": "json_object"}
+    return None
 
 
 __all__ = ["OpenAIProvider", "Transport"]

@@ -16,6 +16,7 @@ from typing import Literal, Self
 from pydantic import Field, model_validator
 
 from harness import defaults
+from harness.llm.shapes import StructuredOutput, candidates
 from harness.llm.types import Transport
 from harness.validation import StrictModel
 
@@ -90,21 +91,26 @@ class LLMSettings(StrictModel):
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int = Field(defaults.MAX_TOKENS, ge=1)
     seed: int | None = None
-    structured_output: bool = Field(
-        False, description="Ask the provider for schema-constrained JSON."
+    structured_output: bool | StructuredOutput = Field(
+        False,
+        description="Ask for schema-constrained JSON: auto (or true) tries the shapes the "
+        "server may take, in order; a shape's name forces it; false sends no schema.",
     )
     call_timeout_seconds: float = Field(
         defaults.CALL_TIMEOUT_SECONDS, gt=0, description="Bound of one attempt."
     )
-    allowance_seconds: float = Field(
-        defaults.ALLOWANCE_SECONDS,
+    allowance_seconds: float | None = Field(
+        None,
         gt=0,
-        description="Bound of one seat's turn per tick, retries included.",
+        description="Bound of one seat's turn per tick, retries included. Default: "
+        "call_timeout_seconds * (model seats in the episode + 1), see docs/llm.md.",
     )
 
     @model_validator(mode="after")
     def _allowance_covers_a_call(self) -> Self:
-        if self.allowance_seconds < self.call_timeout_seconds:
+        if self.allowance_seconds is not None and (
+            self.allowance_seconds < self.call_timeout_seconds
+        ):
             raise ValueError("allowance_seconds must be at least call_timeout_seconds")
         return self
 
@@ -113,6 +119,11 @@ class LLMSeatOptions(LLMSettings):
     """An LLM seat's settings with its provider resolved: what the seat runs with."""
 
     provider: ProviderOptions
+
+    @model_validator(mode="after")
+    def _a_shape_the_provider_can_send(self) -> Self:
+        candidates(self.provider.kind, self.structured_output)
+        return self
 
 
 __all__ = [

@@ -14,6 +14,7 @@ connection error (a refused connection, a server that hung up) to a connect
 from __future__ import annotations
 
 import email.utils
+import re
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -25,12 +26,27 @@ from harness.errors import (
     ErrorKind,
     FatalProviderError,
     ProviderError,
+    RefusedRequestError,
     TransientProviderError,
 )
 from harness.llm.secrets import REDACTED, redact
 
 #: How many causes of an exception are looked at (chains can be long, or loop).
 MAX_CAUSES = 32
+
+#: What a 5xx body says when the server blamed the request, not itself: pydantic's
+#: validation messages (llama-cpp-python answers a response_format it does not know
+#: with HTTP 500 "Input should be 'text' or 'json_object'"), OpenAI-style error types,
+#: and the usual words for an unknown or unsupported parameter. One alternation of
+#: plain words: linear in the text.
+INVALID_REQUEST = re.compile(
+    r"input should be|validation error|invalid[ _]request|not supported|unsupported"
+    r"|unrecognized request argument|extra (?:inputs|fields) (?:are )?not permitted"
+    r"|field required|unknown (?:field|parameter|argument)|response_format",
+    re.IGNORECASE,
+)
+#: Only the start of an error body is searched for those words.
+INVALID_SCAN_CHARS = 4096
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -108,6 +124,11 @@ def classify(exc: BaseException, provider: str, secrets: Iterable[str] = ()) -> 
     if isinstance(status, int):
         kind = _status_kind(status)
         message = f"{provider}: HTTP {status}: {detail}"
+        if kind == "bad_request" or (
+            kind == "server" and INVALID_REQUEST.search(detail[:INVALID_SCAN_CHARS])
+        ):
+            # the server blamed the request: asking again gets the same answer
+            return RefusedRequestError("bad_request", message)
         if kind in ("rate_limit", "server"):
             response = getattr(exc, "response", None)
             headers = getattr(response, "headers", None)
@@ -131,6 +152,7 @@ def _status_kind(status: int) -> ErrorKind:
 
 
 __all__ = [
+    "INVALID_REQUEST",
     "MAX_CAUSES",
     "REDACTED",
     "classify",

@@ -12,17 +12,25 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Self
 
-from harness.errors import PlayBudgetExhausted
+from harness.errors import (
+    FatalProviderError,
+    PlayBudgetExhausted,
+    RefusedRequestError,
+)
 from harness.game import GameEntry, ParseFailure
+from harness.llm.cache import CallCache, call_key, current_episode
 from harness.llm.calls import CallReport, Price, RetryPolicy, call_llm
+from harness.llm.deadlines import default_allowance
 from harness.llm.factory import make_provider
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
+from harness.llm.negotiate import Negotiation
 from harness.llm.options import LLMSeatOptions, ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.secrets import redact
+from harness.llm.shapes import Shape, apply_shape, candidates
 from harness.llm.types import CompletionRequest, Message, Provider
 from harness.records import AgentInfo, CallRecord, ModelReply, Source
 from harness.seats import (
@@ -37,6 +45,9 @@ from harness.text import truncate_runes
 #: A failed reply sent back with the retry hint is cut to this many runes.
 RETRY_ECHO_RUNES = 4000
 
+#: Where a seat reports, once, the first failure of its calls (a line of text).
+Notify = Callable[[str], None]
+
 
 class LLMSeat:
     """A seat played by a model through a :class:`Provider`."""
@@ -49,6 +60,9 @@ class LLMSeat:
         prompts: PromptSet,
         limiter: CallLimiter | None = None,
         reply_schema: dict[str, Any] | None = None,
+        negotiation: Negotiation | None = None,
+        cache: CallCache | None = None,
+        notify: Notify | None = None,
     ) -> None:
         self.provider = provider
         self.options = options
@@ -60,25 +74,39 @@ class LLMSeat:
                 in_flight=options.provider.max_in_flight,
             )
         )
-        self._schema = reply_schema if options.structured_output else None
+        self.negotiation = negotiation or Negotiation(
+            candidates(options.provider.kind, options.structured_output)
+        )
+        self._schema = reply_schema if self.negotiation.candidates else None
+        self._cache = cache
+        self._notify = notify
+        self._noticed = False
         self._policy = RetryPolicy(call_timeout_s=options.call_timeout_seconds)
+        self.allowance_s = options.allowance_seconds or default_allowance(
+            options.call_timeout_seconds, 1
+        )
         price = options.provider.prices.get(options.model)
         self._price = Price(price.input_per_mtok, price.output_per_mtok) if price else None
         details = {"provider": options.provider.kind, "model": options.model, **prompts.hashes()}
         if options.provider.base_url:
             details["baseUrl"] = options.provider.base_url
-        self._agent = AgentInfo(
-            kind="llm", name=f"{options.provider.kind}:{options.model}", details=details
-        )
+        self._details = details
 
     @property
     def agent(self) -> AgentInfo:
-        return self._agent
+        details = dict(self._details)
+        if self.negotiation.candidates:
+            # the shape found so far: "auto" until the preflight or a first call settles it
+            details["structuredOutput"] = self.negotiation.describe()
+            if self.negotiation.refusals:
+                details["structuredOutputRefused"] = self.negotiation.refused()
+        name = f"{self.options.provider.kind}:{self.options.model}"
+        return AgentInfo(kind="llm", name=name, details=details)
 
     async def decide(self, request: SeatRequest) -> SeatReply:
         loop = asyncio.get_running_loop()
         started = time.perf_counter()
-        own_deadline = loop.time() + self.options.allowance_seconds
+        own_deadline = loop.time() + self.allowance_s
         budget = request.deadline if request.deadline is not None else float("inf")
         deadline = min(own_deadline, budget)
         io, observation = request.io, request.observation
@@ -98,9 +126,15 @@ class LLMSeat:
             )
 
         problems: list[ParseFailure | None] = []
+        scope = (
+            f"{request.episode_id or current_episode() or ''}/{request.seat.seat}/{request.tick}"
+        )
         while True:  # two calls at most: the second reply, or a failed call, ends the turn
-            report = await self._call(messages, deadline)
-            calls.append(_call_record(report))
+            reports = await self._call(messages, deadline, scope)
+            calls.extend(_call_record(r) for r in reports)
+            report = reports[-1]
+            if report.failure is not None:
+                self._notice(request, report)
             failure: str | None = None
             if report.completion is None:
                 if loop.time() >= budget:  # the play budget, not the seat, ran out (D2)
@@ -124,23 +158,56 @@ class LLMSeat:
             else:
                 return finish(*request.baseline(), source)
 
-    async def _call(self, messages: list[Message], deadline: float) -> CallReport:
-        request = CompletionRequest(
+    def request(
+        self, messages: tuple[Message, ...], max_tokens: int | None = None
+    ) -> CompletionRequest:
+        """The request this seat sends for ``messages``, before its shape is applied."""
+        return CompletionRequest(
             model=self.options.model,
-            messages=tuple(messages),
+            messages=messages,
             temperature=self.options.temperature,
-            max_tokens=self.options.max_tokens,
+            max_tokens=max_tokens or self.options.max_tokens,
             seed=self.options.seed,
             json_schema=self._schema,
             timeout_s=self.options.call_timeout_seconds,
         )
-        return await call_llm(
-            self.provider,
-            request,
-            limiter=self.limiter,
-            policy=self._policy,
-            deadline=deadline,
-            price=self._price,
+
+    async def _call(self, messages: list[Message], deadline: float, scope: str) -> list[CallReport]:
+        """One call (or, while the shape is being found, one per shape tried)."""
+        base = self.request(tuple(messages))
+        provider = self.options.provider
+
+        async def send(shape: Shape | None) -> CallReport:
+            shaped = apply_shape(base, shape)
+            key = None
+            if self._cache is not None:
+                key = call_key(shaped, kind=provider.kind, base_url=provider.base_url, scope=scope)
+            return await call_llm(
+                self.provider,
+                shaped,
+                limiter=self.limiter,
+                policy=self._policy,
+                deadline=deadline,
+                price=self._price,
+                cache=self._cache,
+                cache_key=key,
+            )
+
+        return await self.negotiation.call(send)
+
+    def _notice(self, request: SeatRequest, report: CallReport) -> None:
+        """Report this seat's first failed call once; the rest are in the record."""
+        if self._noticed or self._notify is None:
+            return
+        self._noticed = True
+        episode = current_episode()
+        where = f"{episode}: " if episode else ""
+        what = report.message or str(report.failure)
+        self._notify(
+            redact(
+                f"{where}{request.seat.seat} ({self.agent.name}), tick {request.tick}: {what}; "
+                "the turn fell back (this seat's later failures are only in the record)"
+            )
         )
 
 
@@ -157,7 +224,13 @@ def _call_record(report: CallReport) -> CallRecord:
             "outputTokens": usage.output_tokens,
             "reasoningTokens": usage.reasoning_tokens,
             "costUsd": report.cost_usd,
-            "wallClock": {"latencyMs": round(report.latency_s * 1000, 3)},
+            "cached": report.cached,
+            "message": report.message,
+            "wallClock": {
+                "latencyMs": round(report.latency_s * 1000, 3),
+                "waitMs": round(report.wait_s * 1000, 3),
+                "requestMs": round(report.request_s * 1000, 3),
+            },
         }
     )
 
@@ -166,16 +239,27 @@ class SeatFactory:
     """Builds LLM seats, sharing one provider client and one limiter per model.
 
     Seats with the same provider settings share a client (and its connection pool);
-    seats calling the same (provider, model) share a rate limiter and in-flight cap.
-    The factory owns those clients: use it as ``async with SeatFactory() as factory:``,
+    seats calling the same (provider, model) share a rate limiter and in-flight cap,
+    and, with the same structured-output setting, the shape found for it. A ``cache``
+    is given to every seat; ``notify`` receives each seat's first failure, once. The
+    factory owns the clients: use it as ``async with SeatFactory() as factory:``,
     which closes every client on the way out, however the block ends.
     """
 
-    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        environ: Mapping[str, str] | None = None,
+        *,
+        cache: CallCache | None = None,
+        notify: Notify | None = None,
+    ) -> None:
         self._environ = environ
         self._providers: dict[tuple[str, str | None, str | None, str], Provider] = {}
         self._limiters = LimiterRegistry()
-        self._models: dict[tuple[str, str | None, str], LLMSeatOptions] = {}
+        self._negotiations: dict[tuple[str, str | None, str, str], Negotiation] = {}
+        self._models: dict[tuple[str, str | None, str, str], LLMSeat] = {}
+        self.cache = cache
+        self.notify = notify
 
     def provider(self, options: ProviderOptions) -> Provider:
         """The shared provider for ``options`` (its key read from the environment)."""
@@ -203,43 +287,81 @@ class SeatFactory:
                 requests=p.requests_per_period, period_s=p.period_seconds, in_flight=p.max_in_flight
             ),
         )
-        self._models.setdefault((p.kind, p.base_url, options.model), options)
-        return LLMSeat(
+        key = (p.kind, p.base_url, options.model, str(options.structured_output))
+        negotiation = self._negotiations.setdefault(
+            key, Negotiation(candidates(p.kind, options.structured_output))
+        )
+        seat = LLMSeat(
             provider=provider,
             options=options,
             prompts=prompts,
             limiter=limiter,
             reply_schema=game.seat_io.reply_schema(role),
+            negotiation=negotiation,
+            cache=self.cache,
+            notify=self.notify,
         )
+        self._models.setdefault(key, seat)
+        return seat
 
     async def preflight(self) -> list[str]:
-        """One tiny call per distinct (provider, model) built so far.
+        """One small call per distinct (provider, model, structured output) built so far.
 
-        Auth, not-found and bad-request errors raise :class:`FatalProviderError` now,
-        before any episode starts; transient trouble comes back as warnings (redacted,
-        ready to print).
+        The call has the shape the episode's calls will have (the seat's schema,
+        parameters and structured-output shape); with ``structured_output = "auto"``
+        it finds the shape, one call per shape tried. Auth and not-found errors, and
+        a request the server refuses in every shape, raise :class:`FatalProviderError`
+        now, before any episode starts; transient trouble comes back as warnings
+        (redacted, ready to print).
         """
         warnings = []
         loop = asyncio.get_running_loop()
-        for (_, _, model), options in self._models.items():
-            request = CompletionRequest(
-                model=model,
-                messages=(Message("user", 'Reply with the JSON object {"ok": true}.'),),
-                max_tokens=16,
-                timeout_s=options.call_timeout_seconds,
-            )
-            report = await call_llm(
-                self.provider(options.provider),
-                request,
-                limiter=CallLimiter(Limits()),
-                policy=RetryPolicy(call_timeout_s=options.call_timeout_seconds),
-                deadline=loop.time() + options.call_timeout_seconds,
-            )
-            if report.failure is not None:
-                warnings.append(
-                    redact(f"preflight {options.provider.kind}:{model}: {report.failure}")
+        for seat in self._models.values():
+            options = seat.options
+            request = seat.request(_PREFLIGHT, max_tokens=min(options.max_tokens, 64))
+            limiter = CallLimiter(Limits())
+            policy = RetryPolicy(call_timeout_s=options.call_timeout_seconds)
+
+            async def send(
+                shape: Shape | None,
+                seat: LLMSeat = seat,
+                request: CompletionRequest = request,
+                limiter: CallLimiter = limiter,
+                policy: RetryPolicy = policy,
+            ) -> CallReport:
+                return await call_llm(
+                    seat.provider,
+                    apply_shape(request, shape),
+                    limiter=limiter,
+                    policy=policy,
+                    deadline=loop.time() + policy.call_timeout_s,
                 )
+
+            report = (await seat.negotiation.call(send))[-1]
+            name = f"{options.provider.kind}:{options.model}"
+            if isinstance(report.failure, RefusedRequestError):
+                refused = seat.negotiation.refused()
+                earlier = f" (before that: {refused})" if refused else ""
+                raise FatalProviderError(
+                    "bad_request",
+                    redact(f"preflight {name}: refused: {report.failure}{earlier}"),
+                )
+            if report.failure is not None:
+                warnings.append(redact(f"preflight {name}: {report.failure}"))
         return warnings
+
+    def structured_output(self) -> list[str]:
+        """One line per model with structured output: the shape it takes, and what was refused."""
+        lines = []
+        for (kind, _, model, _), seat in self._models.items():
+            negotiation = seat.negotiation
+            if not negotiation.candidates:
+                continue
+            line = f"{kind}:{model}: structured output {negotiation.describe()}"
+            if negotiation.refusals:
+                line += f" (refused: {negotiation.refused()})"
+            lines.append(redact(line))
+        return lines
 
     async def aclose(self) -> None:
         """Close every provider client."""
@@ -252,6 +374,13 @@ class SeatFactory:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+#: The preflight's messages: small, and the same in every run.
+_PREFLIGHT = (
+    Message("system", "This is a connection check before a game."),
+    Message("user", "Reply with one JSON object."),
+)
 
 
 __all__ = ["PARSE_OFF_LOOP_CHARS", "RETRY_ECHO_RUNES", "LLMSeat", "SeatFactory"]

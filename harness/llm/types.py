@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from harness.llm.shapes import Shape
 
 from harness.defaults import CALL_TIMEOUT_SECONDS, MAX_TOKENS
 
@@ -31,7 +34,11 @@ class Usage:
 
 @dataclass(frozen=True)
 class CompletionRequest:
-    """One call's inputs. ``json_schema``: ask for schema-constrained JSON, when set."""
+    """One call's inputs.
+
+    ``json_schema``: the reply's schema, sent in the way ``shape`` says (see
+    :mod:`harness.llm.shapes`); a schema without a shape is sent as ``json_schema``.
+    """
 
     model: str
     messages: tuple[Message, ...]
@@ -40,6 +47,14 @@ class CompletionRequest:
     seed: int | None = None
     json_schema: dict[str, Any] | None = None
     timeout_s: float = CALL_TIMEOUT_SECONDS
+    shape: Shape | None = None
+
+    @property
+    def sent_shape(self) -> Shape | None:
+        """The shape this request goes out in (None: no structured output)."""
+        if self.json_schema is None:
+            return None
+        return self.shape or "json_schema"
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from harness.report.leaderboards import (
     leaderboards,
     ranked,
 )
+from harness.report.servers import deadline_count, fallback_flags, server_rows
 from harness.report.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -132,18 +133,20 @@ def _entrant_row(
     latencies: list[float] = []
     tokens_in = tokens_out = 0
     costs: list[float] = []
-    calls = retries = 0
+    calls = retries = rescued = 0
     for ep in episodes:
         for seat in ep.seats.values():
             if seat.calls:
                 turns[seat.role] += seat.turns
                 fallbacks[seat.role] += sum(seat.fallbacks.values())
+                # a turn makes one call, and a second when it sends the retry
+                retries += seat.calls - seat.turns
             latencies.extend(seat.latencies_ms)
             tokens_in += seat.input_tokens
             tokens_out += seat.output_tokens
             costs.append(seat.cost_usd)
             calls += seat.calls
-            retries += seat.retries
+            rescued += seat.retries
     metrics = [ep.metrics for ep in episodes]
     by_cell = _cells(episodes)
     values = list(by_cell.values())
@@ -161,6 +164,7 @@ def _entrant_row(
         "reasons": dict(sorted(Counter(ep.reason for ep in episodes).items())),
         "calls": calls,
         "retries": retries,
+        "rescued": rescued,
         "fallbackRate": {
             role: fallbacks[role] / turns[role] for role in sorted(turns) if turns[role]
         },
@@ -327,6 +331,9 @@ def build_report(
         },
         "identical": identical_entrants(names, identity),
         "leaderboards": leaderboards(game, names, labels, identity, cells, resample),
+        "fallbackFlags": fallback_flags(by_entrant),
+        "servers": server_rows(by_entrant),
+        "deadlines": deadline_count(episodes),
     }
 
 

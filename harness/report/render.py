@@ -13,6 +13,7 @@ from typing import Any
 from harness.game import Column
 from harness.report.build import canonical_order
 from harness.report.selection import describe as selection_lines
+from harness.report.servers import flagged, server_section, unshown_line
 from harness.summary import EpisodeSummary
 
 
@@ -120,7 +121,7 @@ def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[
                 [
                     r["entrant"],
                     str(r["calls"]),
-                    str(r["retries"]),
+                    f"{r['retries']} ({r.get('rescued', 0)} rescued)",
                     *(_pct(r["fallbackRate"].get(role)) for role in roles),
                     f"{r['inputTokens']:,}/{r['outputTokens']:,}",
                     f"${r['costUsd']:.4f}",
@@ -139,12 +140,12 @@ def _latency(lat: dict[str, Any]) -> str:
     return f"{lat['p50']:.0f} / {lat['p95']:.0f} ms"
 
 
-def _paired_table(rows: list[dict[str, Any]], mark: str) -> str:
+def _paired_table(rows: list[dict[str, Any]], mark: str, flags: dict[str, str]) -> str:
     return _table(
         ["entrant", "vs", "cells", "mean difference (95% CI)", "wins", "ties", "losses"],
         [
             [
-                r["entrant"],
+                flagged(r["entrant"], flags),
                 r["reference"],
                 str(r["pairs"]),
                 _ci(r["difference"], mark=mark),
@@ -244,7 +245,8 @@ def _leaderboard(report: dict[str, Any], board: dict[str, Any]) -> list[str]:
         [
             _rank(r, mark),
             r["agent"],
-            r["entrant"] + "".join(f" (= {o})" for o in r["sameAs"]),
+            flagged(r["entrant"], report.get("fallbackFlags", {}))
+            + "".join(f" (= {o})" for o in r["sameAs"]),
             str(r["cells"]),
             _ci(r["score"], mark=mark),
         ]
@@ -303,7 +305,7 @@ def to_markdown(report: dict[str, Any]) -> str:
             "the cell; difference = entrant - reference. Interval: "
             f"{_method(report, 'those cells')} (not adjusted for multiple comparisons).",
             "",
-            _paired_table(report["paired"], mark),
+            _paired_table(report["paired"], mark, report.get("fallbackFlags", {})),
         ]
     n = len(report["entrants"])
     if n > 2 or (n == 2 and not report["paired"]):
@@ -321,9 +323,13 @@ def to_markdown(report: dict[str, Any]) -> str:
         if clean["entrants"]:
             parts += _entrant_tables(report, clean["entrants"])
         if clean["paired"]:
-            parts += ["", _paired_table(clean["paired"], mark)]
+            parts += ["", _paired_table(clean["paired"], mark, report.get("fallbackFlags", {}))]
+        unshown = unshown_line(report, [r["entrant"] for r in clean["entrants"]])
+        if unshown:
+            parts += ["", unshown]
     for board in report["leaderboards"]:
         parts += _leaderboard(report, board)
+    parts += server_section(report)
     return "\n".join(parts) + "\n"
 
 
@@ -346,7 +352,7 @@ def to_csv(report: dict[str, Any]) -> str:
         "input_tokens", "output_tokens", "cost_usd", "latency_ms_p50", "latency_ms_p95",
         "fallback_free_episodes", "paired_vs", "paired_pairs", "paired_diff_mean",
         "paired_diff_low", "paired_diff_high", "wins", "ties", "losses", "incomplete",
-        "ceiling", "ceiling_share",
+        "ceiling", "ceiling_share", "fallback_flag",
     ]  # fmt: skip
     ceiling = (report.get("ceiling") or {}).get("name", "")
     buffer = io.StringIO()
@@ -371,6 +377,7 @@ def to_csv(report: dict[str, Any]) -> str:
                 diff.get("low", ""), diff.get("high", ""),
                 p.get("wins", ""), p.get("ties", ""), p.get("losses", ""), incomplete,
                 ceiling, "" if r.get("ceilingShare") is None else r["ceilingShare"],
+                report.get("fallbackFlags", {}).get(r["entrant"], ""),
             ]
         )  # fmt: skip
     return buffer.getvalue()

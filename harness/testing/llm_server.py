@@ -3,8 +3,16 @@
 Tests, demos and benchmarks point the real SDKs at it (``base_url``) and script what
 each request gets: a reply text, an HTTP error with headers, a delay, a dropped
 connection, a body that is not valid UTF-8. It answers ``POST /v1/chat/completions``
-in OpenAI's shape and ``POST /v1/messages`` in Anthropic's, and keeps every request
-it saw (path, headers, JSON body) for assertions.
+in OpenAI's shape and ``POST /v1/messages`` in Anthropic's (a forced tool is answered
+with a ``tool_use`` block holding the reply), and keeps every request it saw (path,
+headers, JSON body) for assertions.
+
+It can behave as the local servers do: ``shapes`` decides which structured-output
+requests it refuses (:func:`llama_cpp_python` answers ``json_schema`` with the HTTP
+500 llama-cpp-python gives; :func:`json_object_schema_only` takes nothing but a
+``json_object`` with a schema), and ``serial=True`` answers one request at a time,
+as a server with one slot does (``peak_serving`` stays 1 while ``peak_in_flight``
+counts the requests waiting for it).
 
     with ScriptedLLMServer() as server:
         server.push(Reply('{"move": "N"}'), Fail(429, headers={"retry-after": "0"}))
@@ -69,6 +77,48 @@ class Drop:
 
 Action = Reply | Fail | Raw | Hang | Drop
 Handler = Callable[[str, dict[str, Any]], Action]
+#: Decides whether a request's structured-output shape is refused: a Fail, or None.
+ShapeRule = Callable[[str, dict[str, Any]], "Fail | None"]
+
+#: llama-cpp-python's words when ``response_format.type`` is not one it knows.
+LLAMA_CPP_PYTHON_MESSAGE = (
+    "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  "
+    "Input should be 'text' or 'json_object' [type=literal_error, input_value='{kind}', "
+    "input_type=str]"
+)
+
+
+def _format_type(body: dict[str, Any]) -> str | None:
+    shape = body.get("response_format")
+    return shape.get("type") if isinstance(shape, dict) else None
+
+
+def llama_cpp_python(path: str, body: dict[str, Any]) -> Fail | None:
+    """llama-cpp-python's server: ``json_object`` (with or without a schema) or plain text;
+    any other ``response_format`` gets an HTTP 500 with a validation message."""
+    kind = _format_type(body)
+    if kind is None or kind in ("text", "json_object"):
+        return None
+    message = LLAMA_CPP_PYTHON_MESSAGE.format(kind=kind)
+    return Fail(500, body={"error": {"message": message, "type": "internal_server_error"}})
+
+
+def json_object_schema_only(path: str, body: dict[str, Any]) -> Fail | None:
+    """A server that takes nothing but ``{"type": "json_object", "schema": {...}}`` (HTTP 400)."""
+    shape = body.get("response_format")
+    if isinstance(shape, dict) and shape.get("type") == "json_object" and "schema" in shape:
+        return None
+    message = "response_format must be a json_object with a schema"
+    return Fail(400, body={"error": {"message": message, "type": "invalid_request_error"}})
+
+
+def json_schema_only(path: str, body: dict[str, Any]) -> Fail | None:
+    """A server that wants a JSON Schema (OpenAI's ``json_schema``, or Anthropic's
+    ``output_config``) on every request (HTTP 400 otherwise)."""
+    if _format_type(body) == "json_schema" or "output_config" in body:
+        return None
+    message = "this test server only answers requests with a json_schema"
+    return Fail(400, body={"error": {"message": message, "type": "invalid_request_error"}})
 
 
 class _Server(ThreadingHTTPServer):
@@ -90,16 +140,31 @@ class SeenRequest:
 class ScriptedLLMServer:
     """The server. Scripted actions are served in order; when none is queued, ``default``."""
 
-    def __init__(self, default: Handler | Action | None = None) -> None:
+    def __init__(
+        self,
+        default: Handler | Action | None = None,
+        *,
+        shapes: ShapeRule | None = None,
+        serial: bool = False,
+    ) -> None:
         self._queue: deque[Action] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.default: Handler | Action = default or Reply('{"move": "WAIT"}')
+        self.shapes = shapes
+        """Refuses the structured-output shapes this server does not take (None: none)."""
+        self.serial = serial
+        """Answer one request at a time (the others wait in the server, connected)."""
+        self._one_at_a_time = threading.Lock()
         self.requests: list[SeenRequest] = []
         self.in_flight = 0
-        """Requests being answered right now."""
+        """Requests received and not yet answered (waiting ones included)."""
         self.peak_in_flight = 0
-        """The most requests ever answered at once (reset it between measurements)."""
+        """The most requests ever in flight at once (reset it between measurements)."""
+        self.serving = 0
+        """Requests being worked on right now (at most 1 when ``serial``)."""
+        self.peak_serving = 0
+        """The most requests ever worked on at once."""
         self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -179,7 +244,17 @@ class ScriptedLLMServer:
                     server.in_flight += 1
                     server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
                 try:
-                    self._act(server._next(self.path, body), body)
+                    gate = server._one_at_a_time if server.serial else contextlib.nullcontext()
+                    with gate:
+                        with server._lock:
+                            server.serving += 1
+                            server.peak_serving = max(server.peak_serving, server.serving)
+                        try:
+                            refused = server.shapes(self.path, body) if server.shapes else None
+                            self._act(refused or server._next(self.path, body), body)
+                        finally:
+                            with server._lock:
+                                server.serving -= 1
                 finally:
                     with server._lock:
                         server.in_flight -= 1
@@ -223,16 +298,31 @@ class ScriptedLLMServer:
         return _Handler
 
 
+def _anthropic_content(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """A text block; or, when a tool is forced and the text is a JSON object, its call."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "tool":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            return [{"type": "tool_use", "id": "toolu_scripted", "name": choice.get("name"),
+                     "input": data}]  # fmt: skip
+    return [{"type": "text", "text": text}]
+
+
 def _completion(path: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     model = body.get("model", "scripted-model")
     if path.endswith("/messages"):
+        content = _anthropic_content(body, reply.text)
         return {
             "id": "msg_scripted",
             "type": "message",
             "role": "assistant",
             "model": model,
-            "content": [{"type": "text", "text": reply.text}],
-            "stop_reason": "end_turn",
+            "content": content,
+            "stop_reason": "tool_use" if content[0]["type"] == "tool_use" else "end_turn",
             "stop_sequence": None,
             "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
         }
@@ -260,6 +350,7 @@ def _completion(path: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]
 
 
 __all__ = [
+    "LLAMA_CPP_PYTHON_MESSAGE",
     "Action",
     "Drop",
     "Fail",
@@ -268,4 +359,8 @@ __all__ = [
     "Reply",
     "ScriptedLLMServer",
     "SeenRequest",
+    "ShapeRule",
+    "json_object_schema_only",
+    "json_schema_only",
+    "llama_cpp_python",
 ]

@@ -166,7 +166,12 @@ class TournamentConfig(StrictModel):
     seeds: list[Annotated[int, Field(ge=0, le=MAX_SEED)]] | SeedRange
     variants: list[str] | None = Field(None, description="Default: the game's first variant.")
     repetitions: int = Field(1, ge=1)
-    episode_timeout_seconds: float = Field(900.0, gt=0)
+    episode_timeout_seconds: float | None = Field(
+        None,
+        gt=0,
+        description="Default: the game's (900 s), or for an entrant with model seats enough "
+        "for every tick to take a seat's whole allowance (docs/llm.md).",
+    )
     rules: dict[str, Any] = Field(
         default_factory=dict, description="Rules parameters to override, e.g. maxTicks."
     )
@@ -177,6 +182,11 @@ class TournamentConfig(StrictModel):
     )
     providers: dict[str, ProviderOptions] = Field(default_factory=dict)
     entrants: list[EntrantConfig] = Field(min_length=1)
+    cache: bool = Field(
+        True,
+        exclude=True,  # not part of the config's hash: a resume may turn it off or on
+        description="Answer model calls from DIR/calls.sqlite where it can (--no-cache).",
+    )
 
     @field_validator("seeds", mode="before")
     @classmethod

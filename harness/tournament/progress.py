@@ -22,7 +22,6 @@ class Progress:
         self.input_tokens = self.output_tokens = 0
         self.cost = 0.0
         self._t0 = time.monotonic()
-        self._last_print = 0.0
         self._last_line = ""
 
     def add(self, summary: EpisodeSummary) -> None:
@@ -52,17 +51,21 @@ class Progress:
         )
 
     def show(self, *, final: bool = False) -> None:
-        """Print the line: redrawn in place on a terminal, else every few seconds."""
-        now = time.monotonic()
+        """Print the line: redrawn in place on a terminal; to a pipe or a file, one line
+        each time it changes (at the start, and once per finished episode).
+
+        A pipe or a file gets no redraws, so a line held back "until a few seconds have
+        passed" would wait for the next episode to finish, however long that takes.
+        """
         if self.live:
             self.stream.write("\r\x1b[2K" + self.line() + ("\n" if final else ""))
             self.stream.flush()
-        elif final or now - self._last_print >= 5.0 or self.done == self.total:
-            line = self.line()
-            if line != self._last_line:
-                self.stream.write(line + "\n")
-                self.stream.flush()
-            self._last_print, self._last_line = now, line
+            return
+        line = self.line()
+        if line != self._last_line:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+        self._last_line = line
 
 
 __all__ = ["Progress"]

@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import GameEntry
+from harness.llm.cache import CACHE_FILE, CallCache, call_scope
+from harness.llm.deadlines import default_allowance, default_episode_timeout
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.prompts import PromptSet
@@ -19,6 +23,7 @@ from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.seat_builder import build_seats, llm_providers, prompt_files
+from harness.seat_spec import LLMSeatConfig
 from harness.seats import Seat
 from harness.summary import EpisodeSummary
 from harness.tournament.budget import Admission, EpisodeBound, Stop, episode_bounds, require_prices
@@ -113,6 +118,7 @@ async def run_tournament(
     config_file: str | None = None,
     max_cost: float | None = None,
     narrowing: Narrowing | None = None,
+    cache: bool | None = None,
 ) -> TournamentOutcome:
     """Play every episode of ``config`` that ``out`` lacks.
 
@@ -130,6 +136,9 @@ async def run_tournament(
     config's) caps the folder's recorded cost (budget.py); ``narrowing`` holds the
     command line's ``--seeds``/``--entrants`` (already applied to ``config``) and
     ``--limit``.
+
+    Model answers are kept in ``DIR/calls.sqlite`` and replayed from it on a resume or
+    rerun, unless ``cache`` (default: the config's ``cache``) is False.
     """
     width = check_concurrency(config.concurrency if concurrency is None else concurrency)
     cap = config.max_cost if max_cost is None else check_max_cost(max_cost)
@@ -180,7 +189,8 @@ async def run_tournament(
         entrants = _entrants(todo())
         bounds = _check_can_play(config, game, entrants, environ, cap)
         spent = recorded_cost(repair.finished) + recorded_cost(superseded_lines(out))
-        async with SeatFactory(environ) as factory:
+        calls = CallCache(out / CACHE_FILE) if (config.cache if cache is None else cache) else None
+        async with SeatFactory(environ, cache=calls, notify=_notifier(progress)) as factory:
             seats = {
                 entrant.name: identified(
                     build_seats(
@@ -200,6 +210,8 @@ async def run_tournament(
             await asyncio.to_thread(folder.open, next_manifest(old, manifest))
             moved = await asyncio.to_thread(set_aside, folder, sorting.superseded)
             await asyncio.to_thread(folder.apply, _without(repair, sorting.superseded))
+            if calls is not None:
+                await asyncio.to_thread(calls.open)
             if old is not None:
                 warnings += describe_growth(
                     old.get("config"),
@@ -212,6 +224,8 @@ async def run_tournament(
             if progress is not None:
                 for warning in warnings:
                     progress.stream.write(f"warning: {warning}\n")
+                for line in factory.structured_output():
+                    progress.stream.write(f"{line}\n")
                 progress.total, progress.done, progress.started_with = (
                     planned,
                     len(done_ids),
@@ -219,7 +233,11 @@ async def run_tournament(
                 )
                 progress.show()
             gate = Admission(cap_usd=cap, spent_usd=spent, limit=narrowing.limit)
-            await _play_all(config, game, folder, todo(), seats, width, progress, gate, bounds)
+            try:
+                await _play_all(config, game, folder, todo(), seats, width, progress, gate, bounds)
+            finally:
+                if calls is not None:
+                    calls.close()
             if gate.stop is not None:
                 stopped = gate.stop.to_json(gate.spent_usd)
                 await asyncio.to_thread(folder.update_manifest, {"stopped": stopped})
@@ -350,6 +368,40 @@ def _providers(
     return llm_providers(specs, config.providers)
 
 
+def _notifier(progress: Progress | None) -> Any:
+    """Where a seat's first failure is written: the progress stream, as a warning."""
+
+    def notify(text: str) -> None:
+        stream = progress.stream if progress is not None else sys.stderr
+        live = progress is not None and progress.live
+        # on a terminal, clear the status line first and draw it again after
+        stream.write(("\r\x1b[2K" if live else "") + f"warning: {text}\n")
+        stream.flush()
+        if live and progress is not None:
+            progress.show()
+
+    return notify
+
+
+def entrant_game_config(
+    config: TournamentConfig, game: GameEntry, entrant: EntrantConfig, variant: str
+) -> Any:
+    """The rules of ``variant`` for ``entrant``: without a configured episode timeout, one
+    that fits the entrant's model seats (see :mod:`harness.llm.deadlines`)."""
+    base = config.game_config(variant)
+    if config.episode_timeout_seconds is not None:
+        return base
+    models = [
+        spec for _, spec in entrant.seat_specs(game).values() if isinstance(spec, LLMSeatConfig)
+    ]
+    allowances = [
+        m.allowance_seconds or default_allowance(m.call_timeout_seconds, len(models))
+        for m in models
+    ]
+    timeout = default_episode_timeout(base, allowances)
+    return base if timeout is None else game.rules.make_config(variant, config.rules, timeout)
+
+
 async def _play_one(
     config: TournamentConfig,
     game: GameEntry,
@@ -357,18 +409,21 @@ async def _play_one(
     plan: EpisodePlan,
     seats: dict[str, Seat],
 ) -> None:
-    state = game.rules.new_state(config.game_config(plan.variant), plan.seed)
+    state = game.rules.new_state(
+        entrant_game_config(config, game, plan.entrant, plan.variant), plan.seed
+    )
     writer = RecordWriter(folder.partial_path(plan.episode_id))
     try:
-        await run_episode(
-            game,
-            state,
-            seats,
-            episode_id=plan.episode_id,
-            seed=plan.seed,
-            variant=plan.variant,
-            writer=writer,
-        )
+        with call_scope(plan.episode_id):  # the cache keys this episode's calls apart
+            await run_episode(
+                game,
+                state,
+                seats,
+                episode_id=plan.episode_id,
+                seed=plan.seed,
+                variant=plan.variant,
+                writer=writer,
+            )
     finally:
         await asyncio.to_thread(writer.close)  # flush and fsync off the event loop
 
@@ -379,6 +434,7 @@ __all__ = [
     "check_concurrency",
     "check_max_cost",
     "count_episodes",
+    "entrant_game_config",
     "game_of",
     "iter_episodes",
     "parse_shard",

@@ -7,8 +7,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from harness.testing.llm_server import Reply, ScriptedLLMServer
+from harness.testing.llm_server import Action, Hang, Reply, ScriptedLLMServer, llama_cpp_python
 from tests.llm.conftest import FAKE_KEY, KEY_ENV
 
 
@@ -68,3 +69,70 @@ def test_play_without_the_key_variable_says_which_is_missing(tmp_path: Path) -> 
     )
     assert proc.returncode == 2
     assert "environment variable ANTHROPIC_API_KEY is not set" in proc.stderr
+
+
+def test_play_shows_the_shape_found_names_a_seat_that_always_fell_back_and_reuses_a_cache(
+    tmp_path: Path,
+) -> None:
+    # llama-cpp-python refuses json_schema; the keeper's model answers prose every time
+    def answer(path: str, body: dict[str, Any]) -> Reply:
+        if "You are the KEEPER" in json.dumps(body):
+            return Reply("I would rather not say.")
+        return Reply('{"move": "WAIT", "notes": ""}')
+
+    cache, record = tmp_path / "calls.sqlite", tmp_path / "ep.jsonl"
+    args = (
+        "play", "--seed", "7", "--quiet", "--keeper", "openai:small", "--runners", "wallhug",
+        "--base-url", "URL", "--api-key-env", KEY_ENV, "--structured",
+        "--record", str(record), "--cache", str(cache),
+    )  # fmt: skip
+    with ScriptedLLMServer(default=answer, shapes=llama_cpp_python) as server:
+        command = [server.openai_url if a == "URL" else a for a in args]
+        first = lighthouse(*command)
+        asked = len(server.requests)
+        second = lighthouse(*command)
+        again = server.requests[asked:]
+    assert first.returncode == 0, first.stderr
+    assert (
+        "openai:small: structured output json_object_schema (refused: json_schema:" in first.stdout
+    )
+    assert "Input should be 'text' or 'json_object'" in first.stdout
+    assert "keeper (openai:small): all turns fell back" in first.stdout
+    ticks = [json.loads(x) for x in record.read_text().splitlines()[1:-1]]
+    assert asked == 2 + 2 * len(ticks)  # the preflight's two shapes; a reply and a retry a tick
+    # the second run asked the preflight's two shapes, and replayed every turn's calls
+    assert second.returncode == 0, second.stderr
+    assert len(again) == 2
+    assert second.stdout.splitlines()[-3:] == first.stdout.splitlines()[-3:]
+
+
+def test_play_uses_no_cache_unless_asked(server: ScriptedLLMServer) -> None:
+    args = (
+        "play", "--seed", "7", "--quiet", "--keeper", "openai:test-model", "--runners",
+        "wallhug", "--base-url", server.openai_url, "--api-key-env", KEY_ENV,
+    )  # fmt: skip
+    assert lighthouse(*args).returncode == 0
+    first = len(server.requests)
+    assert lighthouse(*args).returncode == 0
+    assert first > 1
+    assert len(server.requests) == 2 * first  # the second run asked everything again
+
+
+def test_play_says_when_the_deadline_ended_the_episode(server: ScriptedLLMServer) -> None:
+    def answer(path: str, body: dict[str, Any]) -> Action:
+        if "connection check" in json.dumps(body):
+            return Reply('{"transmit": false}')
+        return Hang(30)  # no tick is ever answered
+
+    server.default = answer
+    proc = lighthouse(
+        "play", "--seed", "7", "--quiet", "--keeper", "openai:test-model", "--runners",
+        "wallhug", "--base-url", server.openai_url, "--api-key-env", KEY_ENV,
+        "--episode-timeout", "1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "reason deadline" in proc.stdout
+    assert (
+        "the episode ended by deadline: its play budget of 0.6 s (60% of 1 s) ran out after "
+        "0 ticks; raise it with --episode-timeout SECONDS"
+    ) in proc.stdout

@@ -123,9 +123,7 @@ def test_four_llm_seats_are_in_flight_at_once(
 
 
 @pytest.mark.parametrize("sdk", SDKS)
-@pytest.mark.parametrize(
-    ("status", "kind"), [(401, "auth"), (404, "not_found"), (400, "bad_request")]
-)
+@pytest.mark.parametrize(("status", "kind"), [(401, "auth"), (404, "not_found")])
 def test_fatal_errors_stop_the_run_with_a_clear_message(
     server: ScriptedLLMServer, tmp_path: Path, sdk: str, status: int, kind: str
 ) -> None:  # R6
@@ -136,6 +134,45 @@ def test_fatal_errors_stop_the_run_with_a_clear_message(
     assert f"HTTP {status}" in str(info.value)
     assert FAKE_KEY not in str(info.value)
     assert len(server.requests) == 1  # not retried
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+@pytest.mark.parametrize("status", [400, 422])
+def test_a_refused_request_in_an_episode_falls_back_with_the_servers_message(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str, status: int
+) -> None:
+    server.push(Fail(status, body={"error": {"message": f"prompt too long, key {FAKE_KEY}"}}))
+    played = play_llm(server, sdk, tmp_path / "r.jsonl", max_ticks=2)
+    turn = played.turn(0, "keeper")
+    assert turn["source"] == "fallback_api"
+    (call,) = turn["calls"]
+    assert call["attempts"] == 1  # not retried
+    assert call["failure"] == "bad_request"
+    assert f"HTTP {status}" in call["message"]
+    assert "prompt too long" in call["message"]
+    assert FAKE_KEY not in played.path.read_text(encoding="utf-8")
+    assert played.turn(1, "keeper")["source"] == "llm"  # the next turn asks again
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_the_preflight_stops_the_run_on_a_refused_request(
+    server: ScriptedLLMServer, sdk: str
+) -> None:  # R6: a request the server calls invalid is caught before any episode
+    server.push(Fail(400, body={"error": {"message": "unknown parameter"}}))
+
+    async def go() -> None:
+        factory = SeatFactory()
+        try:
+            factory.seat(GAME, "keeper", seat_options(server, sdk))
+            await factory.preflight()
+        finally:
+            await factory.aclose()
+
+    with pytest.raises(FatalProviderError, match=r"HTTP 400.*unknown parameter") as info:
+        asyncio.run(go())
+    assert info.value.kind == "bad_request"
+    assert len(server.requests) == 1
 
 
 @pytest.mark.parametrize("sdk", SDKS)

@@ -28,7 +28,7 @@ from tests.llm.conftest import FAKE_KEY, GAME, KEY_ENV, play_llm, seat_options
 
 #: A key holding characters that URL-encoding changes, so its encodings differ from it.
 ODD_KEY = "sk-test-CANARY/7f3a+9b2c=4d5e%6f70~8192a3b4&c5d6"
-PREFLIGHT_MARK = "Reply with the JSON object"
+PREFLIGHT_MARK = "connection check before a game"
 
 
 def slices(text: str) -> Iterator[str]:
@@ -142,15 +142,22 @@ def test_a_key_echoed_altered_is_hidden_everywhere(
     server.push(
         Fail(500, body=echo),
         Fail(429, body=echo, headers={"retry-after": "0"}),
-        Fail(400, body=echo),
+        Fail(400, body=echo),  # refused: tick 0 falls back, the message in the record
+        Fail(401, body=echo),  # tick 1: stops the run
     )
     options: dict[str, Any] = {"provider": {"transport": transport}}
+    record = tmp_path / "r.jsonl"
     with pytest.raises(FatalProviderError) as info:
-        play_llm(server, sdk, tmp_path / "r.jsonl", max_ticks=2, **options)
-    assert "HTTP 400" in str(info.value)
+        play_llm(server, sdk, record, max_ticks=2, **options)
+    assert "HTTP 401" in str(info.value)
     assert "Incorrect API key provided" in str(info.value)  # the message is kept, not the key
     assert_no_trace(str(info.value), "the exception message", ODD_KEY)
     assert_no_trace(repr(info.value), "the exception repr", ODD_KEY)
+    tick = json.loads(record.read_text(encoding="utf-8").splitlines()[1])
+    (call,) = tick["seats"]["keeper"]["calls"]
+    assert call["errors"] == ["server", "rate_limit", "bad_request"]
+    assert "HTTP 400" in call["message"]
+    assert "Incorrect API key provided" in call["message"]
 
     # preflight warnings carry the server's text too (a retry-after past the deadline:
     # one attempt, whose error is the warning)

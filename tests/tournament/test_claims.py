@@ -61,7 +61,7 @@ def valid_reply(body: dict[str, Any]) -> Reply:
 
 
 def is_preflight(body: dict[str, Any]) -> bool:
-    return '{\\"ok\\": true}' in json.dumps(body)
+    return "connection check before a game" in json.dumps(body)
 
 
 class Holding:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,7 +92,9 @@ def test_the_shipped_configs_load() -> None:
         assert plan_episodes(config)
         for variant in config.variant_list():
             rules = config.game_config(variant)
-            assert rules.episode_timeout_seconds == config.episode_timeout_seconds
+            game_default: Any = game.rules.make_config(variant, {}, None)
+            default = game_default.episode_timeout_seconds
+            assert rules.episode_timeout_seconds == (config.episode_timeout_seconds or default)
         assert config.reference in {entrant.name for entrant in config.entrants}
         for entrant in config.entrants:
             specs = entrant.seat_specs(game)

@@ -78,6 +78,11 @@ class LighthouseConfig(StrictModel):
         """The wall-clock play budget: 60% of episodeTimeoutSeconds (decision D1)."""
         return 0.6 * self.episode_timeout_seconds
 
+    @property
+    def tick_cap(self) -> int:
+        """The most ticks an episode can have (default time bounds are sized by it)."""
+        return self.max_ticks
+
     def to_json(self) -> dict[str, Any]:
         """The config in the rules' camelCase vocabulary."""
         return self.model_dump(mode="json", by_alias=True)

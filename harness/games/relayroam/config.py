@@ -25,5 +25,10 @@ class RelayroamConfig(StrictModel):
         """The wall-clock play budget: 60% of episodeTimeoutSeconds (as in Lighthouse)."""
         return 0.6 * self.episode_timeout_seconds
 
+    @property
+    def tick_cap(self) -> int:
+        """The most decisions an episode can ask for: the guard in every chamber up to the cap."""
+        return self.chamber_cap * self.decisions_per_chamber
+
 
 __all__ = ["VARIANTS", "RelayroamConfig"]

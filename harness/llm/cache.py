@@ -1,0 +1,210 @@
+"""The call cache: model answers stored by what determines them, so nothing is paid twice.
+
+A call's key is the sha256 of a canonical JSON of everything that decides its
+answer: the provider kind and base URL, the model, the sampling parameters
+(temperature, max tokens, seed), the structured-output shape and schema, every
+message, and the call's *scope* (which episode, seat and tick it belongs to). The
+scope keeps independent samples independent: two repetitions of one seed, or two
+ticks that happen to show a seat the same text, are separate draws from the model
+and must not share an answer; a rerun of the same episode is the same draw.
+
+Answers live in one SQLite file (the standard library's ``sqlite3``) in write-ahead
+mode: a tournament keeps it in its results folder (``DIR/calls.sqlite``), whose lock
+makes its process the one writer. Every answer is committed before the seat sees
+it, so a run killed at any moment has stored every answer it acted on, and a resumed
+episode replays its played ticks from the cache without a request. Only answers are
+stored; failures are not, so a resumed run asks again where it failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from harness.errors import FolderError
+from harness.llm.types import Completion, CompletionRequest, Usage
+
+#: The cache's file name in a results folder.
+CACHE_FILE = "calls.sqlite"
+#: Bumped when the key's recipe changes (old answers are then simply not found).
+KEY_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT PRIMARY KEY,
+    text BLOB NOT NULL,
+    model BLOB NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    reasoning_tokens INTEGER
+)
+"""
+
+#: The episode a call belongs to; set by whoever plays episodes (see :func:`call_scope`).
+_EPISODE: ContextVar[str | None] = ContextVar("lighthouse_call_episode", default=None)
+
+
+@contextmanager
+def call_scope(episode_id: str) -> Iterator[None]:
+    """Within this block (and the tasks it starts), calls belong to ``episode_id``."""
+    token = _EPISODE.set(episode_id)
+    try:
+        yield
+    finally:
+        _EPISODE.reset(token)
+
+
+def current_episode() -> str | None:
+    """The episode the running task's calls belong to, if one was set."""
+    return _EPISODE.get()
+
+
+def call_key(request: CompletionRequest, *, kind: str, base_url: str | None, scope: str) -> str:
+    """The cache key of ``request`` sent to ``kind`` at ``base_url`` within ``scope``."""
+    document: dict[str, Any] = {
+        "v": KEY_VERSION,
+        "kind": kind,
+        "baseUrl": base_url,
+        "model": request.model,
+        "temperature": request.temperature,
+        "maxTokens": request.max_tokens,
+        "seed": request.seed,
+        "shape": request.sent_shape,
+        "schema": request.json_schema,
+        "messages": [[m.role, m.content] for m in request.messages],
+        "scope": scope,
+    }
+    text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _encode(text: str) -> bytes:
+    # a reply may hold lone surrogates (JSON escapes decoded by the SDK): kept as they are
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
+
+
+class CallCache:
+    """Stored answers in one SQLite file; :meth:`get` and :meth:`put` run off the loop.
+
+    Nothing is touched on disk until :meth:`open` or the first get or put.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.hits = 0
+        """Answers served from the cache."""
+        self.stored = 0
+        """Answers stored."""
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def open(self) -> CallCache:
+        """Open (creating it if need be) the file now; the first get or put would.
+
+        Raises :class:`FolderError` when the file cannot be used.
+        """
+        with self._lock:
+            self._connect()
+        return self
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # one connection, used from worker threads one at a time (the lock)
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            # a commit survives the process being killed; only a power cut may lose one
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(_SCHEMA)
+        except (sqlite3.Error, OSError) as exc:
+            raise FolderError(f"{self.path}: cannot use it as the call cache: {exc}") from None
+        self._db = db
+        return db
+
+    def _get(self, key: str) -> Completion | None:
+        with self._lock:
+            db = self._connect()
+            try:
+                row = db.execute(
+                    "SELECT text, model, input_tokens, output_tokens, reasoning_tokens "
+                    "FROM answers WHERE key = ?",
+                    (key,),
+                ).fetchone()
+            except sqlite3.Error:
+                return None  # a damaged file costs a request, never the run
+        if row is None:
+            return None
+        text, model, tokens_in, tokens_out, reasoning = row
+        plain = isinstance(text, bytes) and isinstance(model, bytes)
+        counts = all(type(n) is int for n in (tokens_in, tokens_out))
+        if not plain or not counts or not (reasoning is None or type(reasoning) is int):
+            return None  # not a row this module wrote
+        try:
+            answer = Completion(
+                text=_decode(text),
+                usage=Usage(
+                    input_tokens=tokens_in, output_tokens=tokens_out, reasoning_tokens=reasoning
+                ),
+                model=_decode(model),
+            )
+        except UnicodeDecodeError:
+            return None
+        self.hits += 1
+        return answer
+
+    def _put(self, key: str, completion: Completion) -> None:
+        usage = completion.usage
+        with self._lock:
+            db = self._connect()
+            try:
+                db.execute(
+                    "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        key,
+                        _encode(completion.text),
+                        _encode(completion.model),
+                        usage.input_tokens,
+                        usage.output_tokens,
+                        usage.reasoning_tokens,
+                    ),
+                )
+            except sqlite3.Error as exc:
+                raise FolderError(f"{self.path}: cannot store an answer: {exc}") from None
+        self.stored += 1
+
+    async def get(self, key: str) -> Completion | None:
+        """The answer stored under ``key``, or None."""
+        return await asyncio.to_thread(self._get, key)
+
+    async def put(self, key: str, completion: Completion) -> None:
+        """Store ``completion`` under ``key`` (committed when this returns)."""
+        await asyncio.to_thread(self._put, key, completion)
+
+    def __len__(self) -> int:
+        with self._lock:
+            (count,) = self._connect().execute("SELECT COUNT(*) FROM answers").fetchone()
+        return int(count)
+
+    def close(self) -> None:
+        """Close the file (a later get or put opens it again)."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+__all__ = ["CACHE_FILE", "KEY_VERSION", "CallCache", "call_key", "call_scope", "current_episode"]

@@ -1,0 +1,108 @@
+"""Structured output: the request shapes a server may take, and the order they are tried in.
+
+Servers differ in how they take a JSON Schema for the reply:
+
+- ``json_schema``: OpenAI's ``response_format = {"type": "json_schema", ...}`` (OpenAI,
+  vLLM, llama.cpp's llama-server, Ollama); for Anthropic, the Messages API's
+  ``output_config`` format of type ``json_schema``.
+- ``json_object_schema``: ``{"type": "json_object", "schema": {...}}``, the shape
+  llama-cpp-python's server takes (it answers ``json_schema`` with an HTTP 500).
+- ``json_object``: ``{"type": "json_object"}``: any JSON object; the schema goes in
+  the prompt.
+- ``tool``: Anthropic only: one tool whose ``input_schema`` is the reply schema, and
+  ``tool_choice`` forcing it; the tool call's input is the reply.
+- ``prompt``: plain text, the schema in the prompt. Every server takes this.
+
+``structured_output = "auto"`` (or ``true``) tries the provider's shapes in the order
+of :data:`CANDIDATES` and keeps the first the server accepts (see
+:mod:`harness.llm.negotiate`); naming a shape forces it; ``false`` sends no schema at
+all (the prompts alone describe the reply).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any, Literal, get_args
+
+from harness.llm.types import CompletionRequest, Message
+
+Shape = Literal["json_schema", "json_object_schema", "json_object", "tool", "prompt"]
+#: Every shape, for validation and help texts.
+SHAPES: tuple[Shape, ...] = get_args(Shape)
+
+#: What ``structured_output`` may say: a shape, ``auto``, or a boolean (true = auto).
+StructuredOutput = Literal[
+    "auto", "json_schema", "json_object_schema", "json_object", "tool", "prompt"
+]
+
+#: The shapes each provider kind can send, in the order ``auto`` tries them.
+CANDIDATES: dict[str, tuple[Shape, ...]] = {
+    "openai": ("json_schema", "json_object_schema", "json_object", "prompt"),
+    "anthropic": ("json_schema", "tool", "prompt"),
+    "scripted": ("json_schema", "prompt"),
+}
+
+#: Shapes that carry the schema in the prompt rather than (only) in the request.
+SCHEMA_IN_PROMPT: frozenset[Shape] = frozenset({"json_object", "prompt"})
+
+#: The tool an Anthropic ``tool`` request forces.
+TOOL_NAME = "reply"
+
+
+def candidates(kind: str, setting: bool | str) -> tuple[Shape, ...]:
+    """The shapes to try for ``setting`` (empty: no structured output).
+
+    Raises ValueError for a shape the provider kind cannot send.
+    """
+    if setting is False:
+        return ()
+    if setting is True or setting == "auto":
+        return CANDIDATES[kind]
+    if setting not in CANDIDATES[kind]:
+        raise ValueError(
+            f"structured_output {setting!r} is not a shape {kind} can send; "
+            f"choose one of {['auto', *CANDIDATES[kind]]} or false"
+        )
+    shape = next(s for s in CANDIDATES[kind] if s == setting)
+    return (shape,)
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """The text that puts ``schema`` in the prompt, for shapes that need it there."""
+    return (
+        "Reply with one JSON object, and nothing else, that matches this JSON Schema:\n"
+        + json.dumps(schema, ensure_ascii=False, sort_keys=True)
+    )
+
+
+def apply_shape(request: CompletionRequest, shape: Shape | None) -> CompletionRequest:
+    """``request`` sent in ``shape``: the schema dropped for None, added to the prompt where
+    the shape needs it (appended to the system prompt, or as one when there is none)."""
+    if shape is None or request.json_schema is None:
+        return replace(request, json_schema=None, shape=None)
+    shaped = replace(request, shape=shape)
+    if shape not in SCHEMA_IN_PROMPT:
+        return shaped
+    instruction = schema_instruction(request.json_schema)
+    messages = list(request.messages)
+    for index, message in enumerate(messages):
+        if message.role == "system":
+            messages[index] = Message("system", f"{message.content}\n\n{instruction}")
+            break
+    else:
+        messages.insert(0, Message("system", instruction))
+    return replace(shaped, messages=tuple(messages))
+
+
+__all__ = [
+    "CANDIDATES",
+    "SCHEMA_IN_PROMPT",
+    "SHAPES",
+    "TOOL_NAME",
+    "Shape",
+    "StructuredOutput",
+    "apply_shape",
+    "candidates",
+    "schema_instruction",
+]

@@ -1,0 +1,187 @@
+"""What a report says about the model servers and the fallbacks, apart from the scores.
+
+- **Fallback flags.** An entrant whose model seats fell back
+  on more than :data:`FLAG_SHARE` of their turns is flagged wherever it is ranked, so
+  that a model that never answered usably does not pass for its baseline: "all turns
+  fell back" when every turn did, else the share. The "without LLM fallbacks" section
+  names the entrants it has no episode of, instead of dropping them.
+- **Server figures.** Per entrant: the calls answered from the cache, the median wait
+  for the harness's limiter and the median time in HTTP, the observed concurrency of
+  the ticks that sent several requests, and a warning when those ticks ran no better
+  than one request at a time (see :mod:`harness.timing`): by the server, or by
+  the harness's own ``max_in_flight`` when the limiter wait says so.
+- **Deadlines.** How many episodes ran out of their play budget, and what to raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.report.stats import percentile
+from harness.summary import EpisodeSummary
+from harness.timing import serial_ceiling
+
+#: An entrant whose model seats fell back on more than this share of turns is flagged.
+FLAG_SHARE = 0.10
+ALL_FELL_BACK = "all turns fell back"
+
+
+def _flag(turns: int, fallbacks: int) -> str | None:
+    if not turns or fallbacks / turns <= FLAG_SHARE:
+        return None
+    if fallbacks == turns:
+        return ALL_FELL_BACK
+    return f"fallback {100 * fallbacks / turns:.0f}% of turns"
+
+
+def fallback_flags(by_entrant: Mapping[str, Sequence[EpisodeSummary]]) -> dict[str, str]:
+    """Entrant -> its flag, for entrants whose model seats fell back too often."""
+    flags = {}
+    for name, episodes in by_entrant.items():
+        turns = fallbacks = 0
+        for ep in episodes:
+            for seat in ep.seats.values():
+                if seat.calls:
+                    turns += seat.turns
+                    fallbacks += sum(seat.fallbacks.values())
+        flag = _flag(turns, fallbacks)
+        if flag is not None:
+            flags[name] = flag
+    return flags
+
+
+def flagged(name: str, flags: Mapping[str, str]) -> str:
+    """``name`` as a table shows it: with its flag, when it has one."""
+    flag = flags.get(name)
+    return f"{name} ⚠ {flag}" if flag else name
+
+
+def _median(values: list[float]) -> float | None:
+    return percentile(values, 50) if values else None
+
+
+def server_rows(by_entrant: Mapping[str, Sequence[EpisodeSummary]]) -> list[dict[str, Any]]:
+    """Per entrant with model seats: cache, wait and request medians, concurrency, warning."""
+    rows = []
+    for name, episodes in by_entrant.items():
+        seats = [s for ep in episodes for s in ep.seats.values() if s.calls]
+        if not seats:
+            continue
+        waits = [w for s in seats for w in s.wait_ms]
+        requests = [r for s in seats for r in s.request_ms]
+        ticks = sum(ep.batch.ticks for ep in episodes)
+        calls = sum(ep.batch.calls for ep in episodes)
+        call_ms = sum(ep.batch.call_ms for ep in episodes)
+        tick_ms = sum(ep.batch.tick_ms for ep in episodes)
+        concurrency = call_ms / tick_ms if ticks and tick_ms > 0 else None
+        per_tick = calls / ticks if ticks else None
+        warning = None
+        serial = (
+            concurrency is not None
+            and per_tick is not None
+            and per_tick >= 2
+            and concurrency <= serial_ceiling(per_tick)
+        )
+        if serial and concurrency is not None and per_tick is not None:
+            held = sum(waits) > 0.25 * sum(requests)
+            who = "the harness's max_in_flight held the calls back" if held else (
+                "the server answered one request at a time"
+            )  # fmt: skip
+            warning = (
+                f"{who}: observed concurrency {concurrency:.2f} with {per_tick:.1f} "
+                f"requests per tick (all at once would give {per_tick:.1f}, one at a "
+                f"time {(per_tick + 1) / 2:.1f})"
+            )
+        rows.append(
+            {
+                "entrant": name,
+                "calls": sum(s.calls for s in seats),
+                "cached": sum(s.cached for s in seats),
+                "waitMsP50": _median(waits),
+                "requestMsP50": _median(requests),
+                "batchTicks": ticks,
+                "requestsPerTick": per_tick,
+                "concurrency": concurrency,
+                "warning": warning,
+            }
+        )
+    return rows
+
+
+def deadline_count(summaries: Sequence[EpisodeSummary]) -> int:
+    """How many episodes ended by deadline (their play budget ran out)."""
+    return sum(1 for ep in summaries if ep.reason == "deadline")
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f} ms"
+
+
+def server_section(report: dict[str, Any]) -> list[str]:
+    """The report's Markdown lines about servers and deadlines (none when nothing to say)."""
+    out: list[str] = []
+    rows = report.get("servers") or []
+    if rows:
+        out += [
+            "",
+            "## Model servers",
+            "",
+            "wait: time waiting for the harness's limiter; request: time in HTTP, queue "
+            "inside the server included. Concurrency: model requests in flight on average "
+            "during the ticks that sent several (n requests sent together give n when the "
+            "server runs them at once, (n + 1) / 2 when it answers one at a time). Cached "
+            "calls (answers replayed from calls.sqlite) are left out of every time.",
+            "",
+            "| entrant | calls | cached | wait p50 | request p50 | requests per tick "
+            "| concurrency |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for r in rows:
+            per_tick = "-" if r["requestsPerTick"] is None else f"{r['requestsPerTick']:.1f}"
+            conc = "-" if r["concurrency"] is None else f"{r['concurrency']:.2f}"
+            out.append(
+                f"| {r['entrant']} | {r['calls']} | {r['cached']} | {_ms(r['waitMsP50'])} | "
+                f"{_ms(r['requestMsP50'])} | {per_tick} | {conc} |"
+            )
+        warnings = [r for r in rows if r["warning"]]
+        if warnings:
+            out.append("")
+            out += [f"⚠ {r['entrant']}: {r['warning']}." for r in warnings]
+            out.append(
+                "A server that answers one request at a time makes every tick as slow as its "
+                "seats together: docs/llm.md gives each local server's setting for parallel "
+                "slots."
+            )
+    deadlines = report.get("deadlines", 0)
+    if deadlines:
+        out += [
+            "",
+            f"⚠ {deadlines} episode(s) ended by deadline: the play budget (60% of "
+            "episode_timeout_seconds) ran out before the game ended. Raise "
+            "episode_timeout_seconds in the config (lighthouse play: --episode-timeout), "
+            "or make the server answer the seats at once.",
+        ]
+    return out
+
+
+def unshown_line(report: dict[str, Any], clean_names: Sequence[str]) -> str | None:
+    """For "without LLM fallbacks": the entrants it has no episode of, and why."""
+    flags = report.get("fallbackFlags") or {}
+    missing = [r["entrant"] for r in report["entrants"] if r["entrant"] not in clean_names]
+    if not missing:
+        return None
+    named = ", ".join(f"{n} ({flags.get(n, 'a fallback in every episode')})" for n in missing)
+    return f"Not shown, no episode without a fallback: {named}."
+
+
+__all__ = [
+    "ALL_FELL_BACK",
+    "FLAG_SHARE",
+    "deadline_count",
+    "fallback_flags",
+    "flagged",
+    "server_rows",
+    "server_section",
+    "unshown_line",
+]

@@ -1,0 +1,42 @@
+"""Tick timing: how long a tick's batch took, and how many model requests ran at once.
+
+A tick asks every seat at once. ``concurrency = callMs / tickMs`` is the mean number
+of model requests in flight during the tick, where ``callMs`` sums the requests'
+time in HTTP (``requestMs``: the harness's own limiter queue left out, cached
+answers left out). For a batch of n requests of equal length sent together it is n
+when the server runs them at once, and (n + 1) / 2 when it answers them one at a
+time (the k-th answer arrives after k request-times, so the times sum to
+n (n + 1) / 2 request-times over a tick of n): :func:`serial_ceiling` is the value a
+report compares against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from harness.records import CallRecord
+
+
+def tick_wall_clock(calls: Iterable[CallRecord], seconds: float) -> dict[str, Any]:
+    """The ``wallClock`` of a tick whose seats made ``calls`` over ``seconds``."""
+    live = [c for c in calls if not c.cached and c.wall_clock is not None]
+    call_ms = sum((c.wall_clock.request_ms or 0.0) for c in live if c.wall_clock is not None)
+    tick_ms = seconds * 1000
+    made = sum(1 for c in live if c.attempts)
+    return {
+        "tickMs": round(tick_ms, 3),
+        "callMs": round(call_ms, 3),
+        "calls": made,
+        "concurrency": round(call_ms / tick_ms, 3) if made and tick_ms > 0 else None,
+    }
+
+
+def serial_ceiling(calls: float) -> float:
+    """What ``concurrency`` a batch of ``calls`` equal requests shows when answered one at
+    a time, with a margin of a third of the way to all at once (``calls``)."""
+    one_at_a_time = (calls + 1) / 2
+    return one_at_a_time + (calls - one_at_a_time) / 3
+
+
+__all__ = ["serial_ceiling", "tick_wall_clock"]
