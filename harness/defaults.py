@@ -10,8 +10,8 @@ from typing import Final
 
 #: Seconds one attempt of an LLM call may take.
 CALL_TIMEOUT_SECONDS: Final = 60.0
-#: Seconds an LLM seat's whole turn of a tick may take, its retries included.
-ALLOWANCE_SECONDS: Final = 2 * CALL_TIMEOUT_SECONDS
+#: (A seat's allowance per tick has no fixed default: it is fitted to the episode's
+#: model seats, see harness.llm.deadlines.default_allowance.)
 #: The most tokens a model may write in one reply.
 MAX_TOKENS: Final = 512
 #: The SDKs' HTTP transport: aiohttp costs less client CPU per call than httpx
@@ -26,7 +26,6 @@ AGENT_TIMEOUT_SECONDS: Final = 60.0
 
 __all__ = [
     "AGENT_TIMEOUT_SECONDS",
-    "ALLOWANCE_SECONDS",
     "CALL_TIMEOUT_SECONDS",
     "MAX_IN_FLIGHT",
     "MAX_TOKENS",

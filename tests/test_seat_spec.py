@@ -21,7 +21,7 @@ from harness.llm.anthropic_provider import AnthropicProvider
 from harness.llm.calls import RetryPolicy
 from harness.llm.openai_provider import OpenAIProvider
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
-from harness.llm.seat import SeatFactory
+from harness.llm.seat import LLMSeat, SeatFactory
 from harness.llm.types import CompletionRequest
 from harness.seat_spec import (
     BaselineSeatConfig,
@@ -101,10 +101,11 @@ def test_every_default_is_the_same_wherever_it_is_read() -> None:
         {"openai": ProviderOptions(kind="openai")}
     )
     assert cli == config
+    # no allowance is set: it is fitted to the episode's model seats when the seat is built
     assert (cli.max_tokens, cli.call_timeout_seconds, cli.allowance_seconds) == (
         defaults.MAX_TOKENS,
         defaults.CALL_TIMEOUT_SECONDS,
-        defaults.ALLOWANCE_SECONDS,
+        None,
     )
     assert cli.provider.transport == defaults.TRANSPORT == "aiohttp"
     assert CompletionRequest(model="m", messages=()).max_tokens == defaults.MAX_TOKENS
@@ -124,14 +125,30 @@ def test_every_default_is_the_same_wherever_it_is_read() -> None:
     )
 
 
-def test_a_call_timeout_on_the_command_line_widens_the_turn_with_it() -> None:
+@pytest.mark.parametrize(("runners", "allowance"), [("wallhug", 180.0), ("openai:m", 450.0)])
+def test_a_call_timeout_on_the_command_line_widens_the_turn_with_it(
+    monkeypatch: pytest.MonkeyPatch, runners: str, allowance: float
+) -> None:
+    # The turn covers the seat's own call queued behind the other model seats' calls,
+    # then its retry: call timeout x (model seats + 1).
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-allowance")
     args = build_parser().parse_args(["play", "--seed", "1", "--call-timeout", "90"])
-    from harness.commands.seats import seat_configs
+    from harness.commands.seats import build_seats, seat_configs
 
-    args.keeper = "openai:m"
-    spec = seat_configs(registry.get_game("lighthouse"), args)["keeper"]
+    args.keeper, args.runners = "openai:m", runners
+    game = registry.get_game("lighthouse")
+    specs = seat_configs(game, args)
+    spec = specs["keeper"]
     assert isinstance(spec, LLMSeatConfig)
-    assert (spec.call_timeout_seconds, spec.allowance_seconds) == (90.0, 180.0)
+    assert (spec.call_timeout_seconds, spec.allowance_seconds) == (90.0, None)
+
+    async def built() -> float:
+        async with SeatFactory() as factory:
+            keeper = build_seats(game, specs, args, factory)["keeper"]
+            assert isinstance(keeper, LLMSeat)
+            return keeper.allowance_s
+
+    assert asyncio.run(built()) == allowance
 
 
 def test_the_allowance_must_cover_a_call_in_configs_too() -> None:
