@@ -5,7 +5,7 @@ Tournaments write these lines (``episodes.jsonl``); reports read them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -80,6 +80,11 @@ class EpisodeSummary(RecordModel):
         description="sha256 of the record file's bytes; null on lines written before "
         "results lines carried it.",
     )
+    identity: str | None = Field(
+        None,
+        description="The entrant's identity when the episode was played (its record's "
+        "agent details); null on lines of records written before identities were.",
+    )
 
     @property
     def llm(self) -> bool:
@@ -103,6 +108,20 @@ def split_episode_id(episode: str, variant: str | None, seed: int | None) -> tup
     if not plain or entrant == head or not entrant or str(int(repetition)) != repetition:
         return None
     return entrant, int(repetition)
+
+
+#: The key of a record's agent details that holds the entrant's identity (a tournament
+#: puts it in every seat's details; see harness/tournament/identity.py).
+IDENTITY_DETAIL = "entrantIdentity"
+
+
+def record_identity(details: Sequence[Mapping[str, str]]) -> str | None:
+    """The entrant identity a record's seats carry (every seat the same), or None."""
+    found = {d.get(IDENTITY_DETAIL) for d in details}
+    if len(found) != 1:
+        return None
+    (value,) = found
+    return value
 
 
 def summarize(
@@ -168,6 +187,7 @@ def summarize(
         metrics=report.episode_metrics(lines),
         seats=seats,
         fallback_free=fallbacks == 0,
+        identity=record_identity([info.agent.details for info in header.seats]),
         batch=BatchStats.model_validate(batch),
     )
 
@@ -178,11 +198,13 @@ def _add(counter: dict[str, Any], key: str, amount: float) -> None:
 
 __all__ = [
     "FALLBACK_SOURCES",
+    "IDENTITY_DETAIL",
     "RETRY_SOURCES",
     "BatchStats",
     "EpisodeSummary",
     "SeatStats",
     "episode_id",
+    "record_identity",
     "split_episode_id",
     "summarize",
 ]

@@ -31,6 +31,28 @@ def add_parsers(sub: Any) -> None:
         help="ask the models again instead of replaying answers kept in DIR/calls.sqlite",
     )
     run_p.add_argument("--ceiling", metavar="NAME", help=CEILING_HELP)
+    run_p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan (episodes, calls, tokens, a cost bound) and exit; "
+        "calls nothing, creates nothing, needs no API key",
+    )
+    run_p.add_argument(
+        "--detect",
+        type=float,
+        metavar="D",
+        help="with --dry-run: seeds needed to detect a paired difference of D points",
+    )
+    run_p.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop admitting episodes before the folder's recorded cost could pass USD "
+        "(default: the config's max_cost)",
+    )
+    run_p.add_argument("--seeds", metavar="A:B", help="only the config's seeds in [A, B)")
+    run_p.add_argument("--entrants", metavar="a,b", help="only these entrants")
+    run_p.add_argument("--limit", type=int, metavar="N", help="play at most N episodes now")
     run_p.set_defaults(func=run)
 
     report = sub.add_parser("report", help="report on a results folder")
@@ -48,12 +70,21 @@ def add_parsers(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Play (or resume) a tournament and print its report."""
+    """Play (or resume, or grow) a tournament and print its report; or, with
+    ``--dry-run``, print its plan."""
     from harness.tournament.config import load_tournament
     from harness.tournament.lock import check_place
+    from harness.tournament.narrow import (
+        Narrowing,
+        check_limit,
+        narrow,
+        parse_entrants,
+        parse_seeds,
+    )
     from harness.tournament.progress import Progress
     from harness.tournament.run import (
         check_concurrency,
+        check_max_cost,
         count_episodes,
         parse_shard,
         run_tournament,
@@ -62,11 +93,40 @@ def run(args: argparse.Namespace) -> int:
     config = load_tournament(args.config)
     if args.concurrency is not None:
         check_concurrency(args.concurrency)
+    if args.max_cost is not None:
+        check_max_cost(args.max_cost)
+    if args.detect is not None and not (args.detect > 0 and args.detect != float("inf")):
+        raise ConfigError(f"--detect: must be a positive number of points, got {args.detect}")
+    if args.detect is not None and not args.dry_run:
+        raise ConfigError("--detect: goes with --dry-run")
     shard = parse_shard(args.shard) if args.shard else (1, 1)
+    config, narrowing = narrow(
+        config,
+        Narrowing(
+            seeds=parse_seeds(args.seeds) if args.seeds else None,
+            entrants=parse_entrants(args.entrants) if args.entrants else None,
+            limit=check_limit(args.limit) if args.limit is not None else None,
+        ),
+    )
     out = args.out or Path("results") / (
         config.name if shard == (1, 1) else f"{config.name}-shard{shard[0]}of{shard[1]}"
     )
     check_place(out, "--out" if args.out else "name")
+    if args.dry_run:
+        from harness.tournament.dryrun import dry_run
+
+        print(
+            dry_run(
+                config,
+                out,
+                shard=shard,
+                narrowing=narrowing,
+                max_cost=args.max_cost,
+                detect=args.detect,
+            ),
+            end="",
+        )
+        return 0
     progress = Progress(count_episodes(config, shard), 0)
     print(f"tournament {config.name}: results in {out}", file=sys.stderr)
     try:
@@ -78,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
                 shard=shard,
                 progress=progress,
                 config_file=str(args.config),
+                max_cost=args.max_cost,
+                narrowing=narrowing,
                 cache=False if args.no_cache else None,
             )
         )
@@ -89,11 +151,20 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
+    aside = f", {outcome.set_aside} set aside (earlier specs)" if outcome.set_aside else ""
     print(
-        f"{outcome.played} episodes played, {outcome.already_done} already done, "
+        f"{outcome.played} episodes played, {outcome.already_done} already done{aside}, "
         f"{outcome.planned} in all",
         file=sys.stderr,
     )
+    if outcome.stopped is not None:
+        stop = outcome.stopped
+        why = (
+            f"stopped at the cost cap: ${outcome.spent_usd:,.2f} of ${stop.cap_usd:,.2f}"
+            if stop.reason == "cost_cap"
+            else f"stopped after --limit {stop.limit}"
+        )
+        print(f"lighthouse: {why}; run again to play the rest", file=sys.stderr)
     if args.no_report:
         if args.ceiling:
             report_text(out, "md", None, args.ceiling)  # plays and keeps the hidden ceiling
@@ -124,12 +195,14 @@ def report_text(
     from harness.report.render import to_csv, to_json, to_markdown
     from harness.tournament.ceiling import find_ceiling
     from harness.tournament.planned import plan_of
+    from harness.tournament.selection import select
 
     folder = _folder(folder_path)
     manifest = folder.manifest()
     config = manifest.get("config", {})
     game = get_game(manifest.get("game", "lighthouse"))
-    summaries = folder.summaries()
+    selection = select(game, manifest, folder.summaries(), folder_path)
+    summaries = selection.episodes
     report = build_report(
         game,
         summaries,
@@ -139,6 +212,7 @@ def report_text(
         ceiling=find_ceiling(game, folder_path, manifest, summaries, ceiling),
         specs=entrant_specs(game, manifest),
         plan=plan_of(manifest),
+        selection=selection.to_json(),
     )
     render = {"md": to_markdown, "csv": to_csv, "json": to_json}[fmt]
     return render(report)
@@ -151,13 +225,14 @@ def report_command(args: argparse.Namespace) -> int:
         from harness.report.completeness import completeness
         from harness.report.render import to_svg
         from harness.tournament.planned import plan_of
+        from harness.tournament.selection import select
 
         folder = _folder(args.dir)
-        summaries = folder.summaries()
         manifest = folder.manifest()
+        game = get_game(manifest.get("game", "lighthouse"))
+        summaries = select(game, manifest, folder.summaries()).episodes
         order = [e["name"] for e in manifest.get("config", {}).get("entrants", [])]
         high = max([s.score for s in summaries] + [1.0])
-        game = get_game(manifest.get("game", "lighthouse"))
         high = game.max_score or high
         done = completeness(plan_of(manifest), summaries)
         note = "" if done.complete else done.summary()
@@ -171,11 +246,14 @@ def merge_command(args: argparse.Namespace) -> int:
     from harness.report.completeness import completeness
     from harness.tournament.merge import merge_folders
     from harness.tournament.planned import plan_of
+    from harness.tournament.selection import select
     from harness.tournament.store import ResultsFolder
 
     merged = merge_folders(args.dirs, args.out)
     folder = ResultsFolder(args.out)
-    done = completeness(plan_of(folder.manifest()), folder.summaries())
+    manifest = folder.manifest()
+    game = get_game(manifest.get("game", "lighthouse"))
+    done = completeness(plan_of(manifest), select(game, manifest, folder.summaries()).episodes)
     count = len(args.dirs)
     print(
         f"merged {count} folder{'s' if count != 1 else ''} into {args.out}: {merged} "

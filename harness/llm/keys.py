@@ -82,16 +82,37 @@ def check_keys(
 ) -> None:
     """Read and check every provider's key now, before anything is written or sent.
 
-    With ``require=False`` a variable that is not set passes (its key may not be
-    needed, e.g. on a resume with nothing left to play); one that is set must hold a
-    usable key.
+    Every problem is found before any is reported: one :class:`FatalProviderError`
+    names every variable that is not set and every key that is not usable (kind
+    ``missing_key`` when any is missing, else ``bad_key``), never a key itself. With
+    ``require=False`` a variable that is not set passes (its key may not be needed,
+    e.g. on a resume with nothing left to play); one that is set must hold a usable key.
     """
     environ = os.environ if environ is None else environ
+    missing: dict[str, str] = {}
+    unusable: list[str] = []
     for options in providers:
         name = options.key_env
-        if name is None or (not require and name not in environ):
+        if name is None or name in missing or (not require and name not in environ):
             continue
-        read_api_key(options, environ)
+        if not environ.get(name):
+            missing[name] = options.kind
+            continue
+        try:
+            check_api_key(environ[name], options.kind, f"the environment variable {name}")
+        except FatalProviderError as exc:
+            if str(exc) not in unusable:
+                unusable.append(str(exc))
+    if not missing and not unusable:
+        return
+    problems = list(unusable)
+    if len(missing) == 1:
+        ((name, kind),) = missing.items()
+        problems.insert(0, f"{kind}: the environment variable {name} is not set")
+    elif missing:
+        listed = ", ".join(f"{name} ({kind})" for name, kind in missing.items())
+        problems.insert(0, f"the environment variables {listed} are not set")
+    raise FatalProviderError("missing_key" if missing else "bad_key", "; ".join(problems))
 
 
 __all__ = ["check_api_key", "check_keys", "key_problem", "read_api_key"]

@@ -263,13 +263,16 @@ def build_report(
     specs: Specs | None = None,
     plan: Plan | None = None,
     ceiling: Ceiling | None = None,
+    selection: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The whole report as plain data (what ``--format json`` prints).
 
     ``specs`` (entrant -> seat group -> spec, see :func:`entrant_specs`) decides who
     a leaderboard may compare and which entrants are identical; without it the agents
     named in the episodes stand in. ``plan`` (see :func:`plan_of`) is what the folder
-    should hold; without it the episodes present count as complete.
+    should hold; without it the episodes present count as complete. ``selection``
+    (see :func:`harness.report.selection.select`) says what the folder holds beyond
+    ``summaries`` and why a run stopped early; the report repeats it.
     """
     episodes = canonical_order(summaries)
     resample = _Resampler()
@@ -300,6 +303,7 @@ def build_report(
         "episodes": len(episodes),
         "cells": len(set().union(*cells.values())) if cells else 0,
         "completeness": _completeness_json(done, plan),
+        "selection": dict(selection) if selection is not None else None,
         "intervals": {
             "method": "percentile bootstrap",
             "unit": "(seed, variant) cell",

@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.game import Column
 from harness.report.build import canonical_order
+from harness.report.selection import describe as selection_lines
 from harness.report.servers import flagged, server_section, unshown_line
 from harness.summary import EpisodeSummary
 
@@ -277,6 +278,9 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"(seed, variant) cells; {done['summary']}. Every interval is a "
         f"{_method(report)}: the same results give the same report."
     )
+    told = selection_lines(report.get("selection"))
+    if told:
+        parts += ["", " ".join(told)]
     ceiling = report.get("ceiling")
     if ceiling:
         played = " (played for this report, not an entrant)" if ceiling["hidden"] else ""

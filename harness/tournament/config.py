@@ -6,6 +6,7 @@
     repetitions = 1
     episode_timeout_seconds = 900
     reference = "lantern"
+    max_cost = 25.0                         # optional: US dollars, see budget.py
 
     [providers.openai]
     kind = "openai"
@@ -176,6 +177,9 @@ class TournamentConfig(StrictModel):
     )
     reference: str | None = None
     concurrency: int = Field(8, ge=1)
+    max_cost: float | None = Field(
+        None, gt=0, description="US dollars: stop admitting episodes past it (--max-cost)."
+    )
     providers: dict[str, ProviderOptions] = Field(default_factory=dict)
     entrants: list[EntrantConfig] = Field(min_length=1)
     cache: bool = Field(

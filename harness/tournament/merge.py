@@ -13,6 +13,7 @@ from harness.errors import ConfigError, RecordError
 from harness.registry import get_game
 from harness.summary import EpisodeSummary
 from harness.tournament.audit import audit
+from harness.tournament.growth import changed_keys
 from harness.tournament.lock import FolderLock, check_place
 from harness.tournament.planned import MERGED, missing_shards, plan_of, shards_of
 from harness.tournament.store import ResultsFolder, write_atomically
@@ -30,9 +31,14 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
     check_place(out)
     folders = [ResultsFolder(p) for p in sources]
     manifests = [f.manifest() for f in folders]
-    hashes = {m.get("configHash") for m in manifests}
-    if len(hashes) != 1:
-        raise ConfigError("merge: the folders were made by different configs")
+    for source, manifest in zip(sources[1:], manifests[1:], strict=True):
+        if manifest.get("configHash") != manifests[0].get("configHash"):
+            keys = changed_keys(manifests[0].get("config"), manifest.get("config"), skip=())
+            differ = f" (they differ in: {', '.join(keys)})" if keys else ""
+            raise ConfigError(
+                f"merge: {sources[0]} and {source} were made by different configs{differ}; "
+                "merge the shards of one config"
+            )
     target = ResultsFolder(out)
     if target.manifest_path.exists():
         raise ConfigError(f"merge: {out} already holds results; choose a new --out")

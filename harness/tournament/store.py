@@ -38,6 +38,8 @@ MANIFEST = "manifest.json"
 EPISODES = "episodes.jsonl"
 RECORDS = "records"
 PARTIAL = ".partial"
+#: Manifest keys a folder and a config must agree on; anything else may grow.
+CONFLICTING = ("game", "shard")
 
 
 def fsync_dir(path: Path) -> None:
@@ -91,35 +93,49 @@ class ResultsFolder:
     # --- the manifest ---------------------------------------------------------------
 
     def check_manifest(self, manifest: dict[str, Any]) -> bool:
-        """Whether the folder was started already; refuse one made by another config or shard.
+        """Whether the folder was started already; refuse one of another game or shard split.
 
-        Reads only.
+        Any other difference is a tournament that grows (see growth.py). The error
+        names every key that differs. Reads only.
         """
         if not self.manifest_path.exists():
             return False
         existing = self.manifest()
-        for key in ("configHash", "shard", "game"):
-            if existing.get(key) != manifest.get(key):
-                raise ConfigError(
-                    f"{self.root}: this folder was made by a different "
-                    f"{'config' if key == 'configHash' else key} "
-                    f"({key} {existing.get(key)!r}, now {manifest.get(key)!r}); "
-                    "run the original config, or choose another --out"
-                )
+        found = [
+            f"{key} was {existing.get(key)!r}, now {manifest.get(key)!r}"
+            for key in CONFLICTING
+            if existing.get(key) != manifest.get(key)
+        ]
+        if found:
+            made_by = existing.get("configFile")
+            hint = f"run {made_by}" if isinstance(made_by, str) else "run the folder's own config"
+            raise ConfigError(
+                f"{self.root}: this folder holds another tournament's results "
+                f"({'; '.join(found)}); {hint}, or choose another --out"
+            )
         return True
 
     def open(self, manifest: dict[str, Any]) -> bool:
-        """Create the folder, or check that it was made by the same config and shard.
+        """Create the folder, or take an existing one of the same game and shard split;
+        either way write ``manifest`` as the folder's plan now.
 
-        Returns True when resuming an existing folder.
+        Returns True when resuming an existing folder. A new folder's manifest is
+        stamped with the harness version and the start time; every write with
+        ``updatedAt``.
         """
-        if self.check_manifest(manifest):
-            return True
+        resuming = self.check_manifest(manifest)
         self.records.mkdir(parents=True, exist_ok=True)
-        stamped = {**manifest, "harnessVersion": __version__,
-                   "startedAt": datetime.now(UTC).isoformat(timespec="seconds")}  # fmt: skip
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        stamped = {"harnessVersion": __version__, "startedAt": now, **manifest, "updatedAt": now}
         write_atomically(self.manifest_path, json.dumps(stamped, indent=2, sort_keys=True) + "\n")
-        return False
+        return resuming
+
+    def update_manifest(self, changes: dict[str, Any]) -> None:
+        """Rewrite the manifest with ``changes`` (e.g. why a run stopped)."""
+        write_atomically(
+            self.manifest_path,
+            json.dumps({**self.manifest(), **changes}, indent=2, sort_keys=True) + "\n",
+        )
 
     def manifest(self) -> dict[str, Any]:
         """The folder's manifest."""
@@ -160,14 +176,16 @@ class ResultsFolder:
     def examine(self, game: GameEntry, plans: Mapping[str, tuple[str, int]]) -> Repair:
         """Work out how to bring the folder to a trusted, consistent state (reads only).
 
-        ``plans`` maps each episode id of the tournament to (entrant, repetition).
+        ``plans`` maps each episode id planned now to (entrant, repetition).
         Every results line is checked against its record (sha256 and figures). A line
-        that is not a results line, names no episode of the tournament, repeats one, or
-        whose record is gone is dropped (the episode is played again). A line that does
-        not match its record, and a record a crash left without a line, are written
-        (again) from the record when it is complete, names its episode and replays
-        clean with the current engine; if any record fails that, the folder is refused
-        with a :class:`RecordError` naming each, and nothing is changed.
+        that matches is kept, planned now or not (a plan may grow back to it). A line
+        that is not a results line, repeats one, or whose record is gone is dropped
+        (the episode is played again). A planned episode's line that does not match
+        its record, and a record a crash left without a line, are written (again) from
+        the record when it is complete, names its episode and replays clean with the
+        current engine; if any record fails that, the folder is refused with a
+        :class:`RecordError` naming each, and nothing is changed. A mismatched line of
+        an episode not planned now is dropped and its record left as it is.
         """
         if not self.root.is_dir():
             return Repair([], [], [], rewrite=False)
@@ -179,19 +197,21 @@ class ResultsFolder:
         rewrite, rehashed = found.torn, 0
         for check in found.checks:
             episode, where = check.episode_id, f"{EPISODES}:{check.describe()}"
-            if check.problem is None and check.line is not None and episode in plans:
+            if check.problem is None and check.line is not None:
                 named.add(check.line.episode_id)
                 keep.append(check.derived if check.unhashed and check.derived else check.line)
                 rehashed += check.unhashed
                 rewrite |= check.unhashed
                 continue
             rewrite = True
-            if episode is None or episode not in plans:
-                notes.append(f"{where}: dropped (not a results line of this tournament)")
+            if episode is None:
+                notes.append(f"{where}: dropped (not a results line)")
             elif episode in named:
                 notes.append(f"{where}: dropped")
             elif not self.record_path(episode).is_file():
                 notes.append(f"{where}: dropped; the episode is played again")
+            elif episode not in plans:
+                notes.append(f"{where}: dropped (not planned now; its record stays)")
             else:
                 named.add(episode)
                 suspect[episode] = check.problem or ""
@@ -287,6 +307,7 @@ class ResultsFolder:
 
 
 __all__ = [
+    "CONFLICTING",
     "EPISODES",
     "MANIFEST",
     "RECORDS",

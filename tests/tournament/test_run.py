@@ -107,12 +107,20 @@ def test_same_seeds_for_every_entrant(tmp_path: Path) -> None:
     assert len(by_entrant["lantern"]) == 3 * 2 * 2
 
 
-def test_a_folder_made_by_another_config_is_refused(tmp_path: Path) -> None:
+def test_a_folder_of_another_game_or_shard_split_is_refused_naming_what_differs(
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "out"
     run(config_at(tmp_path), out)
-    other = config_at(tmp_path, SMALL.replace("seeds = [3, 4, 5]", "seeds = [3, 4, 6]"))
-    with pytest.raises(ConfigError, match="made by a different config"):
-        run(other, out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
+    with pytest.raises(ConfigError, match=r"shard was '1/1', now '1/2'"):
+        run(config_at(tmp_path), out, shard=(1, 2))
+    relayroam = load_tournament(ROOT / "configs/relayroam-smoke.toml")
+    with pytest.raises(ConfigError, match=r"game was 'lighthouse', now 'relayroam'") as info:
+        run(relayroam, out)
+    assert "shard" not in str(info.value)  # only what differs is named
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
+    assert after == before
 
 
 def test_shards_merge_into_the_unsharded_results(tmp_path: Path) -> None:
@@ -127,7 +135,7 @@ def test_shards_merge_into_the_unsharded_results(tmp_path: Path) -> None:
     assert merged == expected
     other = config_at(tmp_path, SMALL.replace("repetitions = 2", "repetitions = 1"))
     run(other, tmp_path / "c")
-    with pytest.raises(ConfigError, match="different configs"):
+    with pytest.raises(ConfigError, match=r"different configs \(they differ in: repetitions\)"):
         merge_folders([tmp_path / "a", tmp_path / "c"], tmp_path / "m2")
 
 

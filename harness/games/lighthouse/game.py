@@ -65,6 +65,10 @@ class LighthouseRules:
             values["episode_timeout_seconds"] = episode_timeout_seconds
         return LighthouseConfig.for_variant(variant, **values)
 
+    def max_ticks(self, config: LighthouseConfig) -> int:
+        """The most ticks an episode can last: the tick cap (for plans and budgets)."""
+        return config.max_ticks
+
     def new_state(self, config: LighthouseConfig, seed: int) -> GameState:
         return new_game(config, generate_board(config, seed))
 

@@ -72,6 +72,11 @@ class RelayroamRules:
         except ValidationError as exc:
             raise ConfigError(format_validation_error(exc, "rules")) from None
 
+    def max_ticks(self, config: RelayroamConfig) -> int:
+        """The most decisions an episode can take (for plans and budgets): per chamber,
+        the guard's count and one more to leave a cleared chamber."""
+        return config.chamber_cap * (config.decisions_per_chamber + 1)
+
     def new_state(self, config: RelayroamConfig, seed: int) -> Episode:
         try:
             return Episode(config, new_game(seed))

@@ -1,0 +1,315 @@
+"""``lighthouse run CONFIG --dry-run``: the plan, its bounds and its power, calling nothing.
+
+A dry run reads the config, its prompt files and, when the results folder exists,
+its manifest and results lines (leniently, without the lock); it creates nothing,
+sends nothing and needs no API key (it says which keys a run would need and whether
+they are set). It prints:
+
+- episodes planned, already done in the folder (planned now and played by the
+  entrant's current identity) and to play;
+- per entrant: model seats, the most calls an episode can make and the run's total,
+  input tokens (estimated) and output tokens (bounded), and the cost bound from the
+  config's prices (budget.py says how each is reached);
+- the cost cap, when one is set, against the recorded cost and the bound;
+- with ``--detect D``: how many seeds a paired comparison needs to detect a
+  difference of D (power.py), from the folder's finished episodes, or else from the
+  baseline-only entrants played in memory on up to :data:`BASELINE_CELLS` cells.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.episode import run_episode
+from harness.errors import RecordError
+from harness.game import GameEntry
+from harness.report.power import Spread, describe, entrant_cells, spread
+from harness.report.stats import Cell
+from harness.seats import BaselineSeat, Seat
+from harness.summary import EpisodeSummary
+from harness.tournament.budget import EpisodeBound, episode_bounds
+from harness.tournament.config import (
+    BaselineSeatConfig,
+    EntrantConfig,
+    LLMSeatConfig,
+    TournamentConfig,
+)
+from harness.tournament.growth import (
+    read_lines_leniently,
+    recorded_cost,
+    sort_finished,
+    superseded_lines,
+)
+from harness.tournament.identity import entrant_identities, legacy_identities
+from harness.tournament.narrow import Narrowing
+from harness.tournament.plan import PlanIndex
+from harness.tournament.run import game_of, prompt_hashes
+from harness.tournament.store import ResultsFolder
+
+#: The most cells a dry run plays a baseline-only entrant on to measure the spread.
+BASELINE_CELLS = 60
+
+
+def _money(value: float | None) -> str:
+    return "no price" if value is None else f"${value:,.2f}"
+
+
+def _n(value: int, noun: str) -> str:
+    return f"{value:,} {noun}{'' if value == 1 else 's'}"
+
+
+def _count(value: int) -> str:
+    return f"{value:,}"
+
+
+def _finished(
+    folder: ResultsFolder, game: GameEntry, plans: PlanIndex, identities: Any
+) -> tuple[list[EpisodeSummary], float]:
+    """The folder's finished episodes that count now, and its recorded cost."""
+    if not folder.manifest_path.exists():
+        return [], 0.0
+    try:
+        legacy = legacy_identities(game, folder.manifest())
+    except RecordError:
+        legacy = {}
+    lines = [
+        line
+        for line in read_lines_leniently(folder.episodes_path)
+        if folder.record_path(line.episode_id).is_file()
+    ]
+    done = sort_finished(lines, plans, identities, legacy).done
+    return done, recorded_cost(lines) + recorded_cost(superseded_lines(folder.root))
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    return [line(header), *(line(r) for r in rows)]
+
+
+def _baseline_only(entrant: EntrantConfig, game: GameEntry) -> bool:
+    return all(isinstance(s, BaselineSeatConfig) for _, s in entrant.seat_specs(game).values())
+
+
+async def _play_baselines(
+    config: TournamentConfig, game: GameEntry, entrants: Sequence[EntrantConfig]
+) -> dict[str, dict[Cell, float]]:
+    """Each baseline-only entrant's score on the first cells of the plan (in memory)."""
+    seeds = config.seed_order()
+    cells = [(s, v) for v in config.variant_list() for s in seeds[:BASELINE_CELLS]]
+    cells = cells[:BASELINE_CELLS]
+    out: dict[str, dict[Cell, float]] = {}
+    for entrant in entrants:
+        scores: dict[Cell, float] = {}
+        for seed, variant in cells:
+            state = game.rules.new_state(config.game_config(variant), seed)
+            seats: dict[str, Seat] = {
+                seat: BaselineSeat(spec.baseline)
+                for seat, (_, spec) in entrant.seat_specs(game).items()
+                if isinstance(spec, BaselineSeatConfig)
+            }
+            outcome = await run_episode(
+                game, state, seats, episode_id=f"dry-run--{variant}--s{seed}", seed=seed
+            )
+            results: Any = outcome.results
+            scores[(seed, variant)] = float(results.scores[0])
+        out[entrant.name] = scores
+    return out
+
+
+def _spread(
+    config: TournamentConfig, game: GameEntry, done: Sequence[EpisodeSummary]
+) -> Spread | None:
+    found = spread(entrant_cells(done), config.reference)
+    if found is not None:
+        return found
+    scripted = [e for e in config.entrants if _baseline_only(e, game)]
+    scripted.sort(key=lambda e: e.name != config.reference)
+    if not scripted:
+        return None
+    # one is enough for the spread: the reference if it is scripted, else the first
+    played = asyncio.run(_play_baselines(config, game, scripted[:1]))
+    found = spread(played, None)
+    if found is None:
+        return None
+    return Spread(found.sigma_d, found.source + " (played now, in memory)", found.cells)
+
+
+def dry_run(
+    config: TournamentConfig,
+    out: Path,
+    *,
+    shard: tuple[int, int] = (1, 1),
+    narrowing: Narrowing | None = None,
+    max_cost: float | None = None,
+    detect: float | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str:
+    """The plan of running ``config`` into ``out``, as text. Creates and calls nothing."""
+    environ = os.environ if environ is None else environ
+    narrowing = narrowing or Narrowing()
+    game = game_of(config)
+    plans = PlanIndex(config, shard)
+    identities = entrant_identities(
+        game, json.loads(config.canonical_json()), prompt_hashes(config, game)
+    )
+    folder = ResultsFolder(out)
+    done, spent = _finished(folder, game, plans, identities)
+    done_ids = {s.episode_id for s in done}
+    # one pass over the plan (it may be a million episodes long): counts, not lists
+    planned_by: dict[str, int] = dict.fromkeys(identities, 0)
+    to_play_by: dict[str, int] = dict.fromkeys(identities, 0)
+    left = narrowing.limit
+    for plan in plans.plans():
+        planned_by[plan.entrant.name] += 1
+        if plan.episode_id not in done_ids and (left is None or left > 0):
+            to_play_by[plan.entrant.name] += 1
+            left = None if left is None else left - 1
+    planned, to_play_all = sum(planned_by.values()), sum(to_play_by.values())
+    bounds = episode_bounds(config, game, config.entrants)
+    lines = [_headline(config, out, folder, shard, narrowing, planned, len(done), to_play_all)]
+    rows, total_calls, total_in, total_out, costs = [], 0, 0, 0, []
+    for entrant in config.entrants:
+        bound = bounds[entrant.name]
+        to_play = to_play_by[entrant.name]
+        done_here = sum(s.entrant == entrant.name for s in done)
+        cost = None if bound.cost_usd is None else bound.cost_usd * to_play
+        calls, tokens_in, tokens_out = (
+            bound.calls * to_play,
+            bound.input_tokens * to_play,
+            bound.output_tokens * to_play,
+        )
+        total_calls, total_in, total_out = (
+            total_calls + calls,
+            total_in + tokens_in,
+            total_out + tokens_out,
+        )
+        costs.append(cost if bound.seats and to_play else 0.0)
+        rows.append(_row(entrant.name, done_here, to_play, bound, calls, tokens_in,
+                         tokens_out, cost))  # fmt: skip
+    priced = None if any(c is None for c in costs) else math.fsum(c or 0.0 for c in costs)
+    rows.append(["total", "", _count(to_play_all), "", "", _count(total_calls), _count(total_in),
+                 _count(total_out), _money(priced)])  # fmt: skip
+    header = ["entrant", "done", "to play", "model seats", "calls/episode <=", "calls <=",
+              "input tokens ~", "output tokens <=", "cost <= (upper bound)"]  # fmt: skip
+    lines += ["", *_table(header, rows), ""]
+    lines += _notes(bounds, priced)
+    cap = config.max_cost if max_cost is None else max_cost
+    if cap is not None:
+        lines.append(_cap_line(cap, spent, priced))
+    playing = [e for e in config.entrants if to_play_by[e.name]]
+    lines.append(_keys_line(config, game, playing, environ))
+    if detect is not None:
+        lines += ["", *describe(detect, _spread(config, game, done), len(config.variant_list()))]
+    return "\n".join(lines) + "\n"
+
+
+def _headline(
+    config: TournamentConfig,
+    out: Path,
+    folder: ResultsFolder,
+    shard: tuple[int, int],
+    narrowing: Narrowing,
+    planned: int,
+    done: int,
+    todo: int,
+) -> str:
+    where = "exists" if folder.manifest_path.exists() else "not created"
+    part = f", shard {shard[0]}/{shard[1]}" if shard != (1, 1) else ""
+    text = (
+        f"dry run of tournament {config.name}{part}: nothing is played, called or written\n"
+        f"results folder: {out} ({where})\n"
+        f"{_count(planned)} episodes planned ({_n(len(config.entrants), 'entrant')} x "
+        f"{_n(len(config.seed_list()), 'seed')} x {_n(len(config.variant_list()), 'variant')} "
+        f"x {_n(config.repetitions, 'repetition')}{part}): {_count(done)} already done, "
+        f"{_count(todo)} to play"
+    )
+    if narrowing:
+        text += f" (narrowed by {narrowing.flags()})"
+    return text
+
+
+def _row(
+    name: str,
+    done: int,
+    to_play: int,
+    bound: EpisodeBound,
+    calls: int,
+    tokens_in: int,
+    tokens_out: int,
+    cost: float | None,
+) -> list[str]:
+    if bound.seats and bound.ticks is None:
+        return [name, _count(done), _count(to_play), str(bound.model_seats), "unbounded",
+                "unbounded", "-", "-", "-"]  # fmt: skip
+    return [
+        name,
+        _count(done),
+        _count(to_play),
+        str(bound.model_seats),
+        _count(bound.calls),
+        _count(calls),
+        _count(tokens_in),
+        _count(tokens_out),
+        _money(cost) if bound.seats else "$0.00",
+    ]
+
+
+def _notes(bounds: Mapping[str, EpisodeBound], priced: float | None) -> list[str]:
+    notes = [
+        "calls <= model seats x max ticks x 2 (a call and one retry) per episode; input "
+        "tokens are estimated at 4 bytes a token from the rendered system prompt and "
+        "first observation, every turn retried; output tokens <= max_tokens a call; "
+        "the cost is an UPPER BOUND from the config's prices (docs/tournaments.md)"
+    ]
+    unpriced = sorted({m for b in bounds.values() for m in b.unpriced})
+    if unpriced:
+        notes.append(f"no price in the config for {', '.join(unpriced)}: no cost bound")
+    return notes
+
+
+def _cap_line(cap: float, spent: float, bound: float | None) -> str:
+    head = f"max cost {_money(cap)}: {_money(spent)} recorded in the folder"
+    if bound is None:
+        return head + "; the bound cannot be told (a model has no price), so a run is refused"
+    if spent + bound <= cap:
+        return head + f"; with the bound {_money(bound)} of what is left, the cap is not reached"
+    return (
+        head + f"; the bound of what is left ({_money(bound)}) passes the cap, so a run "
+        "stops admitting episodes near it (it finishes those in flight)"
+    )
+
+
+def _keys_line(
+    config: TournamentConfig,
+    game: GameEntry,
+    entrants: Sequence[EntrantConfig],
+    environ: Mapping[str, str],
+) -> str:
+    names = sorted(
+        {
+            name
+            for entrant in entrants
+            for _, spec in entrant.seat_specs(game).values()
+            if isinstance(spec, LLMSeatConfig)
+            and (name := config.seat_options(spec).provider.key_env) is not None
+        }
+    )
+    if not names:
+        return "API keys: none needed"
+    told = [f"{n} {'set' if environ.get(n) else 'NOT SET'}" for n in names]
+    return f"API keys a run needs: {', '.join(told)} (a dry run needs none)"
+
+
+__all__ = ["BASELINE_CELLS", "dry_run"]

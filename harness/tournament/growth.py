@@ -1,0 +1,259 @@
+"""Tournaments that grow: what a folder already holds for the config run now.
+
+A results folder is not tied to one config. Each run records its config as the
+folder's plan (the manifest), and counts a finished episode as done when it is
+planned now and was played by its entrant's current identity (identity.py). So a
+wider seed range, more variants or repetitions, or a new entrant plays only the new
+episodes, and an entrant whose spec changed plays again.
+
+Episodes are never deleted:
+
+- one planned no longer (a narrower seed range, a removed entrant) stays where it
+  is, out of the report, and counts again if the plan takes it back;
+- one played by an earlier identity of an entrant of the config is *superseded*:
+  its record and results line move to ``superseded/N/`` (N counts such moves), out
+  of the way of the episode that replaces it under the same id.
+
+Only another game or another shard split conflicts with a folder
+(``ResultsFolder.check_manifest``); the error names each key that differs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from harness.errors import RecordError
+from harness.game import GameEntry
+from harness.summary import EpisodeSummary
+from harness.tournament.identity import legacy_identities, line_identity
+from harness.tournament.store import ResultsFolder, fsync_dir, write_atomically
+
+SUPERSEDED = "superseded"
+
+
+@dataclass(frozen=True)
+class Sorting:
+    """A folder's finished episodes, sorted against the config run now."""
+
+    done: list[EpisodeSummary]
+    """Planned now and played by the entrant's current identity: not played again."""
+    superseded: list[EpisodeSummary]
+    """Played by an earlier identity of an entrant of the config: set aside."""
+    kept: list[EpisodeSummary]
+    """Everything else (not planned now): left in place, out of the report."""
+
+
+def sort_finished(
+    finished: Iterable[EpisodeSummary],
+    planned: Container[str],
+    identities: Mapping[str, str | None],
+    legacy: Mapping[str, str],
+) -> Sorting:
+    """Sort ``finished`` by the planned episode ids and each entrant's identity now."""
+    ids = planned
+    done, superseded, kept = [], [], []
+    for line in finished:
+        own = line_identity(line.identity, line.entrant, legacy)
+        if line.entrant in identities and (own is None or own != identities[line.entrant]):
+            superseded.append(line)
+        elif line.episode_id in ids and line.entrant in identities:
+            done.append(line)
+        else:
+            kept.append(line)
+    return Sorting(done, superseded, kept)
+
+
+def changed_keys(old: Any, new: Any, *, skip: Iterable[str] = ("entrants",)) -> list[str]:
+    """The top-level keys of two configs' JSON whose values differ (none when either is
+    not a JSON object), less ``skip``."""
+    if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+        return []
+    keys = (set(old) | set(new)) - set(skip)
+    return sorted(k for k in keys if old.get(k) != new.get(k))
+
+
+def describe_growth(
+    old_config: Any,
+    new_config: Mapping[str, Any],
+    old_ids: Mapping[str, str | None],
+    new_ids: Mapping[str, str | None],
+    sorting: Sorting,
+    moved_to: str | None,
+) -> list[str]:
+    """One note on what changed since the folder's last run, or none."""
+    old = old_config if isinstance(old_config, Mapping) else {}
+    keys = changed_keys(old, new_config)
+    added = [n for n in new_ids if n not in old_ids]
+    removed = [n for n in old_ids if n not in new_ids]
+    changed = sorted({s.entrant for s in sorting.superseded})
+    if not (keys or added or removed or changed):
+        return []
+    parts = []
+    if keys:
+        parts.append(f"changed: {', '.join(keys)}")
+    if added:
+        parts.append(f"entrants added: {', '.join(added)}")
+    if removed:
+        parts.append(
+            f"entrants removed: {', '.join(removed)} (their episodes stay, out of the report)"
+        )
+    if changed:
+        where = f" in {moved_to}" if moved_to else ""
+        parts.append(
+            f"entrants whose spec changed: {', '.join(changed)} ({len(sorting.superseded)} "
+            f"earlier episode(s) set aside{where}; they play again)"
+        )
+    if sorting.done:
+        parts.append(f"{len(sorting.done)} finished episode(s) reused")
+    return ["the config differs from the folder's last run: " + "; ".join(parts)]
+
+
+def next_manifest(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest a run writes over ``old``: the plan run now, with what must be kept.
+
+    Kept from ``old``: when and by which version the folder was started, the identities
+    of lines written before identities were (``legacyIdentities``), and the history of
+    config hashes the folder was run with.
+    """
+    if old is None:
+        return dict(new)
+    out = dict(new)
+    for key in ("startedAt", "harnessVersion"):
+        if key in old:
+            out[key] = old[key]
+    kept = old.get("history")
+    history = [h for h in kept if isinstance(h, dict)] if isinstance(kept, list) else []
+    if old.get("configHash") != new.get("configHash"):
+        history.append({"configHash": old.get("configHash"), "until": old.get("updatedAt")})
+    if history:
+        out["history"] = history
+    return out
+
+
+def superseded_root(folder: ResultsFolder) -> Path:
+    """Where superseded episodes are kept."""
+    return folder.root / SUPERSEDED
+
+
+def set_aside(folder: ResultsFolder, lines: Sequence[EpisodeSummary]) -> str | None:
+    """Move the records and results lines of ``lines`` to a new ``superseded/N/``.
+
+    The lines are written there first, then each record is moved: a crash in between
+    leaves lines in the main episodes.jsonl whose records are gone, which the next
+    resume drops (the copies are kept here). Returns the folder's relative path, or
+    None when there was nothing to move. The caller rewrites episodes.jsonl without
+    ``lines`` afterwards.
+    """
+    if not lines:
+        return None
+    base = superseded_root(folder)
+    base.mkdir(exist_ok=True)
+    taken = {int(p.name) for p in base.iterdir() if p.name.isdecimal()}
+    number = max(taken, default=0) + 1
+    target = base / str(number)
+    (target / "records").mkdir(parents=True)
+    text = "".join(s.model_dump_json(by_alias=True) + "\n" for s in lines)
+    write_atomically(target / "episodes.jsonl", text)
+    for line in lines:
+        source = folder.record_path(line.episode_id)
+        if source.is_file():
+            os.replace(source, target / "records" / source.name)
+    fsync_dir(target / "records")
+    fsync_dir(folder.records)
+    return f"{SUPERSEDED}/{number}"
+
+
+def superseded_lines(root: Path) -> list[EpisodeSummary]:
+    """Every superseded episode kept under ``root`` whose record is there too."""
+    base = root / SUPERSEDED
+    out: list[EpisodeSummary] = []
+    if not base.is_dir():
+        return out
+    for part in sorted(base.iterdir()):
+        path = part / "episodes.jsonl"
+        for line in read_lines_leniently(path):
+            if (part / "records" / f"{line.episode_id}.jsonl").is_file():
+                out.append(line)
+    return out
+
+
+def read_lines_leniently(path: Path) -> list[EpisodeSummary]:
+    """The results lines of ``path`` that parse; the rest (and a missing file) skipped.
+
+    For estimates that must never stop a command (a dry run, the keys a run needs):
+    a run itself checks every line against its record.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return []
+    out = []
+    for raw in data.split(b"\n"):
+        try:
+            out.append(EpisodeSummary.model_validate_json(raw))
+        except (ValidationError, ValueError):
+            continue
+    return out
+
+
+def pending_entrants(
+    folder: ResultsFolder,
+    game: GameEntry,
+    planned: Mapping[str, tuple[str, int]],
+    identities: Mapping[str, str | None],
+) -> set[str]:
+    """The entrants with planned episodes the folder lacks, by its results lines as they
+    are (read leniently, without the lock: an estimate, for what a run must check
+    before it touches the folder). ``planned`` maps episode ids to (entrant,
+    repetition), as a :class:`PlanIndex` does."""
+    if not folder.manifest_path.exists():
+        return set(identities)
+    try:
+        legacy = legacy_identities(game, folder.manifest())
+    except RecordError:
+        return set(identities)
+    done = {
+        line.episode_id
+        for line in read_lines_leniently(folder.episodes_path)
+        if line.entrant in identities
+        and line_identity(line.identity, line.entrant, legacy) == identities[line.entrant]
+        and folder.record_path(line.episode_id).is_file()
+    }
+    # count the plan per entrant rather than list it: it may be a million episodes long
+    have: dict[str, int] = {}
+    for episode in done:
+        if episode in planned:
+            entrant = planned[episode][0]
+            have[entrant] = have.get(entrant, 0) + 1
+    wanted: dict[str, int] = {}
+    for entrant, _ in planned.values():
+        wanted[entrant] = wanted.get(entrant, 0) + 1
+    return {entrant for entrant, count in wanted.items() if have.get(entrant, 0) < count}
+
+
+def recorded_cost(lines: Iterable[EpisodeSummary]) -> float:
+    """The cost the lines record, in US dollars (calls without a price count 0)."""
+    return math.fsum(seat.cost_usd for line in lines for seat in line.seats.values())
+
+
+__all__ = [
+    "SUPERSEDED",
+    "Sorting",
+    "changed_keys",
+    "describe_growth",
+    "next_manifest",
+    "pending_entrants",
+    "read_lines_leniently",
+    "recorded_cost",
+    "set_aside",
+    "sort_finished",
+    "superseded_lines",
+    "superseded_root",
+]

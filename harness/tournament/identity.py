@@ -1,0 +1,205 @@
+"""Entrant identities: what makes two runs of an entrant the same entrant.
+
+An entrant's identity is the sha256 of a canonical JSON text of everything that
+decides how its episodes are played:
+
+- the game, its ``rules`` table and ``episode_timeout_seconds``, as the config gives
+  them;
+- every seat's spec, one per seat (one spec for a group equals the same spec listed
+  per seat): a baseline by name; an LLM seat with every option it lists (model,
+  temperature, max_tokens, seed, structured output, timeouts), its provider's
+  ``kind`` and ``base_url`` (which server answers) and its three prompts by the
+  sha256 of their contents (the shipped defaults when it names none); a Python
+  agent by its import path, timeout and prompts (its code is not read: give a
+  changed agent a new import path, or a new entrant name, to play it again).
+
+Left out: the entrant's name (it names the identity), the seeds, variants and
+repetitions (they choose episodes, not how one is played), and a provider's rate
+limits, key variable, transport and prices (they change how fast or what a call
+costs, not what it answers).
+
+The identity is computed from the JSON a manifest keeps (the config as run and its
+prompts' sha256 by path), so a folder written before identities existed can be given
+the identities of the config it was made by. An episode's record carries its
+entrant's identity in every seat's agent details (``entrantIdentity``), and its
+results line in ``identity``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from harness.game import GameEntry
+from harness.llm.prompts import default_prompt_files
+from harness.records import AgentInfo
+from harness.seats import Seat, SeatReply, SeatRequest
+from harness.summary import IDENTITY_DETAIL
+
+#: Provider options that decide what answers a call (the rest decide how fast).
+_PROVIDER_KEYS = ("kind", "baseUrl")
+#: Prompt fields of a seat spec, and the shipped default's attribute for each.
+_PROMPT_FIELDS = {"system": "system", "observation": "observation", "retryHint": "retry_hint"}
+
+
+def _get(data: Mapping[str, Any], camel: str) -> Any:
+    """A key of config JSON, in camelCase (as dumped) or snake_case (as written)."""
+    if camel in data:
+        return data[camel]
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in camel)
+    return data.get(snake)
+
+
+def _prompts(spec: Mapping[str, Any], game: str, role: str, hashes: Mapping[str, Any]) -> Any:
+    """The seat's prompts by content; None when a file's sha256 is not known."""
+    given = spec.get("prompts")
+    defaults = default_prompt_files(game, role)
+    out: dict[str, str] = {}
+    for field, attr in _PROMPT_FIELDS.items():
+        path = _get(given, field) if isinstance(given, Mapping) else str(getattr(defaults, attr))
+        digest = hashes.get(path) if isinstance(path, str) else None
+        if not isinstance(digest, str):
+            return None
+        out[field] = digest
+    return out
+
+
+def _seat(
+    spec: Any, game: str, role: str, providers: Mapping[str, Any], hashes: Mapping[str, Any]
+) -> Any:
+    """One seat's spec as it enters the identity; None when it cannot be told."""
+    if not isinstance(spec, Mapping):
+        return None
+    if "python" in spec:  # your own agent: its import path, options and prompts
+        prompts = _prompts(spec, game, role, hashes)
+        return None if prompts is None else {**spec, "prompts": prompts}
+    if "provider" not in spec:
+        return dict(spec)  # a baseline: its name is all there is
+    provider = providers.get(spec["provider"]) if isinstance(spec["provider"], str) else None
+    if not isinstance(provider, Mapping):
+        return None
+    prompts = _prompts(spec, game, role, hashes)
+    if prompts is None:
+        return None
+    return {
+        **{k: v for k, v in spec.items() if k != "provider"},
+        "provider": {k: _get(provider, k) for k in _PROVIDER_KEYS},
+        "prompts": prompts,
+    }
+
+
+def identity_text(
+    game: GameEntry,
+    config: Mapping[str, Any],
+    entrant: Mapping[str, Any],
+    hashes: Mapping[str, Any],
+) -> str | None:
+    """The canonical text an entrant's identity is the hash of; None when it cannot be told
+    (a prompt file whose sha256 was not kept, a provider that is not defined)."""
+    seats = entrant.get("seats")
+    providers = config.get("providers")
+    if not isinstance(seats, Mapping) or not isinstance(providers, Mapping):
+        return None
+    by_group: dict[str, list[Any]] = {}
+    for group in game.seat_groups:
+        spec = seats.get(group.key)
+        specs = spec if isinstance(spec, list) else [spec] * len(group.seats)
+        if len(specs) != len(group.seats):
+            return None
+        resolved = [_seat(s, game.name, group.role, providers, hashes) for s in specs]
+        if any(r is None for r in resolved):
+            return None
+        by_group[group.key] = resolved
+    rules = _get(config, "rules")
+    doc = {
+        "game": game.name,
+        "rules": rules if rules is not None else {},
+        "episodeTimeoutSeconds": _get(config, "episodeTimeoutSeconds"),
+        "seats": by_group,
+    }
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"))
+
+
+def entrant_identities(game: GameEntry, config: Any, hashes: Any) -> dict[str, str | None]:
+    """Each entrant's identity from a config's JSON (as a manifest keeps it) and its
+    prompts' sha256 by path; None for an entrant whose identity cannot be told."""
+    if not isinstance(config, Mapping):
+        return {}
+    prompt_hashes = hashes if isinstance(hashes, Mapping) else {}
+    entrants = config.get("entrants")
+    out: dict[str, str | None] = {}
+    for entrant in entrants if isinstance(entrants, list) else []:
+        if not isinstance(entrant, Mapping) or not isinstance(entrant.get("name"), str):
+            continue
+        text = identity_text(game, config, entrant, prompt_hashes)
+        out[entrant["name"]] = None if text is None else hashlib.sha256(text.encode()).hexdigest()
+    return out
+
+
+def manifest_identities(game: GameEntry, manifest: Mapping[str, Any]) -> dict[str, str | None]:
+    """The identities a manifest's entrants have now: as recorded, or, for a folder
+    written before identities were, computed from the config and prompts it kept."""
+    kept = manifest.get("identities")
+    if isinstance(kept, Mapping):
+        return {k: v if isinstance(v, str) else None for k, v in kept.items()}
+    return entrant_identities(game, manifest.get("config"), manifest.get("prompts"))
+
+
+def legacy_identities(game: GameEntry, manifest: Mapping[str, Any]) -> dict[str, str]:
+    """The identity each entrant had when results lines carried none.
+
+    A line without an identity was written before identities existed, under the
+    config of the manifest of that time. The first run that records identities in
+    such a folder keeps them as ``legacyIdentities``; later runs carry them forward.
+    """
+    kept = manifest.get("legacyIdentities")
+    if isinstance(kept, Mapping):
+        return {k: v for k, v in kept.items() if isinstance(v, str)}
+    if "identities" in manifest:
+        return {}  # written with identities from the start: no line lacks one
+    found = entrant_identities(game, manifest.get("config"), manifest.get("prompts"))
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def line_identity(identity: str | None, entrant: str, legacy: Mapping[str, str]) -> str | None:
+    """The identity of a finished episode: its own, else its folder's legacy one."""
+    return identity if identity is not None else legacy.get(entrant)
+
+
+@dataclass(frozen=True)
+class IdentifiedSeat:
+    """A seat whose agent details also name its entrant's identity (for the record)."""
+
+    seat: Seat
+    identity: str
+
+    @property
+    def agent(self) -> AgentInfo:
+        """The wrapped seat's agent, with ``entrantIdentity`` among its details."""
+        agent = self.seat.agent
+        details = {**agent.details, IDENTITY_DETAIL: self.identity}
+        return agent.model_copy(update={"details": details})
+
+    async def decide(self, request: SeatRequest) -> SeatReply:
+        """The wrapped seat's answer."""
+        return await self.seat.decide(request)
+
+
+def identified(seats: Mapping[str, Seat], identity: str) -> dict[str, Seat]:
+    """``seats`` with ``identity`` in every seat's agent details."""
+    return {seat_id: IdentifiedSeat(seat, identity) for seat_id, seat in seats.items()}
+
+
+__all__ = [
+    "IDENTITY_DETAIL",
+    "IdentifiedSeat",
+    "entrant_identities",
+    "identified",
+    "identity_text",
+    "legacy_identities",
+    "line_identity",
+    "manifest_identities",
+]
