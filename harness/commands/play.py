@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.api import Env
+from harness.commands.interrupt import run_interruptible
 from harness.commands.seats import (
     add_seat_arguments,
     check_seat_keys,
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     def warn(warning: str) -> None:
         print(f"warning: {warning}", file=sys.stderr)
 
-    result = asyncio.run(
+    result = run_interruptible(
         env.aplay(
             args.seed,
             seats=specs,

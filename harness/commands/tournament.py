@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
 
+from harness.commands.interrupt import run_interruptible
 from harness.errors import ConfigError
 from harness.registry import get_game
 
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(count_episodes(config, shard), 0)
     print(f"tournament {config.name}: results in {out}", file=sys.stderr)
     try:
-        outcome = asyncio.run(
+        outcome = run_interruptible(
             run_tournament(
                 config,
                 out,

@@ -61,8 +61,20 @@ def server() -> Iterator[ScriptedLLMServer]:
 
 
 def start(config: Path, out: Path, stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+    # -X faulthandler: a SIGABRT makes a stuck run print every thread's stack
     return subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--no-report"],
+        [
+            sys.executable,
+            "-X",
+            "faulthandler",
+            "-m",
+            "harness.cli",
+            "run",
+            str(config),
+            "--out",
+            str(out),
+            "--no-report",
+        ],
         env={**os.environ, KEY_ENV: "sk-crash-test"},
         stdout=subprocess.DEVNULL,
         stderr=stderr,
@@ -157,7 +169,12 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(
     try:
         wait_until(lambda: finished(out) >= 1 and server.in_flight >= 1, proc)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            _, err = proc.communicate(timeout=30)
+            pytest.fail(f"not stopped 60 s after Ctrl-C; its threads:\n{err.decode()[-8000:]}")
     finally:
         answer.set()
     assert proc.returncode == 130

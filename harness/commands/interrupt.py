@@ -1,0 +1,58 @@
+"""Run a command's coroutine so that Ctrl-C stops it promptly and cleanly.
+
+``asyncio.run`` turns the first SIGINT into a cancellation through a plain
+``signal.signal`` handler. Python runs such a handler only when the main thread next
+executes bytecode, so while the event loop sleeps in ``select`` waiting for a model's
+answer, a SIGINT the kernel hands to another thread (the default executor's, the
+SDKs') waits for the next timer: seconds to minutes. The loop's own signal handling
+writes the signal to a wake-up descriptor the selector watches, so the loop wakes
+at once whichever thread took the signal.
+
+The first Ctrl-C cancels the run, which closes what it was writing (a tournament
+keeps every finished episode) and raises :class:`KeyboardInterrupt`; a second one
+while that cleanup runs stops waiting for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
+    """Run ``main`` to its end; Ctrl-C raises :class:`KeyboardInterrupt` once it stops."""
+    return asyncio.run(_interruptible(main))
+
+
+async def _interruptible(main: Coroutine[Any, Any, T]) -> T:
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None  # asyncio.run runs us as a task
+    presses = 0
+
+    def on_sigint() -> None:
+        nonlocal presses
+        presses += 1
+        if presses > 1:
+            raise KeyboardInterrupt  # out of the loop: the cleanup is abandoned
+        task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError, ValueError):  # no loop signals here
+        return await main
+    try:
+        return await main
+    except asyncio.CancelledError:
+        if presses and task.uncancel() == 0:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+__all__ = ["run_interruptible"]
