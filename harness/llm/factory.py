@@ -5,22 +5,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from harness.errors import FatalProviderError
-from harness.llm.anthropic_provider import AnthropicProvider
 from harness.llm.keys import read_api_key
-from harness.llm.openai_provider import OpenAIProvider
 from harness.llm.options import ProviderOptions
 from harness.llm.types import Provider
 
 
 def make_provider(options: ProviderOptions, environ: Mapping[str, str] | None = None) -> Provider:
-    """A provider for ``options`` (``scripted`` providers are built by their callers)."""
+    """A provider for ``options`` (``scripted`` providers are built by their callers).
+
+    Each SDK is imported here, when its first provider is built, not with this module:
+    importing both takes seconds, which every command would pay otherwise.
+    """
     if options.kind == "openai":
+        from harness.llm.openai_provider import OpenAIProvider
+
         return OpenAIProvider(
             api_key=read_api_key(options, environ),
             base_url=options.base_url,
             transport=options.transport,
         )
     if options.kind == "anthropic":
+        from harness.llm.anthropic_provider import AnthropicProvider
+
         return AnthropicProvider(
             api_key=read_api_key(options, environ),
             base_url=options.base_url,

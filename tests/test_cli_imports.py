@@ -1,0 +1,52 @@
+"""Commands that call no model import no SDK: counted in sys.modules, never timed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+SDKS = ("openai", "anthropic")
+
+# Runs the command in a fresh interpreter and prints which SDKs it imported.
+CHILD = """
+import contextlib, io, json, sys
+from harness.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    main({argv!r})
+print(json.dumps(sorted(m for m in {sdks!r} if m in sys.modules)))
+"""
+
+
+def _imported(argv: list[str]) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD.format(argv=argv, sdks=SDKS)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return found
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["run", "--help"], ["board", "--seed", "3"], ["play", "--seed", "3", "--quiet"]],
+)
+def test_a_command_without_model_seats_imports_no_sdk(argv: list[str]) -> None:
+    assert _imported(argv) == []
+
+
+def test_building_a_model_provider_imports_its_sdk() -> None:
+    # the counterpart: the check above sees an SDK when one is imported
+    code = (
+        "import sys; from harness.llm.factory import make_provider; "
+        "from harness.llm.options import ProviderOptions; "
+        "make_provider(ProviderOptions(kind='openai', api_key_env='K'), {'K': 'sk-x'}); "
+        f"print(sorted(m for m in {SDKS!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "['openai']", done.stderr
