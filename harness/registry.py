@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.game import Baseline, GameEntry
+from harness.game import Baseline, GameEntry, HttpApi
 
 
 def _lighthouse() -> GameEntry:
@@ -108,4 +108,9 @@ def get_game(name: str) -> GameEntry:
     return build()
 
 
-__all__ = ["GAMES", "game_names", "get_game"]
+def http_apis() -> dict[str, HttpApi]:
+    """Every game served over HTTP, name -> its API part, in the registry's order."""
+    return {name: api for name in GAMES if (api := get_game(name).api) is not None}
+
+
+__all__ = ["GAMES", "game_names", "get_game", "http_apis"]
