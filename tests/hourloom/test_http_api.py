@@ -441,6 +441,16 @@ def test_the_page_is_served_self_contained(base: str) -> None:
     assert (redirect.status, redirect.headers["location"]) == (307, "/hourloom/?seed=3")
 
 
+def test_the_registry_serves_relayroam_and_hourloom_each_with_a_page() -> None:
+    from harness.registry import http_apis
+
+    apis = http_apis()
+    assert list(apis) == ["relayroam", "hourloom"]  # Lighthouse has no HTTP API
+    assert isinstance(apis["hourloom"], HourloomApi)
+    assert (apis["relayroam"].state_key, apis["hourloom"].state_key) == ("stateToken", "state")
+    assert all(api.page() is not None for api in apis.values())
+
+
 def test_an_app_of_hourloom_alone_needs_no_key() -> None:
     from starlette.applications import Starlette
 
