@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.game import Baseline, GameEntry
+from harness.game import Baseline, GameEntry, HttpApi
 
 
 def _lighthouse() -> GameEntry:
@@ -87,11 +87,20 @@ def _as_text(bot: Callable[[Any], object]) -> Baseline:
     return reply
 
 
+def _hourloom_api() -> HttpApi:
+    from harness.games.hourloom.api import HourloomApi
+
+    return HourloomApi()
+
+
 #: name -> the function that builds the game's entry.
 GAMES: dict[str, Callable[[], GameEntry]] = {
     "lighthouse": _lighthouse,
     "relayroam": _relayroam,
 }
+#: name -> the HTTP API of a game served before its entry is registered; an entry's
+#: own ``api`` takes precedence (Hourloom's entry is to carry ``api=HourloomApi()``).
+SERVED_BEFORE_ENTRY: dict[str, Callable[[], HttpApi]] = {"hourloom": _hourloom_api}
 
 
 def game_names() -> tuple[str, ...]:
@@ -108,4 +117,12 @@ def get_game(name: str) -> GameEntry:
     return build()
 
 
-__all__ = ["GAMES", "game_names", "get_game"]
+def http_apis() -> dict[str, HttpApi]:
+    """Every game served over HTTP, name -> its API part, in the registry's order."""
+    apis = {name: api for name in GAMES if (api := get_game(name).api) is not None}
+    for name, build in SERVED_BEFORE_ENTRY.items():
+        apis.setdefault(name, build())
+    return apis
+
+
+__all__ = ["GAMES", "SERVED_BEFORE_ENTRY", "game_names", "get_game", "http_apis"]

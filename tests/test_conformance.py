@@ -26,12 +26,12 @@ from harness.episode import EpisodeOutcome, run_episode
 from harness.game import GameEntry
 from harness.reader import open_record
 from harness.records import RecordWriter, dump_line
-from harness.registry import game_names, get_game
+from harness.registry import game_names, get_game, http_apis
 from harness.replay import replay
 from harness.seats import baseline_seats
 from harness.viewer.html import render_html
 from tests.browser import CHROMIUM, DRIVER, chromium
-from tests.relayroam.live_server import http, running_server
+from tests.relayroam.live_server import Reply, http, running_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 7
@@ -265,37 +265,48 @@ def server() -> Iterator[str]:
         yield url
 
 
-def test_the_http_api_answers_init_and_action(game: GameEntry, server: str) -> None:
-    if game.api is None:
-        pytest.skip(f"{game.name} has no HTTP API")
-    api = f"{server}/api/games/{game.name}"
-    reply = http("GET", f"{api}/init?seed={SEED}")
+@pytest.mark.parametrize("name", list(http_apis()))
+def test_the_http_api_answers_init_and_action(name: str, server: str) -> None:
+    api = http_apis()[name]
+    base = f"{server}/api/games/{name}"
+
+    def post(state: object, action: object, **extra: object) -> Reply:
+        body = {api.state_key: state, "action": action, **extra}
+        return http("POST", f"{base}/action", json.dumps(body).encode())
+
+    def assert_refused(reply: Reply) -> None:
+        assert reply.status == 400, reply.raw
+        assert set(reply.json()) == {"error", "message"}
+
+    reply = http("GET", f"{base}/init?seed={SEED}")
     assert reply.status == 200, reply.raw
     first = reply.json()
-    token = first["stateToken"]
-    assert isinstance(token, str)
-    assert token
-    assert http("GET", f"{api}/init?seed={game.api.max_seed + 1}").status == 400
-    # a legal action, when the game lists them, moves the state on: a new token
+    state = first[api.state_key]  # a signed token, or the state itself
+    assert state
+    assert http("GET", f"{base}/init?seed={api.max_seed + 1}").status == 400
+    # a legal action, when the game lists them, moves the state on
     legal = first.get("legalActions") or [None]
-    moved = http(
-        "POST", f"{api}/action", json.dumps({"stateToken": token, "action": legal[0]}).encode()
-    )
+    moved = post(state, legal[0])
     assert moved.status == 200, moved.raw
-    assert isinstance(moved.json()["stateToken"], str)
+    assert moved.json()[api.state_key]
     if first.get("legalActions"):
-        assert moved.json()["stateToken"] != token
-    # any JSON action is the game's to judge: an answer, never a server error
-    junk = http("POST", f"{api}/action", json.dumps({"stateToken": token, "action": [1]}).encode())
-    assert junk.status == 200, junk.raw
-    forged = http(
-        "POST", f"{api}/action", json.dumps({"stateToken": token + "x", "action": None}).encode()
-    )
-    assert (forged.status, forged.json()["error"]) == (400, "invalid_state_token")
-    if game.api.page() is not None:
-        page = http("GET", f"{server}/{game.name}/")
-        assert page.status == 200
-        assert page.raw.decode("utf-8") == game.api.page()
+        assert moved.json()[api.state_key] != state
+    # any JSON action is the game's to judge: an answer, or a refusal at its own
+    # boundary, never a server error
+    junk = post(state, [1])
+    if junk.status != 200:
+        assert_refused(junk)
+    # a state the game never issued is refused at the boundary; the envelope is the
+    # server's: exactly the game's state key and "action"
+    assert_refused(post([state], None))
+    extra = post(state, legal[0], seed=SEED)
+    assert_refused(extra)
+    assert extra.json()["error"] == "invalid_body"
+    page = api.page()
+    if page is not None:
+        shown = http("GET", f"{server}/{name}/")
+        assert shown.status == 200
+        assert shown.raw.decode("utf-8") == page
 
 
 def test_a_custom_python_seat_plays_it(game: GameEntry, tmp_path: Path) -> None:

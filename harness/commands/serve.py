@@ -1,4 +1,4 @@
-"""``lighthouse serve``: Relayroam's HTTP API and playable page, with its limits."""
+"""``lighthouse serve``: every game's HTTP API and playable page, with the server's limits."""
 
 from __future__ import annotations
 
@@ -46,7 +46,9 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
 
 def add_parser(sub: Any) -> None:
     """Register ``serve``."""
-    serve = sub.add_parser("serve", help="serve Relayroam's HTTP API and playable page")
+    serve = sub.add_parser(
+        "serve", help="serve the games' HTTP APIs and playable pages (Relayroam, Hourloom)"
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_int_in(0, 65535), default=8000)
     serve.add_argument(
@@ -86,6 +88,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
+    from harness.registry import http_apis
     from harness.server.serving import serve
 
     limits = ServerLimits(
@@ -94,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
         keep_alive_timeout=args.keep_alive_timeout,
         max_connections=args.max_connections,
     )
-    print(f"Relayroam: http://{args.host}:{args.port}/relayroam/ (Ctrl-C stops)", file=sys.stderr)
+    for name, api in http_apis().items():
+        if api.page() is not None:
+            print(f"{name.capitalize()}: http://{args.host}:{args.port}/{name}/", file=sys.stderr)
+    print("Ctrl-C stops the server", file=sys.stderr)
     serve(host=args.host, port=args.port, limits=limits)
     return 0

@@ -1,10 +1,11 @@
 """The HTTP API part (optional): a game's stateless JSON API, mounted by ``lighthouse serve``.
 
 The server owns HTTP: it routes ``GET /api/games/<game>/init?seed=N`` and ``POST
-/api/games/<game>/action`` with the body ``{"stateToken": ..., "action": ...}``, bounds
-and reads the request and parses the seed and the body's envelope. The part owns the
-game: it answers with a signed state token and what the player sees, so the server
-keeps no game state.
+/api/games/<game>/action`` with the body ``{<state_key>: ..., "action": ...}``, bounds
+and reads the request and parses the seed and the body's envelope (strict JSON, one
+object, exactly those two keys). The part owns the game: it answers with the state the
+next request sends back (a signed token, or the state itself) and what the player
+sees, so the server keeps no game state.
 """
 
 from __future__ import annotations
@@ -31,22 +32,35 @@ class HttpApi(Protocol):
         """The largest seed ``init`` accepts (the smallest is 0)."""
         ...
 
-    def signing_key(self) -> bytes:
-        """The key state tokens are signed with when the server is given none.
+    @property
+    def state_key(self) -> str:
+        """The action body's key for the state the last response returned.
 
-        Read from the environment, or made once for the process: not pure.
+        The body is exactly ``{state_key: ..., "action": ...}``: Relayroam's
+        ``"stateToken"`` is a signed string, Hourloom's ``"state"`` the state object.
+        """
+        ...
+
+    def signing_key(self) -> bytes:
+        """The key states are signed with when the server is given none.
+
+        Read from the environment, or made once for the process: not pure. A game whose
+        states are not signed returns ``b""`` and ignores the key it is handed.
         """
         ...
 
     def init(self, seed: int, key: bytes) -> dict[str, Any]:
-        """The first response of episode ``seed``: its state token and what the player sees."""
+        """The first response of episode ``seed``: its state and what the player sees."""
         ...
 
-    def action(self, token: str, action: object, key: bytes) -> dict[str, Any]:
-        """The response to ``action`` on the state ``token`` holds.
+    def action(self, state: object, action: object, key: bytes) -> dict[str, Any]:
+        """The response to ``action`` on ``state`` (the JSON value sent under
+        :attr:`state_key`, unchecked).
 
-        A token that ``key`` did not sign raises :class:`RequestRefused`; an action the
-        rules refuse is an answer (HTTP 200), not an error.
+        A state the game cannot take (a token ``key`` did not sign, a state that fails
+        its structural check), or an action malformed where the game's API draws its
+        boundary, raises :class:`RequestRefused`; an action the rules refuse is an
+        answer (HTTP 200), not an error.
         """
         ...
 

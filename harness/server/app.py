@@ -1,27 +1,31 @@
 """Every hosted game's HTTP API (its :class:`~harness.game.HttpApi` part) and playable page.
 
-The server keeps no game state: the game's part answers with a signed state token,
-which the next request sends back (Relayroam: decisions RR15, RR17, RR18). What the
-game does with an action is its own (a refused action is an answer, HTTP 200); HTTP
-400 is kept for the route boundary (a body that is not a JSON object, a missing or
-extra top-level key, a bad token, a bad seed).
+The server keeps no game state: the game's part answers with the state the next
+request sends back, a signed token (Relayroam: decisions RR15, RR17, RR18) or the state
+object itself (Hourloom: H31, H32). What the game does with an action is its own (a
+refused action is an answer, HTTP 200); HTTP 400 is kept for the route boundary (a
+body that is not a JSON object, a missing or extra top-level key, a state the game
+cannot take, a bad seed, and whatever more the game's part refuses there).
 
-Routes, for each registered game ``<game>`` that has an API:
+Routes, for each game ``<game>`` the registry serves (:func:`harness.registry.http_apis`):
 
 * ``GET /api/games/<game>/init?seed=N`` -> 200, the part's ``init`` (Relayroam:
-  ``{stateToken, observation, ok, legalActions, score, phase}``).
-* ``POST /api/games/<game>/action`` with body ``{"stateToken": ..., "action": ...}``
-  -> 200, the part's ``action`` (Relayroam: ``{stateToken, observation, ok, reason,
-  message, events, legalActions, score, phase, endReason, charge, turn}``; on a
-  refusal ``stateToken`` is the very string sent).
+  ``{stateToken, observation, ok, legalActions, score, phase}``; Hourloom: ``{state,
+  observation, ok, legalActions, score, gameOver, events, message}``).
+* ``POST /api/games/<game>/action`` with body ``{<state_key>: ..., "action": ...}``
+  (Relayroam ``stateToken``, Hourloom ``state``) -> 200, the part's ``action``
+  (Relayroam: ``{stateToken, observation, ok, reason, message, events, legalActions,
+  score, phase, endReason, charge, turn}``; Hourloom: as ``init``, and ``reason`` on a
+  refusal); on a refusal the state sent comes back as it was.
 * ``GET /<game>/`` -> the game's page, if it has one; ``/<game>`` redirects there.
 
 Errors are ``{"error": code, "message": sentence}``: 400 ``invalid_seed``,
-``invalid_json``, ``invalid_body``, ``invalid_state_token``; 408 ``body_timeout`` (the
-body did not arrive within the body deadline; the connection is closed); 413
-``body_too_large``; 404 ``not_found``; 405 ``method_not_allowed``. A client that goes
-away before its body arrives gets one log line, nothing else. The other bounds
-(header deadline, connection cap) are in :mod:`harness.server.limits`.
+``invalid_json``, ``invalid_body``, and the game's own (Relayroam
+``invalid_state_token``; Hourloom ``invalid_state``, ``invalid_action``); 408
+``body_timeout`` (the body did not arrive within the body deadline; the connection is
+closed); 413 ``body_too_large``; 404 ``not_found``; 405 ``method_not_allowed``. A
+client that goes away before its body arrives gets one log line, nothing else. The
+other bounds (header deadline, connection cap) are in :mod:`harness.server.limits`.
 """
 
 from __future__ import annotations
@@ -31,24 +35,26 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from harness.game import GameEntry, HttpApi, RequestRefused
+from harness.game import HttpApi, RequestRefused
 from harness.json_reply import StrictJsonError, strict_loads
 from harness.server.limits import DEFAULT_BODY_TIMEOUT, LOG, ServerLimits
 
 #: The API routes of game ``<game>`` are under ``API_ROOT/<game>``.
 API_ROOT = "/api/games"
-#: The action body's exact top-level keys (RR18).
-ENVELOPE_KEYS = frozenset({"stateToken", "action"})
-#: A real action body is under 1 KiB; anything far larger is refused unread.
+#: The action body's key for the action; the other is the game's ``state_key``.
+ACTION_KEY = "action"
+#: A real action body is under 1 KiB (Relayroam) or 5 KiB (Hourloom, whose body carries
+#: the whole state); anything far larger is refused unread.
 MAX_BODY_BYTES = 64 * 1024
 _SEED = re.compile(r"[0-9]+")
 _API_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
@@ -102,7 +108,7 @@ def _parse_seed(request: Request, max_seed: int) -> int:
     return int(text)
 
 
-async def _read_body(request: Request, timeout: float) -> bytes:
+async def _read_body(request: Request, timeout: float, envelope: str) -> bytes:
     """The request body, read chunk by chunk within ``timeout`` seconds.
 
     Over :data:`MAX_BODY_BYTES` is a 413 (refused unread), past the deadline a 408;
@@ -119,7 +125,7 @@ async def _read_body(request: Request, timeout: float) -> bytes:
                         413,
                         "body_too_large",
                         f"the request body is over {MAX_BODY_BYTES} bytes; an action body "
-                        'is a small object {"stateToken": ..., "action": ...}',
+                        f"is one small object {envelope}",
                     )
                 chunks.append(chunk)
     except TimeoutError:
@@ -145,8 +151,13 @@ def _client(request: Request) -> str:
     return f"{request.client.host}:{request.client.port}" if request.client else "a client"
 
 
-def _parse_envelope(raw: bytes) -> tuple[str, object]:
-    """The body's token and action, or :class:`_Refused` at the route boundary."""
+def _envelope(state_key: str) -> str:
+    """The action body's shape as a message shows it."""
+    return f'{{"{state_key}": ..., "{ACTION_KEY}": ...}}'
+
+
+def _parse_envelope(raw: bytes, state_key: str) -> tuple[object, object]:
+    """The body's state and action, or :class:`_Refused` at the route boundary."""
     try:
         body = strict_loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -158,10 +169,11 @@ def _parse_envelope(raw: bytes) -> tuple[str, object]:
         raise _Refused(
             400,
             "invalid_body",
-            f'the request body is {kind}; send exactly {{"stateToken": ..., "action": ...}}',
+            f"the request body is {kind}; send exactly {_envelope(state_key)}",
         )
-    missing = sorted(ENVELOPE_KEYS - body.keys())
-    extra = sorted(body.keys() - ENVELOPE_KEYS)
+    keys = frozenset({state_key, ACTION_KEY})
+    missing = sorted(keys - body.keys())
+    extra = sorted(body.keys() - keys)
     if missing or extra:
         parts = []
         if missing:
@@ -173,16 +185,9 @@ def _parse_envelope(raw: bytes) -> tuple[str, object]:
             400,
             "invalid_body",
             f"the request body has {' and '.join(parts)}; it must hold exactly the keys "
-            '"stateToken" and "action" (the action itself goes inside "action")',
+            f'"{state_key}" and "{ACTION_KEY}" (the action itself goes inside "{ACTION_KEY}")',
         )
-    token = body["stateToken"]
-    if not isinstance(token, str):
-        raise _Refused(
-            400,
-            "invalid_state_token",
-            "invalid state token: stateToken must be the string the last response returned",
-        )
-    return token, body["action"]
+    return body[state_key], body[ACTION_KEY]
 
 
 def _csp(page: str) -> str:
@@ -215,8 +220,11 @@ def _api_routes(name: str, api: HttpApi, key: bytes, body_timeout: float) -> lis
 
     async def action(request: Request) -> Response:
         try:
-            token, act = _parse_envelope(await _read_body(request, body_timeout))
-            return _json(api.action(token, act, key))
+            raw = await _read_body(request, body_timeout, _envelope(api.state_key))
+            state, act = _parse_envelope(raw, api.state_key)
+            # Off the event loop: an action may take a while (Hourloom's DESCEND draws
+            # a chamber), and other connections' deadlines must keep running meanwhile.
+            return _json(await run_in_threadpool(api.action, state, act, key))
         except _Refused as exc:
             return _error(exc.status, exc.error, exc.message)
         except RequestRefused as exc:
@@ -252,20 +260,21 @@ def _api_routes(name: str, api: HttpApi, key: bytes, body_timeout: float) -> lis
     return routes
 
 
-def _served_games() -> list[GameEntry]:
-    from harness.registry import game_names, get_game
+def _served_apis() -> dict[str, HttpApi]:
+    from harness.registry import http_apis
 
-    return [game for game in map(get_game, game_names()) if game.api is not None]
+    return http_apis()
 
 
 def create_app(
     key: bytes | None = None,
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
-    games: Sequence[GameEntry] | None = None,
+    apis: Mapping[str, HttpApi] | None = None,
 ) -> Starlette:
-    """The ASGI app serving ``games`` (default: every registered game with an API).
+    """The ASGI app serving ``apis``, game name -> API part (default: every game the
+    registry serves, :func:`harness.registry.http_apis`).
 
-    State tokens are signed with ``key`` (default: each game's own
+    States are signed with ``key`` (default: each game's own
     :meth:`~harness.game.HttpApi.signing_key`) and a request body must arrive within
     ``body_timeout`` seconds.
     """
@@ -273,10 +282,9 @@ def create_app(
         raise ValueError("the state token key must be non-empty bytes")
     ServerLimits(body_timeout=body_timeout)  # the same checks as the flag's
     routes: list[Route] = []
-    for game in _served_games() if games is None else games:
-        if game.api is not None:
-            signing_key = key if key is not None else game.api.signing_key()
-            routes += _api_routes(game.name, game.api, signing_key, body_timeout)
+    for name, api in (_served_apis() if apis is None else apis).items():
+        signing_key = key if key is not None else api.signing_key()
+        routes += _api_routes(name, api, signing_key, body_timeout)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -292,8 +300,8 @@ def create_app(
 
 
 __all__ = [
+    "ACTION_KEY",
     "API_ROOT",
-    "ENVELOPE_KEYS",
     "MAX_BODY_BYTES",
     "create_app",
 ]

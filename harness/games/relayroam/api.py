@@ -30,6 +30,7 @@ class RelayroamApi:
     """Relayroam's answers to ``init`` and ``action``; its playable page."""
 
     max_seed = MAX_SEED
+    state_key = "stateToken"
 
     def signing_key(self) -> bytes:
         return server_key()
@@ -46,7 +47,12 @@ class RelayroamApi:
             "phase": state.phase,
         }
 
-    def action(self, token: str, action: object, key: bytes) -> dict[str, Any]:
+    def action(self, token: object, action: object, key: bytes) -> dict[str, Any]:
+        if not isinstance(token, str):
+            raise RequestRefused(
+                "invalid_state_token",
+                "invalid state token: stateToken must be the string the last response returned",
+            )
         try:
             state = decode_token(token, key)
         except InvalidStateToken as exc:
