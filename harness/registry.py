@@ -77,6 +77,30 @@ def _relayroam() -> GameEntry:
     )
 
 
+def _hourloom() -> GameEntry:
+    from baselines.hourloom import planner, timestep, timestep_fallback
+    from harness.games.hourloom.codec import HourloomCodec
+    from harness.games.hourloom.game import PLAYER, SEAT_GROUPS, VARIANTS, HourloomRules
+    from harness.games.hourloom.report import HourloomReport
+    from harness.games.hourloom.seat_io import HourloomSeatIO
+    from harness.games.hourloom.view import HourloomView
+
+    return GameEntry(
+        name="hourloom",
+        variants=VARIANTS,
+        seat_groups=SEAT_GROUPS,
+        # TIMESTEP first: the default player, and (never ending the run) the fallback (H34)
+        baselines={PLAYER: {"timestep": _as_text(timestep), "planner": _as_text(planner)}},
+        fallbacks={PLAYER: _as_text(timestep_fallback)},
+        rules=HourloomRules(),
+        seat_io=HourloomSeatIO(),
+        codec=HourloomCodec(),
+        view=HourloomView(),
+        report=HourloomReport(),
+        ceiling="planner",  # H35: PLANNER replays each chamber's plan, the reference ceiling
+    )
+
+
 def _as_text(bot: Callable[[Any], object]) -> Baseline:
     """A bot that returns an action object, as one that replies with its JSON text."""
 
@@ -91,6 +115,7 @@ def _as_text(bot: Callable[[Any], object]) -> Baseline:
 GAMES: dict[str, Callable[[], GameEntry]] = {
     "lighthouse": _lighthouse,
     "relayroam": _relayroam,
+    "hourloom": _hourloom,
 }
 
 
