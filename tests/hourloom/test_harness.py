@@ -22,10 +22,10 @@ from harness.games.hourloom.rules import new_game, step
 from harness.llm.options import LLMSeatOptions
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import SeatFactory
-from harness.records import RecordWriter
+from harness.records import AgentInfo, RecordWriter
 from harness.registry import get_game
 from harness.replay import replay
-from harness.seats import BaselineSeat, Seat
+from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.testing.llm_server import Reply, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -368,3 +368,30 @@ def test_the_viewer_frames_show_echoes_gates_and_the_sandglass() -> None:
     drawn = GAME.view.render_view(with_echoes[0])
     assert "echoes: 1: " in drawn
     assert "gates: A " in drawn
+
+
+class Stubborn:
+    """A seat that answers every tick with a move into a wall, unjudged (as only a
+    hand-written record could): the rules refuse it as a free no-op."""
+
+    agent = AgentInfo(kind="scripted", name="stubborn")
+
+    async def decide(self, request: SeatRequest) -> SeatReply:
+        return SeatReply('{"type": "MOVE", "dir": "S"}', {"type": "MOVE", "dir": "S"}, "scripted")
+
+
+def test_a_refused_action_is_a_free_no_op_that_counts_against_the_action_cap() -> None:
+    # Seed 7 starts you on tile 21 with a wall to the south.
+    outcome = play(Stubborn(), max_actions=3)
+    r = outcome.results
+    assert (r.reason, r.actions, r.refusals, r.score) == ("action_cap", 3, 3, 0)
+    states = [line.state for line in outcome.lines if line.type == "tick"]
+    assert [(s.ok, s.reason, s.actions, s.refusals) for s in states] == [
+        (False, "wall", 1, 1),
+        (False, "wall", 2, 2),
+        (False, "wall", 3, 3),
+    ]
+    start = new_game(7)
+    assert [(s.player, s.sand, s.turn) for s in states[:2]] == [(start.player, start.sand, 0)] * 2
+    assert states[0].events == []
+    assert [e["type"] for e in states[2].events] == ["runEnded"]
