@@ -256,7 +256,7 @@ def make(
     rules: Mapping[str, Any] | None = None,
     episode_timeout_seconds: float | None = None,
 ) -> Env:
-    """The game named ``game`` (``lighthouse``, ``relayroam``), ready to play.
+    """The game named ``game`` (``lighthouse``, ``relayroam``, ``hourloom``), ready to play.
 
     ``variant`` picks a rules variant (default: the game's first), ``rules``
     overrides rules parameters (``{"maxTicks": 20}``).

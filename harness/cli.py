@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from harness import __version__
 from harness.commands import play, replay, serve, tournament
 from harness.errors import ConfigError, HarnessError
+from harness.game import ChamberStates
 from harness.llm.secrets import redact
 from harness.registry import game_names, get_game
 from harness.validation import check_seed
@@ -21,7 +22,13 @@ def _cmd_board(args: argparse.Namespace) -> int:
     variant = args.variant or game.variants[0]
     if variant not in game.variants:
         raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {variant!r}")
-    state = game.rules.new_state(game.rules.make_config(variant, {}), args.seed)
+    config = game.rules.make_config(variant, {})
+    if args.chamber is None:
+        state = game.rules.new_state(config, args.seed)
+    elif isinstance(game.rules, ChamberStates):
+        state = game.rules.chamber_state(config, args.seed, args.chamber)
+    else:
+        raise ConfigError(f"--chamber: {game.name} has no chambers a seed fixes")
     if args.json:
         doc = {"seed": args.seed, "variant": variant, **game.view.board_json(state)}
         print(json.dumps(doc, indent=2))
@@ -47,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--game", choices=game_names(), default="lighthouse")
     board.add_argument("--seed", type=int, required=True)
     board.add_argument("--variant", help="a rules variant (default: the game's first)")
+    board.add_argument(
+        "--chamber",
+        type=int,
+        help="the board at the start of this chamber (games whose seed fixes every chamber)",
+    )
     board.add_argument("--json", action="store_true", help="print JSON instead of text")
     board.set_defaults(func=_cmd_board)
 

@@ -59,7 +59,11 @@ class Playable(Protocol):
 
     @property
     def baselines(self) -> Mapping[str, Mapping[str, Baseline]]:
-        """For the seats: each role's scripted players, the first its fallback."""
+        """For the seats: each role's scripted players, the first its default."""
+        ...
+
+    def fallback(self, role: str) -> Baseline:
+        """For the seats: who answers for ``role`` when a reply cannot be used."""
         ...
 
 
@@ -209,6 +213,7 @@ async def _play_tick(
             rules.observe(state, seat),
             deadline,
             episode_id,
+            game.fallback(roles[seat].role),
         )
         for seat in active
     ]

@@ -77,6 +77,32 @@ def _relayroam() -> GameEntry:
     )
 
 
+def _hourloom() -> GameEntry:
+    from baselines.hourloom import planner, timestep, timestep_fallback
+    from harness.games.hourloom.api import HourloomApi
+    from harness.games.hourloom.codec import HourloomCodec
+    from harness.games.hourloom.game import PLAYER, SEAT_GROUPS, VARIANTS, HourloomRules
+    from harness.games.hourloom.report import HourloomReport
+    from harness.games.hourloom.seat_io import HourloomSeatIO
+    from harness.games.hourloom.view import HourloomView
+
+    return GameEntry(
+        name="hourloom",
+        variants=VARIANTS,
+        seat_groups=SEAT_GROUPS,
+        # TIMESTEP first: the default player, and (never ending the run) the fallback (H34)
+        baselines={PLAYER: {"timestep": _as_text(timestep), "planner": _as_text(planner)}},
+        fallbacks={PLAYER: _as_text(timestep_fallback)},
+        rules=HourloomRules(),
+        seat_io=HourloomSeatIO(),
+        codec=HourloomCodec(),
+        view=HourloomView(),
+        report=HourloomReport(),
+        api=HourloomApi(),
+        ceiling="planner",  # H35: PLANNER replays each chamber's plan, the reference ceiling
+    )
+
+
 def _as_text(bot: Callable[[Any], object]) -> Baseline:
     """A bot that returns an action object, as one that replies with its JSON text."""
 
@@ -87,20 +113,12 @@ def _as_text(bot: Callable[[Any], object]) -> Baseline:
     return reply
 
 
-def _hourloom_api() -> HttpApi:
-    from harness.games.hourloom.api import HourloomApi
-
-    return HourloomApi()
-
-
 #: name -> the function that builds the game's entry.
 GAMES: dict[str, Callable[[], GameEntry]] = {
     "lighthouse": _lighthouse,
     "relayroam": _relayroam,
+    "hourloom": _hourloom,
 }
-#: name -> the HTTP API of a game served before its entry is registered; an entry's
-#: own ``api`` takes precedence (Hourloom's entry is to carry ``api=HourloomApi()``).
-SERVED_BEFORE_ENTRY: dict[str, Callable[[], HttpApi]] = {"hourloom": _hourloom_api}
 
 
 def game_names() -> tuple[str, ...]:
@@ -119,10 +137,7 @@ def get_game(name: str) -> GameEntry:
 
 def http_apis() -> dict[str, HttpApi]:
     """Every game served over HTTP, name -> its API part, in the registry's order."""
-    apis = {name: api for name in GAMES if (api := get_game(name).api) is not None}
-    for name, build in SERVED_BEFORE_ENTRY.items():
-        apis.setdefault(name, build())
-    return apis
+    return {name: api for name in GAMES if (api := get_game(name).api) is not None}
 
 
-__all__ = ["GAMES", "SERVED_BEFORE_ENTRY", "game_names", "get_game", "http_apis"]
+__all__ = ["GAMES", "game_names", "get_game", "http_apis"]

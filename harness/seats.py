@@ -36,7 +36,7 @@ class SeatRequest:
     io: SeatIO
     """The game's seat I/O: the observation as text, the reply's schema and parser."""
     baselines: Mapping[str, Baseline]
-    """The scripted players of the seat's role, by name; the first is the fallback."""
+    """The scripted players of the seat's role, by name; the first is the default."""
     seat: SeatSpec
     tick: int
     observation: Any
@@ -44,6 +44,9 @@ class SeatRequest:
     """``loop.time()`` by which the answer must be in (the episode's play budget)."""
     episode_id: str = ""
     """The episode asking, for seats that keep something per episode."""
+    fallback: Baseline | None = None
+    """Who answers when a reply cannot be used (:meth:`GameEntry.fallback`); None: the
+    first of ``baselines``."""
 
     def baseline(self, name: str | None = None) -> tuple[str, Any]:
         """Baseline ``name``'s reply to the observation (default: the fallback), parsed.
@@ -51,9 +54,13 @@ class SeatRequest:
         Returns the reply text and its decision. A baseline's reply that does not
         parse is a bug in the baseline, never a model's fault: :class:`HarnessError`.
         """
-        if name is None:
-            name = next(iter(self.baselines))
-        bot = self.baselines.get(name)
+        bot: Baseline | None
+        if name is None and self.fallback is not None:
+            name, bot = "fallback", self.fallback
+        else:
+            if name is None:
+                name = next(iter(self.baselines))
+            bot = self.baselines.get(name)
         if bot is None:
             raise HarnessError(
                 f"no {self.seat.role} baseline {name!r}; choose one of {list(self.baselines)}"

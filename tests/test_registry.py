@@ -13,7 +13,7 @@ from harness.registry import game_names, get_game
 
 
 def test_every_registered_game_is_built_once_and_named_as_registered() -> None:
-    assert game_names() == ("lighthouse", "relayroam")
+    assert game_names() == ("lighthouse", "relayroam", "hourloom")
     for name in game_names():
         entry = get_game(name)
         assert entry.name == name
@@ -29,9 +29,21 @@ def test_the_first_baseline_of_a_role_is_its_fallback() -> None:
     lighthouse = get_game("lighthouse")
     assert lighthouse.baseline_names("keeper") == ("lantern", "silent", "pilot")
     assert lighthouse.baseline_names("runner") == ("wallhug",)
+    assert lighthouse.fallback("keeper") is lighthouse.baselines["keeper"]["lantern"]
     assert get_game("relayroam").baseline_names("player") == ("greedy", "vent-aware-greedy")
     with pytest.raises(ConfigError, match="lighthouse has no role 'player'"):
         lighthouse.baseline_names("player")
+
+
+def test_a_named_fallback_answers_instead_of_the_first_baseline() -> None:
+    hourloom = get_game("hourloom")
+    assert hourloom.baseline_names("player") == ("timestep", "planner")
+    named = hourloom.fallbacks["player"]
+    assert hourloom.fallback("player") is named
+    assert named is not hourloom.baselines["player"]["timestep"]
+    lighthouse = get_game("lighthouse")
+    with pytest.raises(ConfigError, match="a fallback for 'player', which is no role"):
+        replace(lighthouse, fallbacks={"player": lambda obs: "{}"})
 
 
 def test_an_entry_refuses_a_role_without_a_baseline_and_a_ceiling_that_is_none() -> None:
@@ -45,11 +57,12 @@ def test_an_entry_refuses_a_role_without_a_baseline_and_a_ceiling_that_is_none()
         replace(lighthouse, variants=())
 
 
-def test_a_relayroam_baseline_replies_with_json_text_the_rules_accept() -> None:
-    game = get_game("relayroam")
+@pytest.mark.parametrize("name", ["relayroam", "hourloom"])
+def test_a_single_player_baseline_replies_with_json_text_the_rules_accept(name: str) -> None:
+    game = get_game(name)
     state = game.rules.new_state(game.rules.make_config("default", {}), 7)
     observation = game.rules.observe(state, "player")
-    for bot in game.baselines["player"].values():
+    for bot in [*game.baselines["player"].values(), game.fallback("player")]:
         reply = bot(observation)
         decision = game.seat_io.parse_reply(observation, reply)
         assert not isinstance(decision, ParseFailure), reply

@@ -67,3 +67,24 @@ def test_a_baseline_reply_that_does_not_parse_is_a_harness_error() -> None:
     broken = SeatRequest(keeper.io, {"broken": lambda obs: "{"}, keeper.seat, 0, keeper.observation)
     with pytest.raises(HarnessError, match="baseline broken gave an unparseable reply"):
         broken.baseline()
+
+
+def test_a_requests_own_fallback_answers_when_no_baseline_is_named() -> None:
+    keeper = request()
+    silent = keeper.io.parse_reply(keeper.observation, '{"transmit": false}')
+    given = SeatRequest(
+        keeper.io,
+        keeper.baselines,
+        keeper.seat,
+        0,
+        keeper.observation,
+        fallback=lambda obs: '{"transmit": false}',
+    )
+    assert given.baseline() == ('{"transmit": false}', silent)
+    # a baseline asked by name is still that baseline
+    assert given.baseline("lantern") == keeper.baseline()
+    broken = SeatRequest(
+        keeper.io, keeper.baselines, keeper.seat, 0, keeper.observation, fallback=lambda obs: "{"
+    )
+    with pytest.raises(HarnessError, match="baseline fallback gave an unparseable reply"):
+        broken.baseline()

@@ -20,12 +20,13 @@ from harness.game.api import HttpApi, RequestRefused
 from harness.game.codec import RecordCodec
 from harness.game.entry import GameEntry, SeatGroup
 from harness.game.report import Column, Report
-from harness.game.rules import Rules, SeatSpec
+from harness.game.rules import ChamberStates, Rules, SeatSpec
 from harness.game.seat_io import Baseline, FailureKind, ParseFailure, SeatIO
 from harness.game.view import View
 
 __all__ = [
     "Baseline",
+    "ChamberStates",
     "Column",
     "FailureKind",
     "GameEntry",

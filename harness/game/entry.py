@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import ConfigError
@@ -44,7 +44,8 @@ class GameEntry:
     variants: tuple[str, ...]
     #: The seats as configs name them; the first group leads the leaderboard.
     seat_groups: tuple[SeatGroup, ...]
-    #: role -> baseline name -> scripted player; the first of a role is its fallback.
+    #: role -> baseline name -> scripted player; the first of a role is its default
+    #: (``play`` without a spec) and its fallback unless :attr:`fallbacks` names one.
     baselines: Mapping[str, Mapping[str, Baseline]]
     rules: Rules[Any]
     seat_io: SeatIO
@@ -58,6 +59,10 @@ class GameEntry:
     #: The baseline whose team reports measure entrants against (it plays every seat
     #: group whose role has it, each other group its default baseline), or None.
     ceiling: str | None = None
+    #: role -> the scripted player a seat falls back to when a reply cannot be used,
+    #: for a role whose fallback is not simply its first baseline (e.g. one that must
+    #: never end the episode where that baseline would); see :meth:`fallback`.
+    fallbacks: Mapping[str, Baseline] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.variants:
@@ -67,9 +72,12 @@ class GameEntry:
                 raise ConfigError(f"{self.name}: role {group.role!r} has no baseline")
         if self.ceiling is not None and not any(self.ceiling in b for b in self.baselines.values()):
             raise ConfigError(f"{self.name}: the ceiling {self.ceiling!r} is no baseline")
+        for role in self.fallbacks:
+            if role not in self.baselines:
+                raise ConfigError(f"{self.name}: a fallback for {role!r}, which is no role")
 
     def role_baselines(self, role: str) -> Mapping[str, Baseline]:
-        """The scripted players of ``role``, by name; the first is the fallback."""
+        """The scripted players of ``role``, by name; the first is the default."""
         found = self.baselines.get(role)
         if not found:
             raise ConfigError(
@@ -78,8 +86,17 @@ class GameEntry:
         return found
 
     def baseline_names(self, role: str) -> tuple[str, ...]:
-        """The names of ``role``'s baselines; the first is the fallback."""
+        """The names of ``role``'s baselines; the first is the default."""
         return tuple(self.role_baselines(role))
+
+    def fallback(self, role: str) -> Baseline:
+        """The scripted player that answers for ``role`` when a reply cannot be used:
+        its entry in :attr:`fallbacks`, else the role's first baseline."""
+        given = self.fallbacks.get(role)
+        if given is not None:
+            return given
+        baselines = self.role_baselines(role)
+        return baselines[next(iter(baselines))]
 
 
 __all__ = ["GameEntry", "SeatGroup"]

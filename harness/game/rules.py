@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -73,4 +73,16 @@ class Rules(Protocol[StateT]):
         ...
 
 
-__all__ = ["Rules", "SeatSpec", "StateT"]
+@runtime_checkable
+class ChamberStates(Protocol):
+    """An optional capability of a rules part: a game whose seed fixes a sequence of
+    chambers (levels) whatever the player does can start a state at any of them, so
+    ``lighthouse board --chamber K`` can show it."""
+
+    def chamber_state(self, config: Any, seed: int, chamber: int) -> Any:
+        """The state at the start of chamber ``chamber`` (1 is the episode's start) of
+        the episode ``seed`` under ``config``; ConfigError for a chamber out of range."""
+        ...
+
+
+__all__ = ["ChamberStates", "Rules", "SeatSpec", "StateT"]

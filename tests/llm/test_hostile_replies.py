@@ -137,6 +137,21 @@ api_key_env = "{key_env}"
 name = "llm"
 player = {{ provider = "local", model = "hostile" }}
 """,
+    "hourloom": """
+name = "hostile"
+game = "hourloom"
+seeds = [1]
+rules = {{ maxChambers = 1, maxActions = 2 }}
+
+[providers.local]
+kind = "openai"
+base_url = "{url}"
+api_key_env = "{key_env}"
+
+[[entrants]]
+name = "llm"
+player = {{ provider = "local", model = "hostile" }}
+""",
 }
 
 

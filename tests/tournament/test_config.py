@@ -79,7 +79,14 @@ def test_a_valid_config_loads_and_resolves(tmp_path: Path) -> None:
 
 
 #: The example configs under configs/, as docs/tournaments.md and the README list them.
-SHIPPED = ["keeper-models", "local-server", "prompt-vs-lantern", "relayroam-smoke", "smoke"]
+SHIPPED = [
+    "hourloom-smoke",
+    "keeper-models",
+    "local-server",
+    "prompt-vs-lantern",
+    "relayroam-smoke",
+    "smoke",
+]
 
 
 def test_the_shipped_configs_load() -> None:

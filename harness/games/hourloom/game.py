@@ -1,0 +1,245 @@
+"""Hourloom's rules part: one seat, ``player``; runs capped as decision H33 says.
+
+The harness's state of an episode (:class:`Episode`) is the rules' state plus what
+the harness adds: its counts (actions, refusals, seals, laps) and the caps, after
+which it sends END_RUN itself (``chamber_cap``, ``action_cap``), as
+:func:`~harness.games.hourloom.capped.play_capped` does. A seat observes the rules'
+whole state: nothing in Hourloom is hidden (H29, H32). The other parts live beside
+it: :mod:`.seat_io`, :mod:`.codec`, :mod:`.view` and :mod:`.report`;
+:mod:`harness.registry` bundles them with the bots of ``baselines/hourloom/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from harness.errors import ConfigError, RulesError
+from harness.game import SeatGroup, SeatSpec
+from harness.games.hourloom.config import CHAMBER_CAP_LIMIT, VARIANTS, HourloomConfig
+from harness.games.hourloom.events import ChamberSealed, LapCompleted, event_json
+from harness.games.hourloom.generator import generate
+from harness.games.hourloom.observe import glyph_rows
+from harness.games.hourloom.planned import planned_score
+from harness.games.hourloom.record import AutoEnd, EndCause, HourloomResults, HourloomTickState
+from harness.games.hourloom.rng import to_hex
+from harness.games.hourloom.rules import END_RUN, new_game, step
+from harness.games.hourloom.state import State
+from harness.games.hourloom.turn import YOU, bodies_of, chamber_start, gate_open
+from harness.validation import format_validation_error
+
+PLAYER: Final = "player"
+SEAT_GROUPS: Final = (SeatGroup(PLAYER, PLAYER, (PLAYER,)),)
+
+
+@dataclass(frozen=True)
+class Episode:
+    """The harness's state of an Hourloom run: the rules' state, the counts, the end."""
+
+    config: HourloomConfig
+    rules: State
+    actions: int = 0
+    refusals: int = 0
+    chambers_sealed: int = 0
+    laps_completed: int = 0
+    cause: EndCause | None = None
+
+    @property
+    def over(self) -> bool:
+        """Whether the episode has ended."""
+        return self.cause is not None
+
+
+def auto_end(rules: State, actions: int, config: HourloomConfig) -> AutoEnd | None:
+    """The cap that ends a run still going after ``actions`` actions, if one does (H33).
+
+    Checked in :func:`~harness.games.hourloom.capped.play_capped`'s order: the chamber
+    cap (chamber ``maxChambers`` sealed), then the action cap.
+    """
+    if rules.phase == "over":
+        return None
+    if rules.phase == "sealed" and rules.chamber.number >= config.max_chambers:
+        return "chamber_cap"
+    if actions >= config.max_actions:
+        return "action_cap"
+    return None
+
+
+def tick_state(
+    episode: Episode, ok: bool, reason: Any, events: list[dict[str, Any]], auto: AutoEnd | None
+) -> HourloomTickState:
+    """The record of ``episode``'s state after an action (what the player now sees)."""
+    rules = episode.rules
+    c = rules.chamber
+    bodies = bodies_of(rules.player, rules.echoes)
+    nexts = [
+        log[rules.turn] if tile is not None and rules.turn < len(log) else None
+        for tile, log in zip(rules.echoes, rules.logs, strict=True)
+    ]
+    return HourloomTickState(
+        ok=ok,
+        reason=reason,
+        events=events,
+        auto_end=auto,
+        phase=rules.phase,
+        end_reason=rules.end_reason,
+        chamber=c.number,
+        multiplier_pct=c.multiplier_pct,
+        lap=rules.lap,
+        laps=c.laps,
+        turn=rules.turn,
+        sand=rules.sand,
+        lap_budget=rules.lap_budget,
+        has_keystone=rules.has_keystone,
+        player=rules.player,
+        echoes=list(rules.echoes),
+        echo_next=nexts,
+        gates_open=[gate_open(g, YOU, bodies) for g in c.gates],
+        score=rules.score,
+        rng_state=to_hex(rules.rng_state),
+        actions=episode.actions,
+        refusals=episode.refusals,
+        chambers_sealed=episode.chambers_sealed,
+        laps_completed=episode.laps_completed,
+        grid=list(glyph_rows(rules)),
+    )
+
+
+class HourloomRules:
+    """Hourloom's rules as the runner asks for them. Stateless."""
+
+    def make_config(
+        self,
+        variant: str,
+        overrides: Mapping[str, Any],
+        episode_timeout_seconds: float | None = None,
+    ) -> HourloomConfig:
+        if variant not in VARIANTS:
+            raise ConfigError(f"variants: {variant!r} is not one of {list(VARIANTS)}")
+        values = dict(overrides)
+        if episode_timeout_seconds is not None:
+            values["episode_timeout_seconds"] = episode_timeout_seconds
+        try:
+            return HourloomConfig.model_validate(values)
+        except ValidationError as exc:
+            raise ConfigError(format_validation_error(exc, "rules")) from None
+
+    def max_ticks(self, config: HourloomConfig) -> int:
+        """The most decisions an episode can take (for plans and budgets): the action cap."""
+        return config.max_actions
+
+    def new_state(self, config: HourloomConfig, seed: int) -> Episode:
+        return Episode(config, new_game(seed))
+
+    def chamber_state(self, config: HourloomConfig, seed: int, chamber: int) -> Episode:
+        """The run of ``seed`` at the start of chamber ``chamber`` (1 is the start), as
+        DESCEND would build it from an empty score: the seed fixes every chamber (H5)."""
+        if type(chamber) is not int or not 1 <= chamber <= CHAMBER_CAP_LIMIT:
+            raise ConfigError(f"chamber: must be 1..{CHAMBER_CAP_LIMIT}, got {chamber!r}")
+        start = self.new_state(config, seed)
+        word = start.rules.rng_state
+        built = None
+        for number in range(2, chamber + 1):
+            built = generate(number, word)
+            word = built.rng_state
+        if built is None:
+            return start
+        return replace(start, rules=chamber_start(seed, word, built.chamber, 0))
+
+    def seats(self, state: Episode) -> tuple[SeatSpec, ...]:
+        return (SeatSpec(PLAYER, PLAYER),)
+
+    def active_seats(self, state: Episode) -> tuple[str, ...]:
+        return () if state.over else (PLAYER,)
+
+    def observe(self, state: Episode, seat: str) -> State:
+        return state.rules
+
+    def tick(self, state: Episode) -> int:
+        return state.actions
+
+    def resolve(
+        self, state: Episode, decisions: Mapping[str, Any]
+    ) -> tuple[Episode, HourloomTickState]:
+        if state.over:
+            raise RulesError(
+                f"tick {state.actions}: the episode is over ({state.cause})", tick=state.actions
+            )
+        if set(decisions) != {PLAYER}:
+            raise RulesError(
+                f"tick {state.actions}: decisions for {sorted(decisions)}, need player",
+                tick=state.actions,
+            )
+        result = step(state.rules, decisions[PLAYER])
+        # A refusal is a free no-op that still counts against the action cap (H33).
+        sealed = sum(isinstance(e, ChamberSealed) for e in result.events)
+        laps = sum(isinstance(e, LapCompleted) for e in result.events)
+        rules = result.state
+        events = [event_json(e) for e in result.events]
+        actions = state.actions + 1
+        auto = auto_end(rules, actions, state.config)
+        if auto is not None:  # the harness ends the run (H33)
+            ended = step(rules, END_RUN)
+            rules = ended.state
+            events += [event_json(e) for e in ended.events]
+        cause: EndCause | None = None
+        if auto is not None:
+            cause = auto
+        elif rules.phase == "over":
+            cause = rules.end_reason or "end_run"
+        after = replace(
+            state,
+            rules=rules,
+            actions=actions,
+            refusals=state.refusals + (0 if result.ok else 1),
+            chambers_sealed=state.chambers_sealed + sealed,
+            laps_completed=state.laps_completed + laps,
+            cause=cause,
+        )
+        return after, tick_state(after, result.ok, result.reason, events, auto)
+
+    def is_over(self, state: Episode) -> bool:
+        return state.over
+
+    def end_by_deadline(self, state: Episode) -> Episode:
+        if state.over:
+            raise RulesError(
+                f"tick {state.actions}: the episode is already over ({state.cause})",
+                tick=state.actions,
+            )
+        return replace(state, cause="deadline")
+
+    def results(self, state: Episode) -> HourloomResults:
+        if state.cause is None:
+            raise RulesError(
+                f"tick {state.actions}: the episode is not over yet", tick=state.actions
+            )
+        rules, config = state.rules, state.config
+        return HourloomResults(
+            scores=[float(rules.score)],
+            score=rules.score,
+            planned=planned_score(rules.seed, config.max_chambers, config.max_actions),
+            chambers_sealed=state.chambers_sealed,
+            laps_completed=state.laps_completed,
+            chamber=rules.chamber.number,
+            actions=state.actions,
+            refusals=state.refusals,
+            reason=state.cause,
+        )
+
+    def play_budget_seconds(self, state: Episode) -> float:
+        return state.config.play_budget_seconds
+
+
+__all__ = [
+    "PLAYER",
+    "SEAT_GROUPS",
+    "VARIANTS",
+    "Episode",
+    "HourloomRules",
+    "auto_end",
+    "tick_state",
+]

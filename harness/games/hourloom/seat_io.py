@@ -1,0 +1,70 @@
+"""Hourloom's seat I/O part: the text a player reads, the schema and parser of its reply.
+
+A model replies with one action in the rules' grammar, as strict JSON (optionally in
+one fence): ``{"type": "MOVE", "dir": "N"}``, ``{"type": "WAIT"}``, ``{"type":
+"DESCEND"}`` or ``{"type": "END_RUN"}``. Text that is not one JSON object is a
+:class:`ParseFailure`; a well-formed object goes to the rules as it stands, and a
+refusal (H27: a wall, a shut gate, an unknown type, ...) comes back as the one retry
+hint with its reason, message and the legal actions (H34).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.games.hourloom.grid import DIRECTIONS
+from harness.games.hourloom.observe import observe
+from harness.games.hourloom.rules import ACTION_TYPES, step
+from harness.games.hourloom.state import State
+from harness.json_reply import ParseFailure, decode_json_object
+
+#: What a reply looks like, quoted in every failure message.
+ACTION_SHAPE = (
+    '{"type":"MOVE","dir":"N"} (or "E", "S", "W"), {"type":"WAIT"}, {"type":"DESCEND"} '
+    'or {"type":"END_RUN"}'
+)
+
+
+def parse_action(text: str) -> dict[str, Any] | ParseFailure:
+    """The JSON object ``text`` holds, or a :class:`ParseFailure` saying why there is none.
+
+    A repeated key is refused: an action must be unambiguous.
+    """
+    return decode_json_object(
+        text, expect=f"reply with one JSON action: {ACTION_SHAPE}", reject_duplicate_keys=True
+    )
+
+
+class HourloomSeatIO:
+    """How Hourloom's player reads and answers. Stateless; its observation is the
+    rules' whole state (nothing is hidden, H29)."""
+
+    def render_observation(self, observation: Any) -> str:
+        state: State = observation
+        return observe(state).text
+
+    def reply_schema(self, role: str) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": list(ACTION_TYPES)},
+                "dir": {"type": "string", "enum": list(DIRECTIONS)},
+            },
+            "required": ["type"],
+            "additionalProperties": False,
+        }
+
+    def parse_reply(self, observation: Any, text: str) -> dict[str, Any] | ParseFailure:
+        return parse_action(text)
+
+    def refuse(self, observation: Any, decision: Any) -> ParseFailure | None:
+        result = step(observation, decision)
+        if result.ok:
+            return None
+        return ParseFailure(
+            f"refused:{result.reason}",
+            f"the rules refused that action ({result.reason}): {result.message}",
+        )
+
+
+__all__ = ["ACTION_SHAPE", "HourloomSeatIO", "parse_action"]
