@@ -63,7 +63,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def _columns(report: dict[str, Any]) -> list[Column]:
     return [
-        Column(c["key"], c["label"], c["key"], digits=c["digits"], percent=c["percent"])
+        Column(
+            c["key"],
+            c["label"],
+            c["key"],
+            digits=c["digits"],
+            percent=c["percent"],
+            means=c.get("means", ""),
+        )
         for c in report["columns"]
     ]
 
@@ -72,7 +79,9 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+def _entrant_tables(
+    report: dict[str, Any], rows: list[dict[str, Any]], *, legend: bool = False
+) -> list[str]:
     columns = _columns(report)
     groups = report["seatGroups"]
     mark = _mark(report)
@@ -112,6 +121,8 @@ def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[
         [[r["entrant"], *(c.format(r["columns"][c.key]) for c in columns)] for r in rows],
     )
     out = [main, "", note, "", game]
+    if legend and report.get("legend"):
+        out += ["", f"*{report['legend']}.*"]
     if any(r["calls"] for r in rows):
         roles = report["roles"]
         llm = _table(
@@ -288,7 +299,7 @@ def to_markdown(report: dict[str, Any]) -> str:
             f"score / {ceiling['name']}: the entrant's mean over cells as a share of "
             f"{ceiling['name']}'s{played} over the same (seed, variant) cells."
         )
-    parts += ["", "## Entrants", "", *_entrant_tables(report, report["entrants"])]
+    parts += ["", "## Entrants", "", *_entrant_tables(report, report["entrants"], legend=True)]
     if report["identical"]:
         twins = "; ".join(" = ".join(group) for group in report["identical"])
         parts += [

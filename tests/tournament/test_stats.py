@@ -114,7 +114,7 @@ def test_report_by_hand() -> None:
     assert model["score"]["mean"] == pytest.approx(12.0)
     assert (model["score"]["n"], model["score"]["episodes"]) == (3, 4)
     assert ref["score"]["mean"] == pytest.approx(46 / 4)
-    assert model["columns"]["K"] == pytest.approx(3.0)
+    assert model["columns"]["keys"] == pytest.approx(3.0)
     # escape rate = sum(E) / sum(runners) = (1 + 1 + 0 + 2) / 12
     assert model["columns"]["escape_rate"] == pytest.approx(4 / 12)
     assert model["columns"]["message_runes"] == pytest.approx(10.0)
