@@ -5,15 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 from harness.game import Column
 from harness.report.build import canonical_order
 from harness.report.selection import describe as selection_lines
-from harness.report.servers import flagged, server_section, unshown_line
+from harness.report.servers import fallback_flags, flagged, server_section, unshown_line
 from harness.summary import EpisodeSummary
 
 
@@ -397,47 +395,20 @@ def to_csv(report: dict[str, Any]) -> str:
 def to_svg(
     summaries: Sequence[EpisodeSummary], order: Sequence[str], *, high: float, note: str = ""
 ) -> str:
-    """A strip plot of every episode's score per entrant, with the mean marked.
+    """The score plot (see :mod:`harness.report.plot`): every episode's score per
+    entrant, the mean and its 95% interval over (seed, variant) cells.
 
-    Episodes are drawn in canonical order, so the same results give the same picture;
-    ``note`` (e.g. "incomplete: 50/360 episodes") is added to the title.
+    The same results give the same picture, byte for byte; ``note`` (e.g.
+    "incomplete: 50/360 episodes") is added to the title and marks the intervals
+    provisional. Entrants flagged for fallbacks carry their flag.
     """
-    ordered = canonical_order(summaries)
-    names = [n for n in order if any(s.entrant == n for s in ordered)]
-    row_h, left, width, plot_w = 40, 170, 760, 560
-    height = 60 + row_h * len(names)
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        'font-family="sans-serif" font-size="12">',
-        f'<rect width="{width}" height="{height}" fill="white"/>',
-    ]
-    for tick in range(0, int(high) + 1, max(int(high) // 7, 1)):
-        x = left + plot_w * tick / high
-        out.append(f'<line x1="{x:.1f}" y1="20" x2="{x:.1f}" y2="{height - 30}" stroke="#ddd"/>')
-        out.append(f'<text x="{x:.1f}" y="{height - 12}" text-anchor="middle">{tick}</text>')
-    for i, name in enumerate(names):
-        y = 40 + row_h * i
-        scores = [s.score for s in ordered if s.entrant == name]
-        out.append(f'<text x="{left - 10}" y="{y + 4}" text-anchor="end">{escape(name)}</text>')
-        for j, score in enumerate(scores):
-            jitter = ((j * 7919) % 17 - 8) * 1.2
-            x = left + plot_w * min(max(score, 0.0), high) / high
-            out.append(
-                f'<circle cx="{x:.1f}" cy="{y + jitter:.1f}" r="2.5" fill="#3a6ea5" '
-                'fill-opacity="0.45"/>'
-            )
-        mean = math.fsum(scores) / len(scores)
-        x = left + plot_w * min(max(mean, 0.0), high) / high
-        out.append(
-            f'<line x1="{x:.1f}" y1="{y - 14}" x2="{x:.1f}" y2="{y + 14}" stroke="#c0392b" '
-            'stroke-width="3"/>'
-        )
-    out.append(
-        f'<text x="{left + plot_w / 2}" y="14" text-anchor="middle">'
-        f"score per episode (red: mean){escape(' - ' + note if note else '')}</text>"
-    )
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    from harness.report.plot import score_plot, strips
+
+    by_entrant: dict[str, list[EpisodeSummary]] = {}
+    for s in canonical_order(summaries):
+        by_entrant.setdefault(s.entrant, []).append(s)
+    flags = fallback_flags(by_entrant)
+    return score_plot(strips(summaries, order, flags=flags), high=high, note=note)
 
 
 __all__ = ["to_csv", "to_json", "to_markdown", "to_svg"]
