@@ -136,3 +136,12 @@ def test_the_report_names_its_columns_in_words_with_a_legend() -> None:
     assert not {"K", "E", "B"} & set(header)
     md = to_markdown(report())
     assert f"*{doc['legend']}.*" in md.splitlines()
+
+
+def test_the_viewers_frames_tell_the_water_in_the_same_words() -> None:
+    result = harness.play("lighthouse", 3, variant="spring")
+    frames = GAME.view.view_frames(parsed(list(result.lines)))
+    assert frames[0]["water"] == "water: no row flooded"
+    assert all(f["water"] == water_text(f["waterLine"], len(f["grid"])) for f in frames)
+    assert any(f["water"].startswith("water: rows y=") for f in frames)
+    assert "frame.water" in GAME.view.viewer_script()
