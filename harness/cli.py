@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from harness import __version__
-from harness.commands import play, replay, serve, tournament
+from harness.commands import play, replay, serve, tournament, view
 from harness.errors import ConfigError, HarnessError
 from harness.llm.secrets import redact
 from harness.registry import game_names, get_game
@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parser(sub)
     tournament.add_parsers(sub)
     replay.add_parser(sub)
+    view.add_parser(sub)
 
     serve.add_parser(sub)
 

@@ -181,12 +181,12 @@ def _banner(report: dict[str, Any]) -> list[str]:
     ]
 
 
-def _pairwise_tables(report: dict[str, Any]) -> list[str]:
-    pw = report["pairwise"]
+def pairwise_cells(report: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """The pairwise matrix's cells: (row, column) -> row minus column with its interval,
+    starred when Holm's procedure rejects no difference, marked when incomplete."""
     mark = _mark(report)
-    names = [r["entrant"] for r in report["entrants"]]
     cell: dict[tuple[str, str], str] = {}
-    for r in pw["rows"]:
+    for r in report["pairwise"]["rows"]:
         d, star = r["difference"], "*" if r["significant"] else ""
         cell[r["entrant"], r["versus"]] = _ci(d, mark=star + mark)
         # the same comparison read the other way: the interval flips sign
@@ -196,6 +196,14 @@ def _pairwise_tables(report: dict[str, Any]) -> list[str]:
             "high": None if d["low"] is None else 0.0 - d["low"],
         }
         cell[r["versus"], r["entrant"]] = _ci(flipped, mark=star + mark)
+    return cell
+
+
+def _pairwise_tables(report: dict[str, Any]) -> list[str]:
+    pw = report["pairwise"]
+    mark = _mark(report)
+    names = [r["entrant"] for r in report["entrants"]]
+    cell = pairwise_cells(report)
     matrix = _table(
         ["row - column", *names],
         [[a, *("—" if a == b else cell.get((a, b), "-") for b in names)] for a in names],
@@ -411,4 +419,33 @@ def to_svg(
     return score_plot(strips(summaries, order, flags=flags), high=high, note=note)
 
 
-__all__ = ["to_csv", "to_json", "to_markdown", "to_svg"]
+# The texts of a report's figures, for every other view of it (the results browser):
+# one figure reads the same wherever it is shown.
+interval_text = _ci
+incomplete_mark = _mark
+rank_text = _rank
+episodes_text = _count
+method_text = _method
+percent_text = _pct
+latency_text = _latency
+level_text = _level
+p_text = _p
+columns_of = _columns
+
+__all__ = [
+    "columns_of",
+    "episodes_text",
+    "incomplete_mark",
+    "interval_text",
+    "latency_text",
+    "level_text",
+    "method_text",
+    "p_text",
+    "pairwise_cells",
+    "percent_text",
+    "rank_text",
+    "to_csv",
+    "to_json",
+    "to_markdown",
+    "to_svg",
+]
