@@ -105,7 +105,8 @@ def _head(snapshot: Snapshot) -> list[str]:
         )
     out.append(
         '<nav class="sections"><a href="#leaderboard">leaderboard</a><a href="#scores">'
-        'scores</a><a href="#figures">per entrant</a><a href="#episodes">episodes</a></nav>'
+        'scores</a><a href="#comparisons">comparisons</a><a href="#figures">per entrant</a>'
+        '<a href="#episodes">episodes</a></nav>'
     )
     return out
 
@@ -163,9 +164,19 @@ def _leaderboard(report: dict[str, Any]) -> list[str]:
             f'<p class="method"><strong>Identical entrants</strong> (the same spec for '
             f"every seat group): {_e(twins)}. Their differences measure chance alone.</p>"
         )
-    out += _paired(report, flags, mark) + _pairwise(report) + _boards(report, flags, mark)
     out.append("</section>")
     return out
+
+
+def _comparisons(report: dict[str, Any]) -> list[str]:
+    flags = report.get("fallbackFlags") or {}
+    mark = incomplete_mark(report)
+    parts = [_paired(report, flags, mark), _pairwise(report), _boards(report, flags, mark)]
+    if not any(parts):
+        return []
+    blocks = "".join(f'<div class="block">{"".join(part)}</div>' for part in parts if part)
+    return [f'<section id="comparisons"><h2>Comparisons</h2><div class="blocks">{blocks}</div>',
+            "</section>"]  # fmt: skip
 
 
 def _paired(report: dict[str, Any], flags: dict[str, str], mark: str) -> list[str]:
@@ -444,9 +455,11 @@ def _episodes(snapshot: Snapshot) -> list[str]:
 
 def index_page(snapshot: Snapshot) -> str:
     """The index page of ``snapshot``: one self-contained HTML document."""
-    parts = ["<header>", *_head(snapshot), "</header><main>"]
+    parts = ["<header>", *_head(snapshot), "</header><main>", '<div class="top">']
     parts += _leaderboard(snapshot.report)
     parts += _plot(snapshot)
+    parts.append("</div>")
+    parts += _comparisons(snapshot.report)
     parts += _figures(snapshot.report)
     parts += _episodes(snapshot)
     parts.append("</main>")
