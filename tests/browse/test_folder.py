@@ -277,3 +277,51 @@ def test_the_command_serves_until_interrupted_and_writes_sites(
     assert missing.returncode == 2
     assert missing.stderr.strip().endswith("no manifest.json here; is it a results folder?")
     assert os.listdir(tmp_path / "site")  # the first site is there
+
+
+@pytest.mark.parametrize(
+    ("manifest", "problem"),
+    [
+        ({"game": "lighthouse", "config": 5}, None),
+        (
+            {"game": "lighthouse", "shard": 4, "identities": 3, "prompts": 3,
+             "config": {"entrants": [1, "x", {"name": 3}, {"name": "a", "seats": 7}],
+                        "reference": 9, "name": ["x"]}},
+            None,
+        ),
+        ({"game": "nope"}, "unknown game 'nope'"),
+        ([], "unreadable manifest: not a JSON object"),
+    ],
+)  # fmt: skip
+def test_a_hostile_manifest_is_shown_or_named_never_a_crash(
+    folder200: Path, tmp_path: Path, manifest: Any, problem: str | None
+) -> None:
+    folder = tmp_path / "copy"
+    shutil.copytree(folder200, folder)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    if problem is None:
+        # without a plan, the episodes there are the whole; every one is listed
+        assert len(rows_of(index_page(read_folder(folder)))) == 200
+        return
+    done = lighthouse("view", str(folder), "--out", str(tmp_path / "site"))
+    assert done.returncode == 2
+    assert problem in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_damaged_record_loses_its_page_not_the_others(folder200: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "copy"
+    shutil.copytree(folder200, folder)
+    episode = json.loads((folder / "episodes.jsonl").read_text().splitlines()[7])["episodeId"]
+    (folder / "records" / f"{episode}.jsonl").write_text('{"type": "header"}\n[[[[\n')
+    written = write_site(folder, tmp_path / "site")
+    assert written.pages == 199
+    assert [s.split(":")[0] for s in written.skipped] == [episode]
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert f'<a href="episodes/{episode}.html">' not in page
+    assert f"{episode}: " in page  # named among the skipped
+    with serving(folder) as url:
+        status, text, _ = get(f"{url}episodes/{episode}.html")
+        assert status == 500
+        assert text.startswith(f"cannot show /episodes/{episode}.html: ")
+        assert get(url)[0] == 200
