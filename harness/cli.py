@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from harness import __version__
-from harness.commands import play, replay, serve, tournament
+from harness.commands import play, replay, serve, tournament, view
 from harness.errors import ConfigError, HarnessError
 from harness.game import ChamberStates
 from harness.llm.secrets import redact
@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parser(sub)
     tournament.add_parsers(sub)
     replay.add_parser(sub)
+    view.add_parser(sub)
 
     serve.add_parser(sub)
 

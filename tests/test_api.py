@@ -44,7 +44,7 @@ def test_three_lines_play_an_episode_with_baselines() -> None:
     assert result.lines[0]["type"] == "header"
     assert result.lines[-1]["type"] == "end"
     assert result.lines[-1]["results"]["scores"] == result.scores
-    assert result.summary.startswith("teamScore ")
+    assert result.summary.startswith(f"score {result.scores[0]:.3f} = 6 x ")
     assert env.seat_groups() == {"keeper": "keeper", "runners": "runner"}
     # the same episode as lighthouse play's record
     assert [t["state"] for t in result.ticks] == [

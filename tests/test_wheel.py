@@ -113,3 +113,12 @@ def test_an_installed_wheel_plays_an_llm_seat_with_its_default_prompts(tmp_path:
     # the system prompt the server received is the shipped one
     system = server.requests[-1].body["messages"][0]["content"]
     assert system == shipped.decode("utf-8")
+    # the results browser's page ships too
+    (elsewhere / "tiny.toml").write_text(
+        'name = "tiny"\nseeds = [1, 2]\n[[entrants]]\nname = "lantern"\n'
+        'keeper = { baseline = "lantern" }\nrunners = { baseline = "wallhug" }\n'
+    )
+    lighthouse = venv / "bin" / "lighthouse"
+    run(lighthouse, "run", "tiny.toml", "--out", "tiny", "--no-report", cwd=elsewhere, env=env)
+    run(lighthouse, "view", "tiny", "--out", "site", cwd=elsewhere, env=env)
+    assert "lantern--default--s2--r0" in (elsewhere / "site" / "index.html").read_text()

@@ -14,6 +14,9 @@ class Column:
 
     With no ``denominator`` it is the mean of ``numerator`` per episode; with one, it
     is sum(numerator) / sum(denominator) over the episodes (e.g. escapes per runner).
+    ``key`` names it in CSV and JSON and ``label`` in tables, both as people say it
+    (``keys``, not the rules' ``K``); ``means`` says what it counts, for the report's
+    one-line legend.
     """
 
     key: str
@@ -22,6 +25,7 @@ class Column:
     denominator: str | None = None
     digits: int = 2
     percent: bool = False
+    means: str = ""
 
     def value(self, metrics: Sequence[dict[str, float]]) -> float | None:
         """The column's value over ``metrics`` (one dict per episode), or None if undefined."""

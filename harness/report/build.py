@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.game import GameEntry
+from harness.game import Column, GameEntry
 from harness.report.compare import ALPHA, pair_bootstrap, pairwise
 from harness.report.completeness import Completeness, Plan, completeness
 from harness.report.leaderboards import (
@@ -72,6 +72,11 @@ class Ceiling:
         if not shared or ceiling <= 0:
             return None
         return math.fsum(cells[cell] for cell in shared) / ceiling
+
+
+def legend(columns: Sequence[Column]) -> str:
+    """The one-line legend of a game's columns: ``label: what it counts; ...``."""
+    return "; ".join(f"{c.label}: {c.means}" for c in columns if c.means)
 
 
 def canonical_order(summaries: Sequence[EpisodeSummary]) -> list[EpisodeSummary]:
@@ -316,9 +321,16 @@ def build_report(
         if ceiling is None
         else {"name": ceiling.name, "hidden": ceiling.hidden, "cells": len(ceiling.scores)},
         "columns": [
-            {"key": c.key, "label": c.label, "percent": c.percent, "digits": c.digits}
+            {
+                "key": c.key,
+                "label": c.label,
+                "percent": c.percent,
+                "digits": c.digits,
+                "means": c.means,
+            }
             for c in game.report.report_columns()
         ],
+        "legend": legend(game.report.report_columns()),
         "entrants": rows,
         "paired": _paired(by_entrant, reference, resample),
         "pairwise": _pairwise(names, cells, resample),
@@ -337,4 +349,4 @@ def build_report(
     }
 
 
-__all__ = ["Ceiling", "build_report", "canonical_order"]
+__all__ = ["Ceiling", "build_report", "canonical_order", "legend"]

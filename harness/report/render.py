@@ -5,15 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 from harness.game import Column
 from harness.report.build import canonical_order
 from harness.report.selection import describe as selection_lines
-from harness.report.servers import flagged, server_section, unshown_line
+from harness.report.servers import fallback_flags, flagged, server_section, unshown_line
 from harness.summary import EpisodeSummary
 
 
@@ -63,7 +61,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def _columns(report: dict[str, Any]) -> list[Column]:
     return [
-        Column(c["key"], c["label"], c["key"], digits=c["digits"], percent=c["percent"])
+        Column(
+            c["key"],
+            c["label"],
+            c["key"],
+            digits=c["digits"],
+            percent=c["percent"],
+            means=c.get("means", ""),
+        )
         for c in report["columns"]
     ]
 
@@ -72,7 +77,9 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+def _entrant_tables(
+    report: dict[str, Any], rows: list[dict[str, Any]], *, legend: bool = False
+) -> list[str]:
     columns = _columns(report)
     groups = report["seatGroups"]
     mark = _mark(report)
@@ -112,6 +119,8 @@ def _entrant_tables(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[
         [[r["entrant"], *(c.format(r["columns"][c.key]) for c in columns)] for r in rows],
     )
     out = [main, "", note, "", game]
+    if legend and report.get("legend"):
+        out += ["", f"*{report['legend']}.*"]
     if any(r["calls"] for r in rows):
         roles = report["roles"]
         llm = _table(
@@ -172,12 +181,12 @@ def _banner(report: dict[str, Any]) -> list[str]:
     ]
 
 
-def _pairwise_tables(report: dict[str, Any]) -> list[str]:
-    pw = report["pairwise"]
+def pairwise_cells(report: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """The pairwise matrix's cells: (row, column) -> row minus column with its interval,
+    starred when Holm's procedure rejects no difference, marked when incomplete."""
     mark = _mark(report)
-    names = [r["entrant"] for r in report["entrants"]]
     cell: dict[tuple[str, str], str] = {}
-    for r in pw["rows"]:
+    for r in report["pairwise"]["rows"]:
         d, star = r["difference"], "*" if r["significant"] else ""
         cell[r["entrant"], r["versus"]] = _ci(d, mark=star + mark)
         # the same comparison read the other way: the interval flips sign
@@ -187,6 +196,14 @@ def _pairwise_tables(report: dict[str, Any]) -> list[str]:
             "high": None if d["low"] is None else 0.0 - d["low"],
         }
         cell[r["versus"], r["entrant"]] = _ci(flipped, mark=star + mark)
+    return cell
+
+
+def _pairwise_tables(report: dict[str, Any]) -> list[str]:
+    pw = report["pairwise"]
+    mark = _mark(report)
+    names = [r["entrant"] for r in report["entrants"]]
+    cell = pairwise_cells(report)
     matrix = _table(
         ["row - column", *names],
         [[a, *("—" if a == b else cell.get((a, b), "-") for b in names)] for a in names],
@@ -288,7 +305,7 @@ def to_markdown(report: dict[str, Any]) -> str:
             f"score / {ceiling['name']}: the entrant's mean over cells as a share of "
             f"{ceiling['name']}'s{played} over the same (seed, variant) cells."
         )
-    parts += ["", "## Entrants", "", *_entrant_tables(report, report["entrants"])]
+    parts += ["", "## Entrants", "", *_entrant_tables(report, report["entrants"], legend=True)]
     if report["identical"]:
         twins = "; ".join(" = ".join(group) for group in report["identical"])
         parts += [
@@ -386,47 +403,49 @@ def to_csv(report: dict[str, Any]) -> str:
 def to_svg(
     summaries: Sequence[EpisodeSummary], order: Sequence[str], *, high: float, note: str = ""
 ) -> str:
-    """A strip plot of every episode's score per entrant, with the mean marked.
+    """The score plot (see :mod:`harness.report.plot`): every episode's score per
+    entrant, the mean and its 95% interval over (seed, variant) cells.
 
-    Episodes are drawn in canonical order, so the same results give the same picture;
-    ``note`` (e.g. "incomplete: 50/360 episodes") is added to the title.
+    The same results give the same picture, byte for byte; ``note`` (e.g.
+    "incomplete: 50/360 episodes") is added to the title and marks the intervals
+    provisional. Entrants flagged for fallbacks carry their flag.
     """
-    ordered = canonical_order(summaries)
-    names = [n for n in order if any(s.entrant == n for s in ordered)]
-    row_h, left, width, plot_w = 40, 170, 760, 560
-    height = 60 + row_h * len(names)
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        'font-family="sans-serif" font-size="12">',
-        f'<rect width="{width}" height="{height}" fill="white"/>',
-    ]
-    for tick in range(0, int(high) + 1, max(int(high) // 7, 1)):
-        x = left + plot_w * tick / high
-        out.append(f'<line x1="{x:.1f}" y1="20" x2="{x:.1f}" y2="{height - 30}" stroke="#ddd"/>')
-        out.append(f'<text x="{x:.1f}" y="{height - 12}" text-anchor="middle">{tick}</text>')
-    for i, name in enumerate(names):
-        y = 40 + row_h * i
-        scores = [s.score for s in ordered if s.entrant == name]
-        out.append(f'<text x="{left - 10}" y="{y + 4}" text-anchor="end">{escape(name)}</text>')
-        for j, score in enumerate(scores):
-            jitter = ((j * 7919) % 17 - 8) * 1.2
-            x = left + plot_w * min(max(score, 0.0), high) / high
-            out.append(
-                f'<circle cx="{x:.1f}" cy="{y + jitter:.1f}" r="2.5" fill="#3a6ea5" '
-                'fill-opacity="0.45"/>'
-            )
-        mean = math.fsum(scores) / len(scores)
-        x = left + plot_w * min(max(mean, 0.0), high) / high
-        out.append(
-            f'<line x1="{x:.1f}" y1="{y - 14}" x2="{x:.1f}" y2="{y + 14}" stroke="#c0392b" '
-            'stroke-width="3"/>'
-        )
-    out.append(
-        f'<text x="{left + plot_w / 2}" y="14" text-anchor="middle">'
-        f"score per episode (red: mean){escape(' - ' + note if note else '')}</text>"
-    )
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    from harness.report.plot import score_plot, strips
+
+    by_entrant: dict[str, list[EpisodeSummary]] = {}
+    for s in canonical_order(summaries):
+        by_entrant.setdefault(s.entrant, []).append(s)
+    flags = fallback_flags(by_entrant)
+    return score_plot(strips(summaries, order, flags=flags), high=high, note=note)
 
 
-__all__ = ["to_csv", "to_json", "to_markdown", "to_svg"]
+# The texts of a report's figures, for every other view of it (the results browser):
+# one figure reads the same wherever it is shown.
+interval_text = _ci
+incomplete_mark = _mark
+rank_text = _rank
+episodes_text = _count
+method_text = _method
+percent_text = _pct
+latency_text = _latency
+level_text = _level
+p_text = _p
+columns_of = _columns
+
+__all__ = [
+    "columns_of",
+    "episodes_text",
+    "incomplete_mark",
+    "interval_text",
+    "latency_text",
+    "level_text",
+    "method_text",
+    "p_text",
+    "pairwise_cells",
+    "percent_text",
+    "rank_text",
+    "to_csv",
+    "to_json",
+    "to_markdown",
+    "to_svg",
+]

@@ -173,6 +173,28 @@ class ResultsFolder:
                 ) from None
         return out
 
+    def readable_summaries(self) -> tuple[list[EpisodeSummary], list[str]]:
+        """Every results line that parses, in the order written, and a note for each
+        that does not; a torn last line (an append in progress) is not read at all.
+
+        For readers that must show a folder whatever state it is in (the results
+        browser, on a folder still being written); reads only.
+        """
+        try:
+            data = self.episodes_path.read_bytes()
+        except FileNotFoundError:
+            return [], []
+        except OSError as exc:
+            return [], [f"{self.episodes_path}: cannot read: {exc.strerror}"]
+        whole = data[: data.rfind(b"\n") + 1]
+        out, notes = [], []
+        for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
+            try:
+                out.append(EpisodeSummary.model_validate_json(line))
+            except ValidationError as exc:
+                notes.append(f"{EPISODES}:{number}: skipped: {exc.errors()[0]['msg']}")
+        return out, notes
+
     def examine(self, game: GameEntry, plans: Mapping[str, tuple[str, int]]) -> Repair:
         """Work out how to bring the folder to a trusted, consistent state (reads only).
 

@@ -12,6 +12,7 @@ import pytest
 from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.compare import holm, pair_bootstrap, pairwise, rank_intervals, ranks_of
+from harness.report.plot import svg_groups
 from harness.report.render import to_csv, to_json, to_markdown, to_svg
 from harness.report.stats import (
     BOOTSTRAP_SEED,
@@ -114,7 +115,7 @@ def test_report_by_hand() -> None:
     assert model["score"]["mean"] == pytest.approx(12.0)
     assert (model["score"]["n"], model["score"]["episodes"]) == (3, 4)
     assert ref["score"]["mean"] == pytest.approx(46 / 4)
-    assert model["columns"]["K"] == pytest.approx(3.0)
+    assert model["columns"]["keys"] == pytest.approx(3.0)
     # escape rate = sum(E) / sum(runners) = (1 + 1 + 0 + 2) / 12
     assert model["columns"]["escape_rate"] == pytest.approx(4 / 12)
     assert model["columns"]["message_runes"] == pytest.approx(10.0)
@@ -165,7 +166,12 @@ def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:
     assert json.loads(to_json(report)) == json.loads(json.dumps(report))
     svg = to_svg(SUMMARIES, ["ref", "model"], high=42)
     assert svg.startswith("<svg")
-    assert svg.count("<circle") == len(SUMMARIES)
+    # a dot per episode, in its entrant's row, and each entrant's mean with its interval
+    dots = svg_groups(svg, "episodes-")
+    assert dots == {"episodes-0": 4, "episodes-1": 4}
+    assert sum(dots.values()) == len(SUMMARIES)
+    assert set(svg_groups(svg, "interval-")) == {"interval-0", "interval-1"}
+    assert "percentile bootstrap over (seed, variant) cells" in svg
 
 
 # Five fixed resamples of three cells: small enough to work every figure by hand.

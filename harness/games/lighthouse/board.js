@@ -33,7 +33,7 @@
     const legend = document.createElement("div");
     legend.className = "legend";
     legend.textContent =
-      "clock " + frame.clock + "/" + frame.floodClock + " · water line y=" + frame.waterLine +
+      "clock " + frame.clock + "/" + frame.floodClock + " · " + frame.water +
       " · keys " + frame.keys + " · gate " + (frame.gateOpen ? "open" : "shut");
     element.appendChild(legend);
   };

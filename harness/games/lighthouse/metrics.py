@@ -17,15 +17,38 @@ from harness.games.lighthouse.record import LighthouseEnd, LighthouseHeader, Lig
 from harness.games.lighthouse.state import STANDING_ORDER_MAX_AGE
 
 COLUMNS: tuple[Column, ...] = (
-    Column("K", "keys", "K"),
-    Column("escape_rate", "escape rate", "E", "runners", percent=True),
-    Column("B", "time bonus", "B"),
-    Column("clock", "clock", "clock", digits=1),
-    Column("transmissions", "transmissions / ep", "transmissions", digits=1),
-    Column("message_runes", "runes / message", "messageRunes", "transmissions", digits=1),
-    Column("talk_clock", "clock spent talking", "talkClock", digits=1),
-    Column("compliance", "order compliance", "ordersFollowed", "ordersGiven", percent=True),
-)
+    # The keys say in words what the rules call K, E and B; results lines keep K, E, B.
+    Column("keys", "keys", "K", means="keys the team collected"),
+    Column(
+        "escape_rate", "escape rate", "E", "runners", percent=True,
+        means="runners who escaped, of all runners",
+    ),
+    Column(
+        "time_bonus", "time bonus", "B",
+        means="1 - clock / flood clock when all three escaped, else 0; "
+        "score = 6 x keys / key count + 10 x escaped + 6 x time bonus",
+    ),
+    Column(
+        "clock", "clock", "clock", digits=1,
+        means="the clock at the end (1 a tick, 1 more a transmission)",
+    ),
+    Column(
+        "transmissions", "transmissions / ep", "transmissions", digits=1,
+        means="keeper transmissions per episode",
+    ),
+    Column(
+        "message_runes", "runes / message", "messageRunes", "transmissions", digits=1,
+        means="characters per transmission",
+    ),
+    Column(
+        "talk_clock", "clock spent talking", "talkClock", digits=1,
+        means="clock the transmissions cost (1 each)",
+    ),
+    Column(
+        "compliance", "order compliance", "ordersFollowed", "ordersGiven", percent=True,
+        means="moves as ordered, of the moves made under an order naming the runner",
+    ),
+)  # fmt: skip
 
 
 def episode_metrics(lines: Sequence[Any]) -> dict[str, float]:

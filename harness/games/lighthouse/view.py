@@ -60,6 +60,7 @@ def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
             "grid": list(keeper_grid(start)),
             "clock": 0,
             "waterLine": start.water_line,
+            "water": water_text(start.water_line, start.board.height),
             "floodClock": start.flood_clock,
             "transmission": None,
             "runners": [_runner_doc(r, None) for r in start.runners],
@@ -80,6 +81,7 @@ def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
                 "grid": list(line.state.grid),
                 "clock": line.state.clock,
                 "waterLine": line.state.water_line,
+                "water": water_text(line.state.water_line, len(line.state.grid)),
                 "floodClock": start.flood_clock,
                 "transmission": line.state.transmission,
                 "runners": [_runner_doc(r, r) for r in line.state.runners],
@@ -121,17 +123,45 @@ def _runner_doc(runner: Any, record: Any) -> dict[str, Any]:
     }
 
 
+def water_text(water_line: int, height: int) -> str:
+    """The tide in the rows the board shows: ``water: rows y=6-8 flooded``.
+
+    The rules' water line is the topmost flooded row, ``height`` when none is: said
+    as a row number it would name a row the board does not have (y=9 of rows 0-8).
+    """
+    if water_line >= height:
+        return "water: no row flooded"
+    if water_line <= 0:
+        return f"water: every row flooded (y=0-{height - 1})"
+    if water_line == height - 1:
+        return f"water: row y={water_line} flooded"
+    return f"water: rows y={water_line}-{height - 1} flooded"
+
+
+def numbered(rows: Sequence[str]) -> list[str]:
+    """Board rows under a line of x digits, each after its y: the numbers that
+    positions (x=5, y=3), the water and the keeper's map all use."""
+    width = max((len(row) for row in rows), default=0)
+    return ["    " + "".join(str(x % 10) for x in range(width))] + [
+        f"{y:>3} {row}" for y, row in enumerate(rows)
+    ]
+
+
+def _at(pos: Sequence[int]) -> str:
+    return f"x={pos[0]}, y={pos[1]}"
+
+
 def render_view(frame: dict[str, Any]) -> str:
     """A frame as terminal text: board, windows, radio, and every seat's turn."""
     out = [
         f"== {frame['label']}   clock {frame['clock']}/{frame['floodClock']}   "
-        f"water line y={frame['waterLine']}   keys {frame['keys']}   "
+        f"{water_text(frame['waterLine'], len(frame['grid']))}   keys {frame['keys']}   "
         f"gate {'OPEN' if frame['gateOpen'] else 'shut'}"
     ]
     message = frame["transmission"]
     out.append(f"radio: {message!r}" if message is not None else "radio: (silent)")
     windows = frame["windows"]
-    board = list(frame["grid"])
+    board = numbered(frame["grid"])
     side = []
     for alias, rows in windows.items():
         side.append(f"{alias}:")
@@ -143,7 +173,7 @@ def render_view(frame: dict[str, Any]) -> str:
     for r in frame["runners"]:
         if r["move"] is not None:
             bump = " (bump)" if r["bumped"] else ""
-            out.append(f"  {r['alias']}: {r['move']}{bump} -> {tuple(r['pos'])} {r['status']}")
+            out.append(f"  {r['alias']}: {r['move']}{bump} -> {_at(r['pos'])} {r['status']}")
     for seat in frame["seats"]:
         raw = seat["raw"].replace("\n", " ")
         raw = raw if len(raw) <= 100 else raw[:97] + "..."
@@ -161,7 +191,7 @@ def viewer_script() -> str:
 def render_tick(line: LighthouseTick) -> str:
     """A tick line as text for the terminal: the radio, each move, the keeper's view."""
     s = line.state
-    lines = [f"tick {line.tick}  clock {s.clock}  water line y={s.water_line}"]
+    lines = [f"tick {line.tick}  clock {s.clock}  {water_text(s.water_line, len(s.grid))}"]
     keeper = line.seats.get(KEEPER)
     if s.transmission is not None:
         lines.append(f"  keeper: {s.transmission!r}")
@@ -175,16 +205,16 @@ def render_tick(line: LighthouseTick) -> str:
         what = f"{r.move.value:<4}{' bump' if r.bumped else '     '}"
         extra = []
         if r.picked_key is not None:
-            extra.append(f"took the key at {tuple(r.picked_key)}")
+            extra.append(f"took the key at {_at(r.picked_key)}")
         if r.status.value != "active":
             extra.append(r.status.value.upper())
         turn = line.seats.get(runner_seat_id(r.seat))
         if turn is not None and turn.source not in ("baseline", "llm", "python"):
             extra.append(f"[{turn.source}]")
-        lines.append(f"  {r.alias:<10} {what} -> {tuple(r.pos)} {' '.join(extra)}".rstrip())
+        lines.append(f"  {r.alias:<10} {what} -> {_at(r.pos)} {' '.join(extra)}".rstrip())
     if s.gate_open and s.gate_opened_tick == line.tick:
         lines.append("  the gate opens")
-    lines.extend("    " + row for row in s.grid)
+    lines.extend("  " + row for row in numbered(s.grid))
     return "\n".join(lines)
 
 
@@ -192,15 +222,16 @@ class LighthouseView:
     """Lighthouse's drawings. Stateless; only :meth:`viewer_script` reads a file."""
 
     def render_start(self, state: GameState) -> str:
-        return "\n".join("    " + row for row in state.board.to_ascii())
+        return "\n".join("    " + row for row in numbered(state.board.to_ascii()))
 
     def render_board(self, state: GameState, seed: int, variant: str) -> str:
         board = state.board
         return "\n".join(
             [
-                f"Lighthouse board, seed {seed}, variant {variant} "
-                f"({board.width} x {board.height}, floodClock {state.config.flood_clock})",
-                *board.to_ascii(),
+                f"Lighthouse board, seed {seed}, variant {variant}: {board.width} x "
+                f"{board.height}, rows y=0 (top) to y={board.height - 1}; the whole board "
+                f"floods at clock {state.config.flood_clock}",
+                *numbered(board.to_ascii()),
                 "# wall  . floor  E exit  K key  1 2 3 runner starts",
             ]
         )
@@ -220,9 +251,11 @@ class LighthouseView:
 
     def render_results(self, results: Any) -> str:
         r: LighthouseResults = results
+        # The score's sum in words is its own legend (rules, "Scoring").
         return (
-            f"teamScore {r.team_score:.3f}  (K {r.k}/{r.key_count}, E {r.e}, B {r.b:.3f})  "
-            f"clock {r.clock}/{r.flood_clock}  ticks {r.ticks}  reason {r.reason.value}"
+            f"score {r.team_score:.3f} = 6 x {r.k}/{r.key_count} keys + 10 x {r.e} escaped "
+            f"+ 6 x {r.b:.3f} time bonus; clock {r.clock} of {r.flood_clock}, "
+            f"{r.ticks} ticks; ended: {r.reason.value}"
         )
 
     def view_frames(self, lines: Sequence[Any]) -> list[dict[str, Any]]:
@@ -235,4 +268,12 @@ class LighthouseView:
         return viewer_script()
 
 
-__all__ = ["LighthouseView", "render_tick", "render_view", "view_frames", "viewer_script"]
+__all__ = [
+    "LighthouseView",
+    "numbered",
+    "render_tick",
+    "render_view",
+    "view_frames",
+    "viewer_script",
+    "water_text",
+]

@@ -1,0 +1,219 @@
+"""A results folder as the browser shows it: the report, and every episode's row.
+
+Everything is read, nothing written: the manifest, the results lines
+(:meth:`ResultsFolder.readable_summaries`, which leaves a torn last line unread and
+names any line it skips), the list of records, and the header of each record still
+being played (``records/ID.jsonl.partial``). The report is the one ``lighthouse
+report`` builds (:func:`harness.report.build.build_report`, over the episodes
+:func:`harness.tournament.selection.select` counts); a hidden ceiling is used only when
+a report kept its scores, never played.
+
+An episode row is ``finished`` (a results line the report counts), ``not counted``
+(a results line the report leaves out: not planned now, or of an earlier spec) or
+``in progress`` (a record being played, or one whose results line is not written yet).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from harness.errors import ConfigError, RecordError
+from harness.game import GameEntry
+from harness.reader import open_record
+from harness.registry import get_game
+from harness.report.build import build_report, canonical_order
+from harness.report.leaderboards import entrant_specs
+from harness.summary import FALLBACK_SOURCES, EpisodeSummary, split_episode_id
+from harness.tournament.ceiling import find_ceiling
+from harness.tournament.planned import plan_of
+from harness.tournament.selection import select
+from harness.tournament.store import PARTIAL, ResultsFolder
+
+Status = Literal["finished", "not counted", "in progress"]
+#: An episode id that can name its page's file as it is; any other gets a hashed name.
+PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,150}")
+
+
+def page_name(episode_id: str) -> str:
+    """The file name of an episode's viewer page (``episodes/NAME``): the id when plain."""
+    if PLAIN_ID.fullmatch(episode_id) and ".." not in episode_id:
+        return f"{episode_id}.html"
+    return f"episode-{hashlib.sha256(episode_id.encode()).hexdigest()[:16]}.html"
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    """One episode of the folder, as the episodes table lists it."""
+
+    episode_id: str
+    entrant: str
+    seed: int | None
+    variant: str | None
+    repetition: int | None
+    status: Status
+    score: float | None = None
+    reason: str | None = None
+    fallbacks: int = 0
+    """Turns, over every seat, that fell back to the seat's baseline."""
+    tokens: int = 0
+    cost_usd: float = 0.0
+    record: Path | None = None
+    """The record the episode's page is drawn from (finished or partial), if any."""
+
+    @property
+    def page(self) -> str | None:
+        """The file name of its viewer page, when it has a record to draw it from."""
+        return page_name(self.episode_id) if self.record is not None else None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the browser shows of a results folder at one moment."""
+
+    root: Path
+    game: GameEntry
+    title: str
+    report: dict[str, Any]
+    counted: list[EpisodeSummary]
+    """The episodes the report counts, in canonical order."""
+    rows: list[EpisodeRow]
+    notes: list[str]
+    """What could not be read, and was skipped (a results line, a record)."""
+
+    @property
+    def in_progress(self) -> int:
+        """Episodes being played or written now."""
+        return sum(1 for row in self.rows if row.status == "in progress")
+
+    def page_of(self, name: str) -> EpisodeRow | None:
+        """The episode whose viewer page is ``name`` (a file name), or None."""
+        return next((row for row in self.rows if row.page == name), None)
+
+
+def _summary_row(folder: ResultsFolder, summary: EpisodeSummary, status: Status) -> EpisodeRow:
+    record = folder.record_path(summary.episode_id)
+    seats = summary.seats.values()
+    return EpisodeRow(
+        episode_id=summary.episode_id,
+        entrant=summary.entrant,
+        seed=summary.seed,
+        variant=summary.variant,
+        repetition=summary.repetition,
+        status=status,
+        score=summary.score if math.isfinite(summary.score) else None,
+        reason=summary.reason,
+        fallbacks=sum(n for s in seats for k, n in s.fallbacks.items() if k in FALLBACK_SOURCES),
+        tokens=sum(s.input_tokens + s.output_tokens for s in seats),
+        cost_usd=math.fsum(s.cost_usd for s in seats),
+        record=record if record.is_file() else None,
+    )
+
+
+def _unlisted_row(path: Path, episode_id: str, notes: list[str]) -> EpisodeRow | None:
+    """A record with no results line yet (being played, or just finished): its header."""
+    try:
+        header = open_record(path).header
+    except RecordError as exc:
+        notes.append(f"{path.name}: in progress, not shown yet: {exc}")
+        return None
+    seed, variant = header.seed, header.variant
+    split = split_episode_id(episode_id, variant, seed)
+    entrant, repetition = split if split is not None else (episode_id, None)
+    return EpisodeRow(
+        episode_id=episode_id,
+        entrant=entrant,
+        seed=seed,
+        variant=variant,
+        repetition=repetition,
+        status="in progress",
+        record=path,
+    )
+
+
+def _records(folder: ResultsFolder) -> tuple[dict[str, Path], dict[str, Path]]:
+    """Finished records and partial ones, by episode id."""
+    finished: dict[str, Path] = {}
+    partial: dict[str, Path] = {}
+    try:
+        paths = sorted(folder.records.iterdir()) if folder.records.is_dir() else []
+    except OSError:
+        return finished, partial
+    for path in paths:
+        if path.name.endswith(".jsonl" + PARTIAL):
+            partial[path.name.removesuffix(".jsonl" + PARTIAL)] = path
+        elif path.suffix == ".jsonl":
+            finished[path.stem] = path
+    return finished, partial
+
+
+def _for_ceiling(manifest: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The manifest with only well-formed entrants, for :func:`find_ceiling` (which,
+    without ``--ceiling``, reads the scores a report kept and never plays)."""
+    entrants = config.get("entrants")
+    kept = [
+        e
+        for e in (entrants if isinstance(entrants, list) else [])
+        if isinstance(e, dict) and isinstance(e.get("seats", {}), dict)
+    ]
+    return {**manifest, "config": {**config, "entrants": kept}}
+
+
+def read_folder(root: Path) -> Snapshot:
+    """Read the results folder ``root`` (never writing to it).
+
+    Raises :class:`ConfigError` when ``root`` is no results folder and
+    :class:`RecordError` when its manifest cannot be read; anything else unreadable is
+    skipped and named in :attr:`Snapshot.notes`.
+    """
+    folder = ResultsFolder(root)
+    if not folder.manifest_path.is_file():
+        raise ConfigError(f"{root}: no manifest.json here; is it a results folder?")
+    manifest = folder.manifest()
+    game = get_game(str(manifest.get("game", "lighthouse")))
+    config = manifest.get("config")
+    config = config if isinstance(config, dict) else {}
+    summaries, notes = folder.readable_summaries()
+    selection = select(game, manifest, summaries, root)
+    counted = canonical_order(selection.episodes)
+    title = f"Tournament {config.get('name', root.name)}"
+    entrants = config.get("entrants")
+    order = [
+        e["name"]
+        for e in (entrants if isinstance(entrants, list) else [])
+        if isinstance(e, dict) and isinstance(e.get("name"), str)
+    ]
+    reference = config.get("reference")
+    report = build_report(
+        game,
+        counted,
+        reference=reference if isinstance(reference, str) else None,
+        order=order,
+        title=title,
+        ceiling=find_ceiling(game, root, _for_ceiling(manifest, config), counted),
+        specs=entrant_specs(game, manifest),
+        plan=plan_of(manifest),
+        selection=selection.to_json(),
+    )
+    ids = {s.episode_id for s in counted}
+    rows = [_summary_row(folder, s, "finished") for s in counted]
+    listed = set(ids)
+    for s in canonical_order([s for s in summaries if s.episode_id not in ids]):
+        if s.episode_id not in listed:
+            listed.add(s.episode_id)
+            rows.append(_summary_row(folder, s, "not counted"))
+    finished, partial = _records(folder)
+    for episode_id, path in sorted({**partial, **finished}.items()):
+        if episode_id in listed:
+            continue
+        row = _unlisted_row(path, episode_id, notes)
+        if row is not None:
+            rows.append(row)
+    return Snapshot(root, game, title, report, counted, rows, notes)
+
+
+__all__ = ["EpisodeRow", "Snapshot", "Status", "page_name", "read_folder"]

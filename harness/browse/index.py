@@ -1,0 +1,470 @@
+"""The browser's index page: the report's tables and plot, and a table of every episode.
+
+Every figure comes from the report (:func:`harness.report.build.build_report`) and
+reads as ``lighthouse report`` writes it (the texts of :mod:`harness.report.render`):
+each interval names its unit of resampling; an incomplete folder's intervals are
+marked and its plot dashed; an entrant flagged for fallbacks carries its flag. The
+episodes table is plain HTML that a small inline script sorts and filters; each
+episode links to its viewer page. No external resource: the page works from file://.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.browse.folder import EpisodeRow, Snapshot
+from harness.report.plot import score_plot, strips
+from harness.report.render import (
+    columns_of,
+    episodes_text,
+    incomplete_mark,
+    interval_text,
+    latency_text,
+    level_text,
+    method_text,
+    p_text,
+    pairwise_cells,
+    percent_text,
+    rank_text,
+)
+from harness.report.selection import describe
+
+TEMPLATE = Path(__file__).with_name("index.html")
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _inline(text: str) -> str:
+    """The report's sentences (Markdown's **bold** and `code`) as HTML."""
+    out = _e(text)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", out)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", out)
+
+
+def _table(
+    header: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Sequence[int] = ()
+) -> str:
+    """A table of already-escaped cells; columns in ``numeric`` are right-aligned."""
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="wide">{table}</div>'
+
+
+def _name(name: str, flags: dict[str, str]) -> str:
+    flag = flags.get(name)
+    return _e(name) + (f' <span class="flag">⚠ {_e(flag)}</span>' if flag else "")
+
+
+def _head(snapshot: Snapshot) -> list[str]:
+    report = snapshot.report
+    done = report["completeness"]
+    out = [
+        f"<h1>{_e(snapshot.title)}</h1>",
+        f'<p class="summary">{report["episodes"]} episodes of {_e(report["game"])} in '
+        f"{report['cells']} (seed, variant) cells; {_e(done['summary'])}. Folder: "
+        f"<code>{_e(snapshot.root)}</code></p>",
+    ]
+    if not done["complete"]:
+        per = ", ".join(f"{n} {c['finished']}/{c['planned']}" for n, c in done["byEntrant"].items())
+        out.append(
+            f'<div class="banner" id="incomplete"><strong>{_e(done["summary"].capitalize())}'
+            f"</strong> ({_e(per)}). Every figure is computed on the finished episodes only; "
+            "every interval is marked (incomplete) and drawn dashed: none is final.</div>"
+        )
+    if snapshot.in_progress:
+        n = snapshot.in_progress
+        out.append(
+            f'<div class="banner live" id="in-progress">{n} episode{"s" if n != 1 else ""} '
+            "in progress (being played or written now): listed below, not yet in any "
+            "figure. Reload to see them finished.</div>"
+        )
+    told = describe(report.get("selection"))
+    if told:
+        out.append(f'<p class="summary">{" ".join(_inline(t) for t in told)}</p>')
+    if snapshot.notes:
+        items = "".join(f"<li>{_e(n)}</li>" for n in snapshot.notes[:50])
+        more = len(snapshot.notes) - 50
+        tail = f"<li>... and {more} more</li>" if more > 0 else ""
+        out.append(
+            f'<div class="notes" id="skipped">Skipped, unreadable:<ul>{items}{tail}</ul></div>'
+        )
+    out.append(
+        '<nav class="sections"><a href="#leaderboard">leaderboard</a><a href="#scores">'
+        'scores</a><a href="#comparisons">comparisons</a><a href="#figures">per entrant</a>'
+        '<a href="#episodes">episodes</a></nav>'
+    )
+    return out
+
+
+def _leaderboard(report: dict[str, Any]) -> list[str]:
+    mark = incomplete_mark(report)
+    flags = report.get("fallbackFlags") or {}
+    groups = report["seatGroups"]
+    ceiling = report.get("ceiling")
+    rows = report["entrants"]
+    ranked = any(r["rank"] for r in rows)
+    header = [
+        *(["rank (95% CI)"] if ranked else []),
+        "entrant", *(_e(g) for g in groups), "episodes", "cells",
+        "score (95% CI over cells)",
+        *([f"score / {_e(ceiling['name'])}"] if ceiling else []),
+        "reasons",
+    ]  # fmt: skip
+    body = [
+        [
+            *([_e(rank_text(r["rank"], mark))] if ranked else []),
+            _name(r["entrant"], flags),
+            *(_e(r["seats"].get(g, "")) for g in groups),
+            _e(episodes_text(report, r)),
+            str(r["cells"]),
+            _e(interval_text(r["score"], mark=mark)),
+            *([_e(percent_text(r.get("ceilingShare")))] if ceiling else []),
+            _e(", ".join(f"{k} {v}" for k, v in r["reasons"].items())),
+        ]
+        for r in rows
+    ]
+    first = 1 if ranked else 0
+    out = [
+        '<section id="leaderboard"><h2>Leaderboard</h2>',
+        _table(header, body, numeric=[first + len(groups) + 2, first + len(groups) + 3]),
+        f'<p class="method">Score: the mean over (seed, variant) cells, repetitions '
+        f"averaged within a cell; interval: {_e(method_text(report))}."
+        + (
+            " Rank: 1 + the entrants with a higher mean on the cells all share; its "
+            "interval: 2.5th-97.5th percentile of the rank over the same resamples."
+            if ranked
+            else ""
+        )
+        + "</p>",
+    ]
+    if ceiling:
+        played = " (played for a report, not an entrant)" if ceiling["hidden"] else ""
+        out.append(
+            f'<p class="method">score / {_e(ceiling["name"])}: the mean over cells as a '
+            f"share of {_e(ceiling['name'])}'s{played} over the same cells.</p>"
+        )
+    if report["identical"]:
+        twins = "; ".join(" = ".join(group) for group in report["identical"])
+        out.append(
+            f'<p class="method"><strong>Identical entrants</strong> (the same spec for '
+            f"every seat group): {_e(twins)}. Their differences measure chance alone.</p>"
+        )
+    out.append("</section>")
+    return out
+
+
+def _comparisons(report: dict[str, Any]) -> list[str]:
+    flags = report.get("fallbackFlags") or {}
+    mark = incomplete_mark(report)
+    parts = [_paired(report, flags, mark), _pairwise(report), _boards(report, flags, mark)]
+    if not any(parts):
+        return []
+    blocks = "".join(f'<div class="block">{"".join(part)}</div>' for part in parts if part)
+    return [f'<section id="comparisons"><h2>Comparisons</h2><div class="blocks">{blocks}</div>',
+            "</section>"]  # fmt: skip
+
+
+def _paired(report: dict[str, Any], flags: dict[str, str], mark: str) -> list[str]:
+    if not report["paired"]:
+        return []
+    rows = [
+        [
+            _name(r["entrant"], flags), _e(r["reference"]), str(r["pairs"]),
+            _e(interval_text(r["difference"], mark=mark)),
+            str(r["wins"]), str(r["ties"]), str(r["losses"]),
+        ]
+        for r in report["paired"]
+    ]  # fmt: skip
+    return [
+        f'<h3 id="paired">Paired against {_e(report["reference"])}</h3>',
+        _table(
+            [
+                "entrant",
+                "vs",
+                "cells",
+                "mean difference (95% CI over cells)",
+                "wins",
+                "ties",
+                "losses",
+            ],
+            rows,
+            numeric=[2, 4, 5, 6],
+        ),
+        '<p class="method">Per (seed, variant) cell both finished, repetitions averaged '
+        "within the cell; difference = entrant - reference. Interval: "
+        f"{_e(method_text(report, 'those cells'))} (not adjusted for multiple "
+        "comparisons).</p>",
+    ]
+
+
+def _pairwise(report: dict[str, Any]) -> list[str]:
+    names = [r["entrant"] for r in report["entrants"]]
+    if not (len(names) > 2 or (len(names) == 2 and not report["paired"])):
+        return []
+    cell = pairwise_cells(report)
+    matrix = _table(
+        ["row - column", *(_e(n) for n in names)],
+        [[_e(a), *("—" if a == b else _e(cell.get((a, b), "-")) for b in names)] for a in names],
+    )
+    mark = incomplete_mark(report)
+    details = _table(
+        ["entrant", "versus", "cells", "mean difference (CI over cells)", "level", "p",
+         "p (Holm)"],
+        [
+            [
+                _e(r["entrant"]), _e(r["versus"]), str(r["cells"]),
+                _e(interval_text(r["difference"], mark=mark)),
+                _e(level_text(r["difference"]["level"])), _e(p_text(r["p"], report)),
+                _e(p_text(r["pHolm"], report) + ("*" if r["significant"] else "")),
+            ]
+            for r in report["pairwise"]["rows"]
+        ],
+        numeric=[2],
+    )  # fmt: skip
+    m, alpha = report["pairwise"]["comparisons"], report["pairwise"]["alpha"]
+    return [
+        '<h3 id="pairwise">Pairwise differences</h3>',
+        matrix,
+        f'<p class="method">Row minus column over the (seed, variant) cells both finished. '
+        f"Holm-adjusted for {m} comparison{'s' if m != 1 else ''}: * marks an adjusted "
+        f"p &le; {alpha:.2f}; the r-th smallest p has its interval at level 1 - "
+        f"{alpha:.2f}/({m} - r + 1). Intervals: "
+        f"{_e(method_text(report, 'the cells both finished'))}.</p>",
+        details,
+    ]
+
+
+def _boards(report: dict[str, Any], flags: dict[str, str], mark: str) -> list[str]:
+    out = []
+    for board in report["leaderboards"]:
+        group = board["group"]
+        context = ", ".join(f"{k}: {v}" for k, v in board["context"].items())
+        rows = [
+            [
+                _e(rank_text(r, mark)), _e(r["agent"]),
+                _name(r["entrant"], flags) + "".join(f" (= {_e(o)})" for o in r["sameAs"]),
+                str(r["cells"]), _e(interval_text(r["score"], mark=mark)),
+            ]
+            for r in board["rows"]
+        ]  # fmt: skip
+        out += [
+            f"<h3>{_e(group.capitalize())} leaderboard"
+            + (f" ({_e(context)})" if context else "")
+            + "</h3>",
+            _table(
+                ["rank (95% CI)", _e(group), "entrant", "cells", "score (95% CI over cells)"],
+                rows,
+                numeric=[3],
+            ),
+            f'<p class="method">Entrants that differ only in their {_e(group)}; mean, '
+            f"interval and rank over the {board['cells']} (seed, variant) cells all of them "
+            f"finished. Intervals: {_e(method_text(report, 'those cells'))}.</p>",
+        ]
+    return out
+
+
+def _plot(snapshot: Snapshot) -> list[str]:
+    report = snapshot.report
+    if not snapshot.counted:
+        return ['<section id="scores"><h2>Scores</h2><p>No finished episode yet.</p></section>']
+    order = [r["entrant"] for r in report["entrants"]]
+    rows = strips(
+        snapshot.counted,
+        order,
+        intervals={r["entrant"]: r["score"] for r in report["entrants"]},
+        flags=report.get("fallbackFlags") or {},
+    )
+    high = snapshot.game.max_score or max([s.score for s in snapshot.counted] + [1.0])
+    done = report["completeness"]
+    note = "" if done["complete"] else done["summary"]
+    svg = score_plot(rows, high=high, note=note)
+    return [
+        '<section id="scores"><h2>Scores</h2>',
+        f'<figure id="score-plot">{svg}</figure>',
+        f'<p class="method">Each dot is an episode; the circle is the mean over cells and '
+        f"the bar its interval: {_e(method_text(report))}.</p></section>",
+    ]
+
+
+def _figures(report: dict[str, Any]) -> list[str]:
+    flags = report.get("fallbackFlags") or {}
+    columns = columns_of(report)
+    rows = report["entrants"]
+    game = _table(
+        ["entrant", *(_e(c.label) for c in columns)],
+        [[_name(r["entrant"], flags), *(_e(c.format(r["columns"][c.key])) for c in columns)]
+         for r in rows],
+        numeric=range(1, len(columns) + 1),
+    )  # fmt: skip
+    roles = report["roles"]
+    llm = _table(
+        ["entrant", "calls", "retries (rescued)", *(f"fallback {_e(role)}" for role in roles),
+         "episodes without fallback", "tokens in / out", "cost", "latency p50 / p95"],
+        [
+            [
+                _name(r["entrant"], flags), str(r["calls"]),
+                f"{r['retries']} ({r.get('rescued', 0)})",
+                *(_e(percent_text(r["fallbackRate"].get(role))) for role in roles),
+                f"{r['fallbackFreeEpisodes']} of {r['episodes']}",
+                f"{r['inputTokens']:,} / {r['outputTokens']:,}", f"${r['costUsd']:.4f}",
+                _e(latency_text(r["latencyMs"])),
+            ]
+            for r in rows
+        ],
+        numeric=range(1, len(roles) + 7),
+    )  # fmt: skip
+    out = ['<section id="figures"><h2>Per entrant</h2>', game]
+    if report.get("legend"):
+        out.append(f'<p class="legend" id="legend">{_e(report["legend"])}.</p>')
+    out += [
+        "<h3>Model calls</h3>",
+        llm,
+        '<p class="method">Fallback: the share of a role\'s model turns that fell back to '
+        "the seat's baseline (- when the role made no model call). Latency: per call, "
+        "cached calls left out.</p>",
+    ]
+    clean = report["fallbackFree"]
+    if sum(r["episodes"] for r in clean["entrants"]) != report["episodes"]:
+        mark = incomplete_mark(report)
+        out += [
+            "<h3>Without LLM fallbacks</h3>",
+            _table(
+                ["entrant", "episodes", "cells", "score (95% CI over cells)"],
+                [
+                    [
+                        _name(r["entrant"], flags),
+                        str(r["episodes"]),
+                        str(r["cells"]),
+                        _e(interval_text(r["score"], mark=mark)),
+                    ]
+                    for r in clean["entrants"]
+                ],
+                numeric=[1, 2],
+            ),
+            '<p class="method">Only the episodes in which no seat fell back to its baseline.</p>',
+        ]
+    out.append("</section>")
+    return out
+
+
+def _options(field: str, label: str, values: Iterable[str]) -> str:
+    options = "".join(f'<option value="{_e(v)}">{_e(v)}</option>' for v in sorted(set(values)))
+    return (
+        f'<label for="f-{field}">{label}<select id="f-{field}"><option value="">all</option>'
+        f"{options}</select></label>"
+    )
+
+
+def _number(value: float | int | None) -> str:
+    return "" if value is None else repr(value)
+
+
+def _episode_row(row: EpisodeRow) -> str:
+    link = (
+        f'<a href="episodes/{_e(row.page)}">{_e(row.episode_id)}</a>'
+        if row.page is not None
+        else _e(row.episode_id)
+    )
+    status = row.status.replace(" ", "-")
+    fell = " fell-back" if row.fallbacks else ""
+    data = (
+        f'data-episode="{_e(row.episode_id)}" data-entrant="{_e(row.entrant)}" '
+        f'data-seed="{_number(row.seed)}" data-variant="{_e(row.variant or "")}" '
+        f'data-reason="{_e(row.reason or "")}" data-status="{_e(row.status)}" '
+        f'data-score="{_number(row.score)}"'
+    )
+    score = "" if row.score is None else f"{row.score:.2f}"
+    cells = [
+        f"<td>{link}</td>",
+        f"<td>{_e(row.entrant)}</td>",
+        f'<td class="num" data-sort="{_number(row.seed)}">{_number(row.seed)}</td>',
+        f"<td>{_e(row.variant or '')}</td>",
+        f'<td class="num" data-sort="{_number(row.repetition)}">{_number(row.repetition)}</td>',
+        f'<td class="num" data-sort="{_number(row.score)}">{score}</td>',
+        f"<td>{_e(row.reason or '')}</td>",
+        f'<td class="num fallbacks" data-sort="{row.fallbacks}">{row.fallbacks}</td>',
+        f'<td class="num" data-sort="{row.tokens}">{row.tokens:,}</td>',
+        f'<td class="num" data-sort="{row.cost_usd!r}">${row.cost_usd:.4f}</td>',
+        f"<td>{_e(row.status)}</td>",
+    ]
+    return f'<tr class="status-{status}{fell}" {data}>{"".join(cells)}</tr>'
+
+
+#: The episodes table's columns: key, header, numeric.
+EPISODE_COLUMNS = (
+    ("episode", "episode", False),
+    ("entrant", "entrant", False),
+    ("seed", "seed", True),
+    ("variant", "variant", False),
+    ("repetition", "rep.", True),
+    ("score", "score", True),
+    ("reason", "reason", False),
+    ("fallbacks", "fallbacks", True),
+    ("tokens", "tokens", True),
+    ("cost", "cost", True),
+    ("status", "status", False),
+)
+
+
+def _episodes(snapshot: Snapshot) -> list[str]:
+    rows = snapshot.rows
+    heads = "".join(
+        f'<th data-key="{key}" data-type="{"number" if numeric else "text"}" '
+        f'aria-sort="none"><button type="button">{label}</button></th>'
+        for key, label, numeric in EPISODE_COLUMNS
+    )
+    filters = "".join(
+        [
+            _options("entrant", "entrant", (r.entrant for r in rows)),
+            '<label for="f-seed">seed<input id="f-seed" type="text" '
+            'placeholder="7 or 0-9"></label>',
+            _options("variant", "variant", (r.variant for r in rows if r.variant)),
+            '<label for="f-min">score from<input id="f-min" type="number" step="any"></label>',
+            '<label for="f-max">score to<input id="f-max" type="number" step="any"></label>',
+            _options("reason", "reason", (r.reason for r in rows if r.reason)),
+            _options("status", "status", (r.status for r in rows)),
+            '<button id="f-clear" type="button">show all</button>',
+        ]
+    )
+    return [
+        '<section id="episodes"><h2>Episodes</h2>',
+        f'<div id="filters">{filters}</div>',
+        f'<p id="shown-count"><span id="shown">{len(rows)}</span> of {len(rows)} episodes '
+        "shown. Click a heading to sort; an episode opens in the viewer. Fallbacks: the "
+        "turns that fell back to a seat's baseline.</p>",
+        f'<div class="wide"><table id="episodes-table"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{''.join(_episode_row(r) for r in rows)}</tbody></table></div>",
+        "</section>",
+    ]
+
+
+def index_page(snapshot: Snapshot) -> str:
+    """The index page of ``snapshot``: one self-contained HTML document."""
+    parts = ["<header>", *_head(snapshot), "</header><main>", '<div class="top">']
+    parts += _leaderboard(snapshot.report)
+    parts += _plot(snapshot)
+    parts.append("</div>")
+    parts += _comparisons(snapshot.report)
+    parts += _figures(snapshot.report)
+    parts += _episodes(snapshot)
+    parts.append("</main>")
+    before, after = TEMPLATE.read_text(encoding="utf-8").split("__BODY__")
+    return before.replace("__TITLE__", _e(snapshot.title)) + "\n".join(parts) + after
+
+
+__all__ = ["EPISODE_COLUMNS", "index_page"]
