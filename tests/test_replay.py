@@ -18,6 +18,7 @@ from harness.registry import get_game
 from harness.replay import counterfactual, load_record, replay
 from harness.seats import BaselineSeat
 from harness.viewer.terminal import step_through
+from tests.older_records import before_prompts
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests/golden/records").glob("*.jsonl"))
@@ -197,6 +198,32 @@ def test_counterfactual_replays_up_to_k_then_plays_live(tmp_path: Path) -> None:
                       "--out", str(tmp_path / "cf2.jsonl"))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "counterfactual from tick 2" in proc.stdout
+
+
+def test_replay_keeps_the_prompts_and_a_record_from_before_them_replays_clean(
+    tmp_path: Path,
+) -> None:
+    original = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
+    kept = json.loads(original.read_text().splitlines()[0])["prompts"]
+    assert len(kept) == 3  # the keeper's system, observation and retry-hint files
+    complete = tmp_path / "complete.jsonl"
+    with RecordWriter(complete) as writer:
+        assert asyncio.run(replay(original, GAME, writer=writer)).clean
+    lines = [json.loads(x) for x in complete.read_text().splitlines()]
+    assert lines[0]["prompts"] == kept
+    hashes = [c.get("promptSha256") for t in lines[1:-1] for c in t["seats"]["keeper"]["calls"]]
+    assert len(hashes) == 10  # eight ticks, two of them retried
+    assert all(hashes)
+    # a counterfactual keeps the prompts its first ticks were played with
+    with RecordWriter(tmp_path / "cf.jsonl") as writer:
+        _, outcome = asyncio.run(
+            counterfactual(original, GAME, 3, {"keeper": BaselineSeat("lantern")}, writer=writer)
+        )
+    assert outcome.lines[0].prompts == kept
+    older = before_prompts(original, tmp_path / "older.jsonl")
+    assert "prompts" not in older.read_text()
+    assert "promptSha256" not in older.read_text()
+    assert asyncio.run(replay(older, GAME)).clean
 
 
 def test_counterfactual_needs_a_player_for_a_model_seat(tmp_path: Path) -> None:
