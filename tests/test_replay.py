@@ -99,6 +99,23 @@ def test_a_tampered_record_is_caught_at_the_right_tick_and_field(
     assert f"MISMATCH at {where}: {field}:" in proc.stdout
 
 
+def test_a_decision_of_the_wrong_kind_is_a_mismatch_not_a_traceback(tmp_path: Path) -> None:
+    original = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
+
+    def keepers_decision(line: dict[str, Any]) -> None:
+        line["seats"]["runner1"]["decision"] = {"transmit": True, "message": "x", "notes": None}
+
+    edited = rewrite(original, tmp_path / "r.jsonl", 3, keepers_decision)
+    result = asyncio.run(replay(edited, GAME))
+    assert result.mismatch is not None
+    assert result.mismatch.tick == 3
+    assert "runner1's decision has no move" in result.mismatch.replayed
+    proc = lighthouse("replay", str(edited))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "MISMATCH at tick 3" in proc.stdout
+
+
 def test_a_decision_for_a_resolved_runner_is_caught(tmp_path: Path) -> None:
     original = ROOT / "tests/golden/records/baseline-spring-seed3.jsonl"
     lines = [json.loads(x) for x in original.read_text().splitlines()]
