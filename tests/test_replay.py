@@ -267,6 +267,7 @@ def test_terminal_view_steps_through_the_ticks() -> None:
     assert "[llm_retry] keeper:" in text
     assert "notes: fixed" in text
     assert "Sprocket:" in text  # a runner's window
+    assert "windows seen at tick 5:" in text  # as it saw it when it decided
 
 
 def test_replay_refuses_a_broken_record_with_a_clear_message(tmp_path: Path) -> None:

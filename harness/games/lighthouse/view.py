@@ -164,7 +164,7 @@ def render_view(frame: dict[str, Any]) -> str:
     message = frame["transmission"]
     out.append(f"radio: {message!r}" if message is not None else "radio: (silent)")
     board = list(frame["grid"])
-    side = []
+    side = [f"windows seen at tick {frame['windows'][0]['tick']}:"]
     for window in frame["windows"]:
         if window["rows"] is not None:
             side.append(f"{window['alias']}:")
