@@ -39,7 +39,13 @@ def render_html(view: View, lines: Sequence[Any]) -> str:
         "episodeId": header.episode_id,
         "summary": f"{summary} | {seats}",
         "seats": [
-            {"seat": s.seat, "role": s.role, "name": s.name or s.seat, "agent": s.agent.name}
+            {
+                "seat": s.seat,
+                "role": s.role,
+                "name": s.name or s.seat,
+                "agent": s.agent.name,
+                "kind": s.agent.kind,
+            }
             for s in header.seats
         ],
         "frames": view.view_frames(lines),
