@@ -19,6 +19,7 @@ from harness.registry import get_game
 from harness.viewer.html import render_html
 from tests.browser import chromium, require_browser
 from tests.llm_episode import NOT_A_MOVE, RETRY_TICK, Recorded, record_llm_episode
+from tests.older_records import before_prompts
 
 require_browser()
 
@@ -28,6 +29,7 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 GAME = get_game("lighthouse")
+ROOT = Path(__file__).resolve().parents[1]
 ALIASES = {1: "Sprocket", 2: "Gizmo", 3: "Ratchet"}
 
 
@@ -243,3 +245,21 @@ def test_the_board_uses_the_window(opened: Any) -> None:
     assert board["width"] >= 0.33 * width  # it was 0.23 (11 columns of 28 px)
     assert windows["x"] >= board["x"] + board["width"]  # beside the board, not below it
     assert windows["y"] < board["y"] + board["height"]
+
+
+def test_a_record_from_before_prompts_were_kept_shows_them_unchecked(
+    browser: Any, tmp_path: Path
+) -> None:
+    golden = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
+    older = before_prompts(golden, tmp_path / "older.jsonl")
+    page = tmp_path / "older.html"
+    page.write_text(render_html(GAME.view, open_record(older).lines()), encoding="utf-8")
+    browser.get(page.as_uri())
+    go(browser, 1)  # the keeper's retry
+    fold = browser.find_element(By.CSS_SELECTOR, '.seat[data-seat="keeper"] details.prompt')
+    fold.find_element(By.TAG_NAME, "summary").click()
+    assert fold.find_element(By.CLASS_NAME, "check").text == "unchecked"
+    roles = [m.text for m in fold.find_elements(By.CSS_SELECTOR, ".message > .role")]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert "Tick 1 of 8" in fold.text
+    assert browser.get_log("browser") == []
