@@ -148,6 +148,7 @@ class PythonSeat:
             kind="python",
             name=name or agent_name(agent),
             details={"timeoutSeconds": f"{timeout_seconds:g}", **prompts.hashes()},
+            prompt_texts=prompts.texts(),
         )
 
     @property

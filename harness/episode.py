@@ -152,6 +152,13 @@ async def run_episode(
                 }
                 for spec in specs
             ],
+            # each prompt text once, however many seats read it (a keeper and three
+            # runners share a retry hint, the runners everything)
+            "prompts": {
+                sha: text
+                for spec in specs
+                for sha, text in seats[spec.seat].agent.prompt_texts.items()
+            },
             "derivedFrom": _json(derived_from) if derived_from is not None else None,
             "wallClock": {"startedAt": _now_iso()},
         }

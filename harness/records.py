@@ -68,6 +68,12 @@ class AgentInfo(RecordModel):
     details: dict[str, str] = Field(
         default_factory=dict, description="Agent settings worth keeping, e.g. prompt sha256."
     )
+    prompt_texts: dict[str, str] = Field(
+        default_factory=dict,
+        exclude=True,
+        description="The text of each prompt file the agent reads, by its sha256. Not written "
+        "with the agent: the header keeps each text once, in ``prompts``.",
+    )
 
 
 class SeatInfo(RecordModel):
@@ -106,6 +112,14 @@ class HeaderLine(RecordModel, Generic[ConfigT, BoardT]):
     config: ConfigT
     board: BoardT
     seats: list[SeatInfo]
+    prompts: dict[str, str] = Field(
+        default_factory=dict,
+        exclude_if=lambda v: not v,
+        description="The text of every prompt file a seat read, by its sha256 (the hashes "
+        "the seats' agent details name), each once. With the states, it makes every "
+        "prompt again (docs/records.md). Absent without model or agent seats, and on "
+        "records written before it existed.",
+    )
     derived_from: DerivedFrom | None = Field(
         None, description="Set on a counterfactual: the record it continues."
     )
@@ -172,6 +186,12 @@ class CallRecord(RecordModel):
         exclude_if=lambda v: v is None,
         description="The server's message for the last failed attempt, redacted and cut "
         "to 1000 characters (absent when no attempt failed).",
+    )
+    prompt_sha256: str | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="sha256 of the messages sent, as UTF-8 JSON [[role, content], ...] "
+        "(compact, lone surrogates as U+FFFD); absent on records written before it existed.",
     )
     wall_clock: CallWallClock | None = None
 

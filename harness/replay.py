@@ -258,8 +258,11 @@ class SwitchAt:
     @property
     def agent(self) -> AgentInfo:
         after = self.after.agent
-        details = {**after.details, "fromTick": str(self.tick), "before": self.before.agent.name}
-        return AgentInfo(kind=after.kind, name=after.name, details=details)
+        before = self.before.agent
+        details = {**after.details, "fromTick": str(self.tick), "before": before.name}
+        # the ticks before the switch were played with the first agent's prompts
+        texts = {**before.prompt_texts, **after.prompt_texts}
+        return AgentInfo(kind=after.kind, name=after.name, details=details, prompt_texts=texts)
 
     async def decide(self, request: SeatRequest) -> SeatReply:
         seat = self.before if request.tick < self.tick else self.after
@@ -278,10 +281,11 @@ def recorded_seats(
     """
     stops = record.deadline_ended or record.incomplete
     deadline_at = len(record.ticks) if stops else None
+    kept = record.header.prompts
     return {
         info.seat: RecordedSeat(
             info.seat,
-            info.agent,
+            _with_prompts(info.agent, kept),
             {
                 i: line["seats"][info.seat]
                 for i, line in enumerate(record.ticks)
@@ -293,6 +297,13 @@ def recorded_seats(
         )
         for info in record.header.seats
     }
+
+
+def _with_prompts(agent: AgentInfo, kept: Mapping[str, str]) -> AgentInfo:
+    """``agent`` with the texts of its prompts that the header keeps, so a replay's
+    record (``--complete``) keeps them too."""
+    texts = {sha: kept[sha] for sha in agent.details.values() if sha in kept}
+    return agent.model_copy(update={"prompt_texts": texts}) if texts else agent
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from harness.registry import get_game
 from harness.replay import counterfactual, load_record, replay
 from harness.seats import BaselineSeat
 from harness.viewer.terminal import step_through
+from tests.older_records import before_prompts
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "tests/golden/records").glob("*.jsonl"))
@@ -96,6 +97,23 @@ def test_a_tampered_record_is_caught_at_the_right_tick_and_field(
     assert proc.returncode == 1
     where = "results" if tick == -1 else f"tick {tick}"
     assert f"MISMATCH at {where}: {field}:" in proc.stdout
+
+
+def test_a_decision_of_the_wrong_kind_is_a_mismatch_not_a_traceback(tmp_path: Path) -> None:
+    original = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
+
+    def keepers_decision(line: dict[str, Any]) -> None:
+        line["seats"]["runner1"]["decision"] = {"transmit": True, "message": "x", "notes": None}
+
+    edited = rewrite(original, tmp_path / "r.jsonl", 3, keepers_decision)
+    result = asyncio.run(replay(edited, GAME))
+    assert result.mismatch is not None
+    assert result.mismatch.tick == 3
+    assert "runner1's decision has no move" in result.mismatch.replayed
+    proc = lighthouse("replay", str(edited))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "MISMATCH at tick 3" in proc.stdout
 
 
 def test_a_decision_for_a_resolved_runner_is_caught(tmp_path: Path) -> None:
@@ -199,6 +217,32 @@ def test_counterfactual_replays_up_to_k_then_plays_live(tmp_path: Path) -> None:
     assert "counterfactual from tick 2" in proc.stdout
 
 
+def test_replay_keeps_the_prompts_and_a_record_from_before_them_replays_clean(
+    tmp_path: Path,
+) -> None:
+    original = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
+    kept = json.loads(original.read_text().splitlines()[0])["prompts"]
+    assert len(kept) == 3  # the keeper's system, observation and retry-hint files
+    complete = tmp_path / "complete.jsonl"
+    with RecordWriter(complete) as writer:
+        assert asyncio.run(replay(original, GAME, writer=writer)).clean
+    lines = [json.loads(x) for x in complete.read_text().splitlines()]
+    assert lines[0]["prompts"] == kept
+    hashes = [c.get("promptSha256") for t in lines[1:-1] for c in t["seats"]["keeper"]["calls"]]
+    assert len(hashes) == 10  # eight ticks, two of them retried
+    assert all(hashes)
+    # a counterfactual keeps the prompts its first ticks were played with
+    with RecordWriter(tmp_path / "cf.jsonl") as writer:
+        _, outcome = asyncio.run(
+            counterfactual(original, GAME, 3, {"keeper": BaselineSeat("lantern")}, writer=writer)
+        )
+    assert outcome.lines[0].prompts == kept
+    older = before_prompts(original, tmp_path / "older.jsonl")
+    assert "prompts" not in older.read_text()
+    assert "promptSha256" not in older.read_text()
+    assert asyncio.run(replay(older, GAME)).clean
+
+
 def test_counterfactual_needs_a_player_for_a_model_seat(tmp_path: Path) -> None:
     original = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
     proc = lighthouse(
@@ -223,6 +267,7 @@ def test_terminal_view_steps_through_the_ticks() -> None:
     assert "[llm_retry] keeper:" in text
     assert "notes: fixed" in text
     assert "Sprocket:" in text  # a runner's window
+    assert "windows seen at tick 5:" in text  # as it saw it when it decided
 
 
 def test_replay_refuses_a_broken_record_with_a_clear_message(tmp_path: Path) -> None:

@@ -36,8 +36,11 @@ class View(Protocol):
     def view_frames(self, lines: Sequence[Any]) -> list[dict[str, Any]]:
         """One JSON-able frame per position of a viewer: the start, then after each tick.
 
-        A frame holds at least ``label``, ``tick`` (None at the start) and whatever
-        the game's board drawing (:meth:`viewer_script`) and :meth:`render_view` need.
+        A frame holds at least ``label``, ``tick`` (None at the start) and ``seats``
+        (each seat asked that tick: ``seat``, ``name``, ``source``, ``raw``, ``notes``),
+        ``transmission`` when the game has a radio (null: silence), and whatever the
+        game's board drawing (:meth:`viewer_script`) and :meth:`render_view` need. The
+        HTML viewer adds each seat's prompt itself, from the record.
         """
         ...
 
@@ -48,7 +51,9 @@ class View(Protocol):
     def viewer_script(self) -> str:
         """JavaScript defining ``renderBoard(element, frame)`` for the HTML viewer.
 
-        Read from a file of the game's package: the one part that does I/O.
+        It may also define ``seatColour(seat)`` (a CSS colour for a seat's card, or
+        null) and ``boardStyle`` (CSS). Read from a file of the game's package: the one
+        part that does I/O.
         """
         ...
 

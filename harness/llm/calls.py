@@ -40,7 +40,7 @@ from harness.errors import (
 )
 from harness.llm.cache import CallCache
 from harness.llm.limits import CallLimiter
-from harness.llm.types import Completion, CompletionRequest, Provider, Usage
+from harness.llm.types import Completion, CompletionRequest, Provider, Usage, messages_sha256
 
 #: A failed attempt's message is kept up to this many characters.
 MESSAGE_CHARS = 1000
@@ -90,6 +90,8 @@ class CallReport:
     cost_usd: float | None = None
     cached: bool = False
     """The answer came from the cache: no request was made."""
+    prompt_sha256: str | None = None
+    """sha256 of the messages sent (:func:`~harness.llm.types.messages_sha256`)."""
 
     @property
     def usage(self) -> Usage:
@@ -143,7 +145,9 @@ async def call_llm(
     ``cached`` set) and a new answer is stored before this returns.
     """
     loop = asyncio.get_running_loop()
-    report = CallReport(provider=provider.name, model=request.model)
+    report = CallReport(
+        provider=provider.name, model=request.model, prompt_sha256=messages_sha256(request.messages)
+    )
     started = time.perf_counter()
     if cache is not None and cache_key is not None:
         stored = await cache.get(cache_key)

@@ -1,12 +1,16 @@
-"""Prompt files: loading, hashing and filling the templates.
+"""Prompt files: loading, hashing and filling the templates, and the messages they make.
 
 Templates use ``string.Template`` placeholders (``$observation``, ``$problem``), so
-the JSON braces that prompts are full of need no escaping.
+the JSON braces that prompts are full of need no escaping. :func:`first_messages` and
+:func:`retry_messages` are the one way a seat's messages are made from its templates:
+the LLM seat sends them, and the viewer makes them again from a record (the templates
+kept in its header, the observation from its states) to show what a model was sent.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -14,6 +18,11 @@ from string import Template
 
 from harness.errors import ConfigError
 from harness.llm.options import PromptFiles
+from harness.llm.types import Message
+from harness.text import truncate_runes
+
+#: A failed reply sent back with the retry hint is cut to this many runes.
+RETRY_ECHO_RUNES = 4000
 
 
 def _prompts_dir() -> Path:
@@ -47,7 +56,7 @@ class Prompt:
 
     def fill(self, **values: str) -> str:
         """The template with ``values`` substituted (unknown placeholders left as is)."""
-        return Template(self.text).safe_substitute(values)
+        return fill(self.text, **values)
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,35 @@ class PromptSet:
             "retryHintSha256": self.retry_hint.sha256,
         }
 
+    def texts(self) -> dict[str, str]:
+        """Each prompt's text by its sha256, as a record's header keeps them."""
+        return {p.sha256: p.text for p in (self.system, self.observation, self.retry_hint)}
+
+
+def fill(template: str, **values: str) -> str:
+    """``template`` with ``values`` substituted (unknown placeholders left as is)."""
+    return Template(template).safe_substitute(values)
+
+
+def first_messages(system: str, observation_template: str, observation: str) -> tuple[Message, ...]:
+    """A tick's first messages: the system prompt, then the observation template filled in."""
+    return (
+        Message("system", system),
+        Message("user", fill(observation_template, observation=observation)),
+    )
+
+
+def retry_messages(
+    first: Sequence[Message], failed: str, hint_template: str, problem: str
+) -> tuple[Message, ...]:
+    """The retry's messages (decision R5): the first ones, the failed reply (cut to
+    :data:`RETRY_ECHO_RUNES`) and the hint template filled with the ``problem``."""
+    return (
+        *first,
+        Message("assistant", truncate_runes(failed, RETRY_ECHO_RUNES)),
+        Message("user", fill(hint_template, problem=problem)),
+    )
+
 
 def _read(path: Path, field: str) -> Prompt:
     try:
@@ -86,4 +124,13 @@ def _read(path: Path, field: str) -> Prompt:
     return Prompt(path, text)
 
 
-__all__ = ["PROMPTS_DIR", "Prompt", "PromptSet", "default_prompt_files"]
+__all__ = [
+    "PROMPTS_DIR",
+    "RETRY_ECHO_RUNES",
+    "Prompt",
+    "PromptSet",
+    "default_prompt_files",
+    "fill",
+    "first_messages",
+    "retry_messages",
+]

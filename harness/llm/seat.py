@@ -28,7 +28,13 @@ from harness.llm.factory import make_provider
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
 from harness.llm.negotiate import Negotiation
 from harness.llm.options import LLMSeatOptions, ProviderOptions
-from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.llm.prompts import (
+    RETRY_ECHO_RUNES,
+    PromptSet,
+    default_prompt_files,
+    first_messages,
+    retry_messages,
+)
 from harness.llm.secrets import redact
 from harness.llm.shapes import Shape, apply_shape, candidates
 from harness.llm.types import CompletionRequest, Message, Provider
@@ -40,10 +46,6 @@ from harness.seats import (
     judge_reply_async,
     turn_source,
 )
-from harness.text import truncate_runes
-
-#: A failed reply sent back with the retry hint is cut to this many runes.
-RETRY_ECHO_RUNES = 4000
 
 #: Where a seat reports, once, the first failure of its calls (a line of text).
 Notify = Callable[[str], None]
@@ -101,7 +103,7 @@ class LLMSeat:
             if self.negotiation.refusals:
                 details["structuredOutputRefused"] = self.negotiation.refused()
         name = f"{self.options.provider.kind}:{self.options.model}"
-        return AgentInfo(kind="llm", name=name, details=details)
+        return AgentInfo(kind="llm", name=name, details=details, prompt_texts=self.prompts.texts())
 
     async def decide(self, request: SeatRequest) -> SeatReply:
         loop = asyncio.get_running_loop()
@@ -110,13 +112,10 @@ class LLMSeat:
         budget = request.deadline if request.deadline is not None else float("inf")
         deadline = min(own_deadline, budget)
         io, observation = request.io, request.observation
-        messages = [
-            Message("system", self.prompts.system.text),
-            Message(
-                "user",
-                self.prompts.observation.fill(observation=io.render_observation(observation)),
-            ),
-        ]
+        prompts = self.prompts
+        messages = first_messages(
+            prompts.system.text, prompts.observation.text, io.render_observation(observation)
+        )
         replies: list[ModelReply] = []
         calls: list[CallRecord] = []
 
@@ -148,11 +147,7 @@ class LLMSeat:
             source = turn_source(problems, failure)
             if source is None:  # the first reply failed: retry once, with a hint
                 hint = problem.message if problem is not None else ""
-                messages = [
-                    *messages,
-                    Message("assistant", truncate_runes(text, RETRY_ECHO_RUNES)),
-                    Message("user", self.prompts.retry_hint.fill(problem=hint)),
-                ]
+                messages = retry_messages(messages, text, prompts.retry_hint.text, hint)
             elif source in ("llm", "llm_retry"):
                 return finish(text, decision, source)
             else:
@@ -172,9 +167,11 @@ class LLMSeat:
             timeout_s=self.options.call_timeout_seconds,
         )
 
-    async def _call(self, messages: list[Message], deadline: float, scope: str) -> list[CallReport]:
+    async def _call(
+        self, messages: tuple[Message, ...], deadline: float, scope: str
+    ) -> list[CallReport]:
         """One call (or, while the shape is being found, one per shape tried)."""
-        base = self.request(tuple(messages))
+        base = self.request(messages)
         provider = self.options.provider
 
         async def send(shape: Shape | None) -> CallReport:
@@ -226,6 +223,7 @@ def _call_record(report: CallReport) -> CallRecord:
             "costUsd": report.cost_usd,
             "cached": report.cached,
             "message": report.message,
+            "promptSha256": report.prompt_sha256,
             "wallClock": {
                 "latencyMs": round(report.latency_s * 1000, 3),
                 "waitMs": round(report.wait_s * 1000, 3),

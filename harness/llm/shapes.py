@@ -22,6 +22,7 @@ all (the prompts alone describe the reply).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal, get_args
 
@@ -84,15 +85,21 @@ def apply_shape(request: CompletionRequest, shape: Shape | None) -> CompletionRe
     shaped = replace(request, shape=shape)
     if shape not in SCHEMA_IN_PROMPT:
         return shaped
-    instruction = schema_instruction(request.json_schema)
-    messages = list(request.messages)
-    for index, message in enumerate(messages):
+    return replace(shaped, messages=schema_in_prompt(request.messages, request.json_schema))
+
+
+def schema_in_prompt(messages: Sequence[Message], schema: dict[str, Any]) -> tuple[Message, ...]:
+    """``messages`` with ``schema`` in the prompt, as the shapes that need it there send it:
+    appended to the system prompt, or as one when there is none."""
+    instruction = schema_instruction(schema)
+    out = list(messages)
+    for index, message in enumerate(out):
         if message.role == "system":
-            messages[index] = Message("system", f"{message.content}\n\n{instruction}")
+            out[index] = Message("system", f"{message.content}\n\n{instruction}")
             break
     else:
-        messages.insert(0, Message("system", instruction))
-    return replace(shaped, messages=tuple(messages))
+        out.insert(0, Message("system", instruction))
+    return tuple(out)
 
 
 __all__ = [
@@ -104,5 +111,6 @@ __all__ = [
     "StructuredOutput",
     "apply_shape",
     "candidates",
+    "schema_in_prompt",
     "schema_instruction",
 ]

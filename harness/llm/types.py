@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -9,6 +12,7 @@ if TYPE_CHECKING:
     from harness.llm.shapes import Shape
 
 from harness.defaults import CALL_TIMEOUT_SECONDS, MAX_TOKENS
+from harness.text import scrub_surrogates
 
 Role = Literal["system", "user", "assistant"]
 #: The HTTP library an SDK sends its requests through.
@@ -21,6 +25,19 @@ class Message:
 
     role: Role
     content: str
+
+
+def messages_sha256(messages: Sequence[Message]) -> str:
+    """sha256 of ``messages`` as records keep it: of the UTF-8 JSON ``[[role, content], ...]``.
+
+    Compact JSON (no spaces), non-ASCII characters as themselves, a lone surrogate as
+    U+FFFD (as records keep replies, so a failed reply echoed in a retry hashes the same
+    from the record): the same messages give the same hash on every platform, and any
+    change to a role or a text changes it.
+    """
+    pairs = [[m.role, m.content] for m in messages]
+    text = json.dumps(pairs, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(scrub_surrogates(text).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -92,4 +109,5 @@ __all__ = [
     "Role",
     "Transport",
     "Usage",
+    "messages_sha256",
 ]

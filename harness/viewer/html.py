@@ -1,9 +1,12 @@
 """A self-contained HTML viewer of one episode: no network, no external assets.
 
-The page (``page.html``) is game-agnostic: a tick slider, play and pause, previous
-and next, the radio and each seat's raw reply, notes and source. The board drawing
-comes from the game's view part (:meth:`~harness.game.View.viewer_script`), and so do the
-frames; the view never sees a seat, only record lines.
+The page (``page.html``) is game-agnostic: a tick slider, play and pause, stepping by
+keyboard (arrows, Home and End, space), the radio, and each seat's card: its raw reply,
+notes and source, and the prompt it was sent, made again from the record
+(:mod:`harness.viewer.prompts`). The board drawing comes from the game's view part
+(:meth:`~harness.game.View.viewer_script`), and so do the frames; the view never sees a
+seat, only record lines. A game's script may also define ``seatColour(seat)``, the
+colour of a seat's card.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.errors import ConfigError
 from harness.game import View
+from harness.registry import get_game
+from harness.viewer.prompts import EpisodePrompts, sent_prompts
 
 PAGE = Path(__file__).with_name("page.html")
 
@@ -32,7 +38,18 @@ def render_html(view: View, lines: Sequence[Any]) -> str:
     episode = {
         "episodeId": header.episode_id,
         "summary": f"{summary} | {seats}",
+        "seats": [
+            {
+                "seat": s.seat,
+                "role": s.role,
+                "name": s.name or s.seat,
+                "agent": s.agent.name,
+                "kind": s.agent.kind,
+            }
+            for s in header.seats
+        ],
         "frames": view.view_frames(lines),
+        "prompts": _prompts(header.game, lines),
     }
     script = view.viewer_script()
     style = _board_style(script)
@@ -46,6 +63,14 @@ def render_html(view: View, lines: Sequence[Any]) -> str:
     ):
         page = page.replace(key, value)
     return page
+
+
+def _prompts(game: str, lines: Sequence[Any]) -> dict[str, Any]:
+    try:
+        entry = get_game(game)
+    except ConfigError:  # a game this harness does not host: its prompts cannot be made
+        return EpisodePrompts(notes=[f"prompts not shown: no game {game!r} here"]).to_json()
+    return sent_prompts(entry, lines).to_json()
 
 
 def _board_style(script: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import threading
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from harness.errors import FatalProviderError
 from harness.llm.options import LLMSeatOptions
 from harness.llm.seat import SeatFactory
+from harness.llm.types import Message, messages_sha256
 from harness.testing.llm_server import Fail, Reply, ScriptedLLMServer
 from tests.llm.conftest import FAKE_KEY, GAME, KEY_ENV, play_llm, seat_options
 
@@ -294,6 +296,47 @@ def test_accounting_tokens_cost_and_prompt_hashes(
     }
     assert (agent["details"]["provider"], agent["details"]["model"]) == (sdk, "test-model")
     assert FAKE_KEY not in played.path.read_text()
+
+
+@pytest.mark.parametrize(("sdk", "shape"), [("openai", "prompt"), ("anthropic", False)])
+def test_the_record_keeps_each_prompt_once_and_a_hash_of_every_request(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str, shape: str | bool
+) -> None:
+    # a keeper and a runner: the retry hint they share is kept once
+    server.push(Reply("not json"), Reply('{"transmit": false}'))
+    played = play_llm(
+        server,
+        sdk,
+        tmp_path / "r.jsonl",
+        llm_seats=("keeper", "runner2"),
+        max_ticks=1,
+        structured_output=shape,
+    )
+    folder = Path(__file__).resolve().parents[2] / "prompts/lighthouse"
+    names = ("keeper.system.md", "keeper.observation.md", "runner.system.md")
+    texts = [(folder / name).read_text() for name in (*names, "runner.observation.md")]
+    hint = (folder / "retry-hint.md").read_text()
+    kept = played.lines[0]["prompts"]
+    assert sorted(kept.values()) == sorted([*texts, hint])
+    assert all(hashlib.sha256(t.encode()).hexdigest() == sha for sha, t in kept.items())
+    keeper = played.lines[0]["seats"][0]["agent"]["details"]
+    assert kept[keeper["systemPromptSha256"]] == texts[0]
+    # each call's hash is that of the messages the server received, retry included
+    calls = [
+        call["promptSha256"]
+        for seat in ("keeper", "runner2")
+        for call in played.turn(0, seat)["calls"]
+    ]
+    sent = sorted(
+        messages_sha256([Message(m["role"], m["content"]) for m in messages_of(r.body)])
+        for r in server.requests
+    )
+    assert sorted(calls) == sent
+    # a first call and its retry at least, and no two requests alike
+    assert len(set(calls)) == len(calls) >= 3
+    assert any(len(messages_of(r.body)) == 4 for r in server.requests)
+    if shape == "prompt":  # the schema the prompt shape adds to the system prompt was sent
+        assert "JSON Schema" in messages_of(server.requests[0].body)[0]["content"]
 
 
 def test_custom_prompt_files_are_used(server: ScriptedLLMServer, tmp_path: Path) -> None:

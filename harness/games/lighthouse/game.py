@@ -23,7 +23,7 @@ from harness.games.lighthouse.observe import (
 )
 from harness.games.lighthouse.record import LighthouseResults, LighthouseTickState, RunnerStateModel
 from harness.games.lighthouse.rules import end_by_deadline, resolve_tick, results
-from harness.games.lighthouse.state import GameState, new_game
+from harness.games.lighthouse.state import GameState, KeeperDecision, RunnerDecision, new_game
 
 KEEPER: Final = "keeper"
 RUNNER: Final = "runner"
@@ -94,8 +94,15 @@ class LighthouseRules:
     def resolve(
         self, state: GameState, decisions: Mapping[str, Any]
     ) -> tuple[GameState, LighthouseTickState]:
-        keeper = decisions[KEEPER]
+        # A record read back may hold any decision under any seat: a wrong kind is the
+        # record's error, named, never an AttributeError deep in the rules.
+        keeper = decisions.get(KEEPER)
+        if not isinstance(keeper, KeeperDecision):
+            raise RulesError(f"tick {state.tick}: the keeper's decision is not a keeper's")
         runners = {_runner_number(s): d for s, d in decisions.items() if s != KEEPER}
+        for seat, decision in runners.items():
+            if not isinstance(decision, RunnerDecision):
+                raise RulesError(f"tick {state.tick}: runner{seat}'s decision has no move")
         after, events = resolve_tick(state, keeper, runners)
         by_seat = {e.seat: e for e in events.runners}
         snapshot = LighthouseTickState(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from harness.games.lighthouse.game import KEEPER, runner_seat_id
 from harness.games.lighthouse.observe import keeper_grid, runner_window
 from harness.games.lighthouse.record import LighthouseHeader, LighthouseResults, LighthouseTick
-from harness.games.lighthouse.state import GameState, Runner, new_game
+from harness.games.lighthouse.state import GameState, Runner, RunnerStatus, new_game
 
 #: Raw replies longer than this are cut in viewer frames (the record keeps them whole).
 VIEW_RAW_RUNES = 2000
@@ -44,48 +45,78 @@ def _state_after(start: GameState, line: LighthouseTick) -> GameState:
     )
 
 
-def _windows(state: GameState) -> dict[str, list[str]]:
-    return {r.alias: list(runner_window(state, r.pos)) for r in state.runners if r.active}
+def _terrain(state: GameState) -> list[str]:
+    """The keeper's grid without runners: what lies under each of them."""
+    r1, r2, r3 = (replace(r, status=RunnerStatus.ESCAPED) for r in state.runners)
+    return list(keeper_grid(replace(state, runners=(r1, r2, r3))))
+
+
+def _windows(state: GameState, tick: int) -> list[dict[str, Any]]:
+    """Each runner's 3 x 3 window as it saw it at the start of ``tick`` (decision O2),
+    from ``state`` (the state then); null for a runner that was no longer asked."""
+    return [
+        {
+            "seat": r.seat,
+            "alias": r.alias,
+            "tick": tick,
+            "rows": list(runner_window(state, r.pos)) if r.active else None,
+        }
+        for r in state.runners
+    ]
+
+
+def _frame(state: GameState) -> dict[str, Any]:
+    """What every frame shows of ``state`` (the start, or the state after a tick)."""
+    return {
+        "terrain": _terrain(state),
+        "clock": state.clock,
+        "waterLine": state.water_line,
+        "water": water_text(state.water_line, state.board.height),
+        "floodClock": state.flood_clock,
+        "nextFlood": state.tide.next_flood_clock(state.clock),
+        "gateOpen": state.gate_open,
+        "keys": f"{len(state.collected)}/{len(state.board.keys)}",
+    }
 
 
 def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
-    """The start, then one frame per resolved tick."""
+    """The start, then one frame per resolved tick.
+
+    A tick's frame shows the board after the tick, and beside it each runner's window
+    as it saw it when it decided (at the tick's start): the window its reply answered.
+    """
     header: LighthouseHeader = lines[0]
     start = new_game(header.config, header.board.to_board())
     aliases = {s.seat: s.name for s in header.seats}
+    since: dict[int, int] = {}  # seat -> the tick it escaped or drowned
     frames: list[dict[str, Any]] = [
         {
             "label": "start",
             "tick": None,
             "grid": list(keeper_grid(start)),
-            "clock": 0,
-            "waterLine": start.water_line,
-            "water": water_text(start.water_line, start.board.height),
-            "floodClock": start.flood_clock,
             "transmission": None,
-            "runners": [_runner_doc(r, None) for r in start.runners],
-            "windows": _windows(start),
+            "runners": [_runner_doc(r, None, None) for r in start.runners],
+            "windows": _windows(start, 0),
             "seats": [],
-            "gateOpen": False,
-            "keys": f"0/{len(start.board.keys)}",
+            **_frame(start),
         }
     ]
+    before = start
     for line in lines:
         if line.type != "tick":
             continue
         after = _state_after(start, line)
+        for r in line.state.runners:
+            if r.status != RunnerStatus.ACTIVE:
+                since.setdefault(r.seat, line.tick)
         frames.append(
             {
                 "label": f"tick {line.tick}",
                 "tick": line.tick,
                 "grid": list(line.state.grid),
-                "clock": line.state.clock,
-                "waterLine": line.state.water_line,
-                "water": water_text(line.state.water_line, len(line.state.grid)),
-                "floodClock": start.flood_clock,
                 "transmission": line.state.transmission,
-                "runners": [_runner_doc(r, r) for r in line.state.runners],
-                "windows": _windows(after),
+                "runners": [_runner_doc(r, r, since.get(r.seat)) for r in line.state.runners],
+                "windows": _windows(before, line.tick),
                 "seats": [
                     {
                         "seat": seat,
@@ -97,10 +128,10 @@ def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
                     }
                     for seat, turn in line.seats.items()
                 ],
-                "gateOpen": line.state.gate_open,
-                "keys": f"{len(line.state.collected)}/{len(start.board.keys)}",
+                **_frame(after),
             }
         )
+        before = after
     return frames
 
 
@@ -111,12 +142,13 @@ def _notes(line: LighthouseTick, seat: str) -> str:
     return next(r.notes for r in line.state.runners if r.seat == number)
 
 
-def _runner_doc(runner: Any, record: Any) -> dict[str, Any]:
+def _runner_doc(runner: Any, record: Any, since: int | None) -> dict[str, Any]:
     return {
         "seat": runner.seat,
         "alias": runner.alias,
         "pos": list(runner.pos),
         "status": str(getattr(runner.status, "value", runner.status)),
+        "since": since,
         "keys": len(runner.keys),
         "move": record.move.value if record is not None and record.move is not None else None,
         "bumped": bool(record.bumped) if record is not None else False,
@@ -160,12 +192,12 @@ def render_view(frame: dict[str, Any]) -> str:
     ]
     message = frame["transmission"]
     out.append(f"radio: {message!r}" if message is not None else "radio: (silent)")
-    windows = frame["windows"]
     board = numbered(frame["grid"])
-    side = []
-    for alias, rows in windows.items():
-        side.append(f"{alias}:")
-        side.extend(f"  {row}" for row in rows)
+    side = [f"windows seen at tick {frame['windows'][0]['tick']}:"]
+    for window in frame["windows"]:
+        if window["rows"] is not None:
+            side.append(f"{window['alias']}:")
+            side.extend(f"  {row}" for row in window["rows"])
     for i in range(max(len(board), len(side))):
         left = board[i] if i < len(board) else " " * len(board[0])
         right = side[i] if i < len(side) else ""

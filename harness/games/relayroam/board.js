@@ -10,7 +10,12 @@
     element.textContent = "";
     const grid = document.createElement("div");
     grid.className = "grid";
-    grid.style.gridTemplateColumns = "repeat(" + frame.grid[0].length + ", 34px)";
+    const cols = frame.grid[0].length;
+    // as large as the page's board column and the window's height allow
+    const size = Math.max(24, Math.min(72, Math.floor(Math.min(
+      (element.clientWidth - 2 * (cols - 1)) / cols, (window.innerHeight - 220) / frame.grid.length))));
+    grid.style.gridTemplateColumns = "repeat(" + cols + ", " + size + "px)";
+    grid.style.setProperty("--cell", size + "px");
     frame.grid.forEach(function (row, y) {
       Array.from(row).forEach(function (glyph, x) {
         const cell = document.createElement("div");
@@ -33,8 +38,9 @@
   };
   window.boardStyle = `
     .grid { display: grid; gap: 2px; }
-    .cell { width: 34px; height: 34px; display: flex; align-items: center;
-            justify-content: center; font: bold 15px monospace; border-radius: 3px; }
+    .cell { width: var(--cell, 34px); height: var(--cell, 34px); display: flex; align-items: center;
+            justify-content: center; font: bold calc(var(--cell, 34px) * 0.45) monospace;
+            border-radius: 3px; }
     .wall { background: #3b3f46; } .floor { background: #e9e4d8; }
     .player { background: #2d6cdf; color: white; border-radius: 50%; }
     .relay { background: #f2994a; } .helper { background: #9b51e0; color: white; }

@@ -32,7 +32,6 @@ def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
             "phase": start.phase,
             "events": [],
             "seats": [],
-            "transmission": None,
         }
     ]
     for line in lines:
@@ -51,7 +50,6 @@ def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
                 "score": s.score,
                 "phase": s.phase,
                 "events": [e["type"] for e in s.events],
-                "transmission": None,
                 "seats": [
                     {
                         "seat": "player",
