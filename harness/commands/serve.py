@@ -6,6 +6,8 @@ import argparse
 import math
 import sys
 from collections.abc import Callable
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from harness.server.limits import (
@@ -83,12 +85,23 @@ def add_parser(sub: Any) -> None:
         help="a request that arrives while N connections are open (its own included) is "
         f"answered 503 (default {DEFAULT_MAX_CONNECTIONS})",
     )
+    serve.add_argument(
+        "--key-file",
+        type=Path,
+        metavar="FILE",
+        help="where the key that signs game states (Relayroam's tokens) is kept, so games "
+        "in play survive a restart: made once with owner-only permissions (0600), then "
+        "read at every start; RELAYROAM_TOKEN_KEY (64 hex digits) takes precedence. The "
+        "key is never printed (default: serve-signing.key in your state folder: "
+        "~/.local/state/lighthouse/ on Linux, or $XDG_STATE_HOME/lighthouse/)",
+    )
     serve.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
     from harness.registry import http_apis
+    from harness.server.key_file import default_key_file
     from harness.server.serving import serve
 
     limits = ServerLimits(
@@ -97,9 +110,30 @@ def run(args: argparse.Namespace) -> int:
         keep_alive_timeout=args.keep_alive_timeout,
         max_connections=args.max_connections,
     )
+    base = f"http://{args.host}:{args.port}"
+    print(f"Games: {base}/", file=sys.stderr)
     for name, api in http_apis().items():
         if api.page() is not None:
-            print(f"{name.capitalize()}: http://{args.host}:{args.port}/{name}/", file=sys.stderr)
+            print(f"{name.capitalize()}: {base}/{name}/", file=sys.stderr)
     print("Ctrl-C stops the server", file=sys.stderr)
-    serve(host=args.host, port=args.port, limits=limits)
+    key_file = args.key_file or default_key_file()
+    serve(host=args.host, port=args.port, limits=limits, kept_key=_kept(key_file))
     return 0
+
+
+def _kept(path: Path) -> Callable[[], bytes]:
+    """The kept key, read (or made) when a game first asks for it; says where, once."""
+
+    @cache
+    def load() -> bytes:
+        from harness.server.key_file import kept_key
+
+        kept = kept_key(path)
+        made = "made now and " if kept.created else ""
+        print(
+            f"Signing key: {made}kept in {path}; games in play survive a restart",
+            file=sys.stderr,
+        )
+        return kept.key
+
+    return load
