@@ -160,3 +160,22 @@ def test_a_plot_in_a_folder_that_exists_is_written(
     plot = tmp_path / "scores.SVG"
     assert main(["report", str(results), "--plot", str(plot)]) == 0
     assert plot.read_text().startswith("<svg")
+
+
+def test_a_config_error_is_one_line_that_names_the_entrant(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(
+        'name = "t"\nseeds = [1]\n[[entrants]]\nname = "gpt"\n'
+        'keeper = { provider = "mine", model = "m" }\nrunners = { baseline = "wallhug" }\n'
+    )
+    assert main(["run", str(config), "--dry-run"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"lighthouse: error: {config}: entrant 'gpt', keeper.provider: there is no "
+        '[providers.mine] table; add one for this model seat, with kind = "openai" or '
+        '"anthropic" (and base_url for another OpenAI-compatible server): see '
+        "docs/tournaments.md\n"
+    )
