@@ -13,19 +13,16 @@ does not load the model SDKs the API needs.
 
 from __future__ import annotations
 
+import functools
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
-
-try:
-    __version__ = version("lighthouse-harness")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
 
 if TYPE_CHECKING:
     from harness.agents import AgentInput
     from harness.api import Env, PlayResult, make, play
     from harness.seat_spec import BaselineSeatConfig, LLMSeatConfig, PythonSeatConfig
+
+    __version__: str
 
 #: Where each name of the API lives.
 _API = {
@@ -41,10 +38,22 @@ _API = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # looked up when asked for: importlib.metadata is slow to load
+        return _version()
     module = _API.get(name)
     if module is None:
         raise AttributeError(f"module 'harness' has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)
+
+
+@functools.cache
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lighthouse-harness")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0+unknown"
 
 
 __all__ = [

@@ -1,23 +1,28 @@
-"""The ``lighthouse`` command."""
+"""The ``lighthouse`` command.
+
+Only the parser of the command asked for is built in full (the others are one line
+in the list ``lighthouse --help`` prints), and each command imports what it runs
+when it runs: ``lighthouse --help`` loads no game, no pydantic and no SDK.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from harness import __version__
 from harness.commands import play, replay, serve, tournament, view
+from harness.commands.parser import Parser, at_least, examples, seed
 from harness.errors import ConfigError, HarnessError
-from harness.game import ChamberStates
-from harness.llm.secrets import redact
-from harness.registry import game_names, get_game
-from harness.validation import check_seed
 
 
 def _cmd_board(args: argparse.Namespace) -> int:
-    check_seed(args.seed)
+    from harness.game import ChamberStates
+    from harness.registry import get_game
+
     game = get_game(args.game)
     variant = args.variant or game.variants[0]
     if variant not in game.variants:
@@ -38,49 +43,138 @@ def _cmd_board(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
+    from harness.registry import get_game
+
     print(json.dumps(get_game(args.game).codec.record_schema(), indent=2, sort_keys=True))
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``lighthouse`` command."""
-    parser = argparse.ArgumentParser(
-        prog="lighthouse", description="Run and inspect Lighthouse episodes."
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+BOARD_HELP = "print the board a seed generates"
+SCHEMA_HELP = "print the JSON Schema of a record line"
 
-    board = sub.add_parser("board", help="print the board a seed generates")
-    board.add_argument("--game", choices=game_names(), default="lighthouse")
-    board.add_argument("--seed", type=int, required=True)
+
+def _add_board(sub: Any) -> None:
+    from harness.registry import game_names
+
+    board = sub.add_parser(
+        "board",
+        help=BOARD_HELP,
+        description="Print the board (the layout, keys and starts) that a seed generates.",
+        epilog=examples(
+            "lighthouse board --seed 7",
+            "lighthouse board --seed 7 --variant spring --json",
+            "lighthouse board --game relayroam --seed 3",
+        ),
+    )
+    board.add_argument("--game", choices=game_names(), default="lighthouse", help="the game")
+    board.add_argument(
+        "--seed", type=seed, required=True, help="the seed: an integer 0..2^53-1, as in configs"
+    )
     board.add_argument("--variant", help="a rules variant (default: the game's first)")
     board.add_argument(
         "--chamber",
-        type=int,
+        type=at_least(1),
         help="the board at the start of this chamber (games whose seed fixes every chamber)",
     )
     board.add_argument("--json", action="store_true", help="print JSON instead of text")
     board.set_defaults(func=_cmd_board)
 
-    play.add_parser(sub)
-    tournament.add_parsers(sub)
-    replay.add_parser(sub)
-    view.add_parser(sub)
 
-    serve.add_parser(sub)
+def _add_schema(sub: Any) -> None:
+    from harness.registry import game_names
 
-    schema = sub.add_parser("schema", help="print the JSON Schema of a record line")
-    schema.add_argument("--game", choices=game_names(), default="lighthouse")
+    schema = sub.add_parser(
+        "schema",
+        help=SCHEMA_HELP,
+        description="Print the JSON Schema every line of the game's records follows.",
+        epilog=examples(
+            "lighthouse schema > lighthouse-record.schema.json",
+            "lighthouse schema --game relayroam",
+        ),
+    )
+    schema.add_argument("--game", choices=game_names(), default="lighthouse", help="the game")
     schema.set_defaults(func=_cmd_schema)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its line in ``lighthouse --help``, and what adds its parser."""
+
+    help: str
+    add: Callable[[Any], None]
+
+
+#: Every subcommand, in the order ``lighthouse --help`` lists them.
+COMMANDS: dict[str, Command] = {
+    "board": Command(BOARD_HELP, _add_board),
+    "play": Command(play.HELP, play.add_parser),
+    "run": Command(tournament.RUN_HELP, tournament.add_run_parser),
+    "report": Command(tournament.REPORT_HELP, tournament.add_report_parser),
+    "merge": Command(tournament.MERGE_HELP, tournament.add_merge_parser),
+    "replay": Command(replay.HELP, replay.add_parser),
+    "view": Command(view.HELP, view.add_parser),
+    "serve": Command(serve.HELP, serve.add_parser),
+    "schema": Command(SCHEMA_HELP, _add_schema),
+}
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from harness import __version__
+
+        print(f"{parser.prog} {__version__}")
+        parser.exit()
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``lighthouse`` command; with ``command``, only that
+    subcommand's parser is built in full."""
+    parser = Parser(
+        prog="lighthouse",
+        description="Run and inspect tournaments of Lighthouse, Relayroam and Hourloom "
+        "between models and scripted bots.",
+        epilog=examples(
+            "lighthouse play --seed 7",
+            "lighthouse run configs/smoke.toml",
+            "lighthouse report results/smoke --format csv",
+            "lighthouse COMMAND --help    # every flag of COMMAND, with its default",
+        ),
+    )
+    parser.add_argument("--version", action=_Version)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, entry in COMMANDS.items():
+        if command is None or command == name:
+            entry.add(sub)
+        else:  # its line in the list; its flags are not needed for this command line
+            sub.add_parser(name, help=entry.help)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option (the
+    top-level options take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lighthouse`` command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    # "" names no command: only the list of commands is built, for --help or an error
+    parser = build_parser(_command_of(words) or "")
+    try:
+        args = parser.parse_args(words)
+    except SystemExit as exc:  # --help, --version, or a bad flag (its one line is printed)
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         status: int = args.func(args)
     except HarnessError as exc:
+        from harness.llm.secrets import redact
+
         # every key read so far is hidden, whatever raised
         print(f"lighthouse: error: {redact(str(exc))}", file=sys.stderr)
         return 2

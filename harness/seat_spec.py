@@ -53,7 +53,9 @@ class LLMSeatConfig(LLMSettings):
             provider = providers[self.provider]
         except KeyError:
             raise ConfigError(
-                f"provider: unknown provider {self.provider!r}; defined: {sorted(providers)}"
+                f"provider: there is no provider {self.provider!r} (there are: "
+                f"{', '.join(sorted(providers)) or 'none'}); a config defines one in a "
+                f"[providers.{self.provider}] table, the Python API in providers="
             ) from None
         settings = {name: getattr(self, name) for name in LLMSettings.model_fields}
         return LLMSeatOptions(provider=provider, **settings)
@@ -88,19 +90,27 @@ class PythonSeatConfig(StrictModel):
 SEAT_TAGS = frozenset({"baseline seat", "LLM seat", "python seat"})
 
 
-def _seat_kind(value: Any) -> str:
+def _seat_kind(value: Any) -> str | None:
     if isinstance(value, BaselineSeatConfig) or (isinstance(value, dict) and "baseline" in value):
         return "baseline seat"
     if isinstance(value, PythonSeatConfig) or (isinstance(value, dict) and "python" in value):
         return "python seat"
-    return "LLM seat"
+    if isinstance(value, LLMSeatConfig | dict):
+        return "LLM seat"
+    return None  # not a table: SEAT_SHAPES says what a seat is
 
+
+#: What a seat is, for a value that is not one (a bare "lantern", a number).
+SEAT_SHAPES = (
+    'a seat is a table: { baseline = "NAME" }, { provider = "NAME", model = "MODEL" } '
+    'or { python = "MODULE:CALLABLE" }'
+)
 
 SeatConfig = Annotated[
     Annotated[BaselineSeatConfig, Tag("baseline seat")]
     | Annotated[LLMSeatConfig, Tag("LLM seat")]
     | Annotated[PythonSeatConfig, Tag("python seat")],
-    Discriminator(_seat_kind),
+    Discriminator(_seat_kind, custom_error_type="seat_shape", custom_error_message=SEAT_SHAPES),
 ]
 """One seat's spec: a baseline, a model or a Python callable."""
 
@@ -164,6 +174,7 @@ def parse_seat_arg(
 __all__ = [
     "CLI_PROVIDERS",
     "IMPORT_PATH",
+    "SEAT_SHAPES",
     "SEAT_TAGS",
     "BaselineSeatConfig",
     "LLMSeatConfig",

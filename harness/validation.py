@@ -2,32 +2,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 
 from pydantic import ValidationError
 
 from harness.errors import ConfigError
 from harness.models import StrictModel  # re-exported: the one strict base
 
+#: Error types whose pydantic message names a Python class ("... or instance of
+#: LLMSeatConfig"): they are told in the file's terms, with what was given instead.
+_TABLE_TYPES = frozenset({"model_type", "dataclass_type", "model_attributes_type"})
+
 
 def format_validation_error(
-    exc: ValidationError, source: str, *, hidden: Collection[str] = ()
+    exc: ValidationError,
+    source: str,
+    *,
+    hidden: Collection[str] = (),
+    place: Callable[[Sequence[str | int]], str] | None = None,
 ) -> str:
     """One line per problem, ``source: field.path: message``.
 
     Path segments that are pydantic's own (``tagged-union[...]``, ``function-after[...]``)
     or named in ``hidden`` (union tags, wrapper fields the file does not spell) are
-    left out, so the path reads as the file is written. Duplicate lines are dropped.
+    left out, so the path reads as the file is written; ``place`` may say the path
+    otherwise (a config names an entrant by its name). A message that would name a
+    Python class says "a table" instead. Duplicate lines are dropped.
     """
     lines: list[str] = []
     for err in exc.errors():
         parts = [
-            str(part)
+            part
             for part in err["loc"]
             if not (isinstance(part, str) and ("[" in part or part in hidden))
         ]
-        where = ".".join(parts)
+        where = place(parts) if place else ".".join(str(part) for part in parts)
         message = err["msg"].removeprefix("Value error, ")
+        if err["type"] in _TABLE_TYPES:
+            message = f"should be a table (key = value, ...), got {short_repr(err['input'])}"
+        elif err["type"] == "seat_shape":  # harness.seat_spec.SEAT_SHAPES
+            message = f"{message}; got {short_repr(err['input'])}"
         line = f"{source}: {where}: {message}" if where else f"{source}: {message}"
         if line not in lines:
             lines.append(line)

@@ -23,6 +23,15 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+@pytest.fixture(autouse=True)
+def _private_state_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `lighthouse serve` keeps its signing key in the user's state folder: a test (and
+    # the servers it starts) keeps it in a folder of its own, never in the real one.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
 #: An open 11 x 9 room: the exit at the top, three keys, starts on row 7.
 OPEN_ROOM = """
 #####E#####

@@ -41,7 +41,7 @@ def test_console_script_runs() -> None:
     assert "seed 1" in proc.stdout
 
 
-def test_bad_arguments_exit_with_usage() -> None:
+def test_bad_arguments_exit_with_one_line() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "harness.cli", "board", "--seed", "x"],
         capture_output=True,
@@ -49,7 +49,10 @@ def test_bad_arguments_exit_with_usage() -> None:
         check=False,
     )
     assert proc.returncode == 2
-    assert "invalid int value" in proc.stderr
+    assert proc.stderr == (
+        "lighthouse: error: --seed: seed must be an integer "
+        "0..9007199254740991, got 'x' (see: lighthouse board --help)\n"
+    )
 
 
 def test_play_shows_every_tick_and_writes_a_valid_record(

@@ -1,4 +1,5 @@
-"""Commands that call no model import no SDK: counted in sys.modules, never timed."""
+"""Commands that call no model import no SDK, and help imports no game: counted in
+sys.modules, never timed (benchmarks/cli_startup.py measures the time)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import sys
 import pytest
 
 SDKS = ("openai", "anthropic")
+#: What the list of commands and a command's help need not load: the games (through
+#: the registry), pydantic, the HTTP server.
+HEAVY = ("harness.registry", "pydantic", "uvicorn", "starlette", *SDKS)
 
 # Runs the command in a fresh interpreter and prints which SDKs it imported.
 CHILD = """
@@ -20,9 +24,9 @@ print(json.dumps(sorted(m for m in {sdks!r} if m in sys.modules)))
 """
 
 
-def _imported(argv: list[str]) -> list[str]:
+def _imported(argv: list[str], modules: tuple[str, ...] = SDKS) -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-c", CHILD.format(argv=argv, sdks=SDKS)],
+        [sys.executable, "-c", CHILD.format(argv=argv, sdks=modules)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -50,3 +54,19 @@ def test_building_a_model_provider_imports_its_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "['openai']", done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["run", "--help"], ["merge", "--help"], ["--version"]]
+)
+def test_help_loads_no_game_no_pydantic_and_no_server(argv: list[str]) -> None:
+    assert _imported(argv, HEAVY) == []
+
+
+def test_serve_help_loads_no_server() -> None:
+    assert _imported(["serve", "--help"], HEAVY) == []
+
+
+def test_board_loads_its_game_and_nothing_it_does_not_use() -> None:
+    # the counterpart of the checks above: board does load the registry and pydantic
+    assert _imported(["board", "--seed", "3"], HEAVY) == ["harness.registry", "pydantic"]

@@ -237,19 +237,19 @@ def test_a_config_names_the_key_of_an_agent_it_cannot_import(tmp_path: Path) -> 
     with pytest.raises(ConfigError) as info:
         load_tournament(config)
     assert (
-        f"{config}: entrants.0.keeper.python: agents_not_written_yet:keeper: no module 'agents_not_written_yet'"
+        f"{config}: entrant 'a', keeper.python: agents_not_written_yet:keeper: no module 'agents_not_written_yet'"
         in str(info.value)
     )
     config.write_text(config.read_text().replace("agents_not_written_yet:keeper", "nocolon"))
     with pytest.raises(
-        ConfigError, match=r"entrants\.0\.keeper\.python: 'nocolon' is not MODULE:CALLABLE"
+        ConfigError, match=r"entrant 'a', keeper\.python: 'nocolon' is not MODULE:CALLABLE"
     ):
         load_tournament(config)
     config.write_text(
         config.read_text().replace('python = "nocolon"', 'python = "x:y", colour = 1')
     )
     with pytest.raises(
-        ConfigError, match=r"entrants\.0\.keeper\.colour: Extra inputs are not permitted"
+        ConfigError, match=r"entrant 'a', keeper\.colour: Extra inputs are not permitted"
     ):
         load_tournament(config)
 

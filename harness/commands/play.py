@@ -3,40 +3,60 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
 
-from harness.api import Env
-from harness.commands.interrupt import run_interruptible
-from harness.commands.seats import (
-    add_seat_arguments,
-    check_seat_keys,
-    given_specs,
-    providers,
-    seat_configs,
-)
+from harness.commands.parser import examples, seconds, seed
+from harness.commands.seats import add_seat_arguments
 from harness.errors import ConfigError
-from harness.registry import game_names, get_game
-from harness.validation import check_seed
+
+HELP = "play one episode in the terminal (the game's baselines unless told otherwise)"
 
 
 def add_parser(sub: Any) -> None:
     """Register ``play``."""
+    from harness.registry import game_names
+
     play = sub.add_parser(
         "play",
-        help="play one episode in the terminal (the game's baselines unless told otherwise)",
+        help=HELP,
+        description="Play one episode and show it tick by tick. Every seat the flags do "
+        "not name is played by its role's first baseline.",
+        epilog=examples(
+            "lighthouse play --seed 7",
+            "lighthouse play --seed 7 --keeper pilot --quiet --record episode.jsonl",
+            "lighthouse play --seed 7 --keeper openai:gpt-4o-mini --runners wallhug",
+            "lighthouse play --seed 7 --keeper openai:MODEL --base-url http://127.0.0.1:8080/v1",
+            "lighthouse play --game relayroam --seed 3 --player vent-aware-greedy",
+        ),
     )
-    play.add_argument("--game", choices=game_names(), default="lighthouse")
-    play.add_argument("--seed", type=int, required=True)
-    play.add_argument("--variant", help="a rules variant (Lighthouse: default, spring)")
-    play.add_argument("--record", type=Path, help="write the episode record (JSONL) here")
+    play.add_argument("--game", choices=game_names(), default="lighthouse", help="the game")
+    play.add_argument(
+        "--seed", type=seed, required=True, help="the seed: an integer 0..2^53-1, as in configs"
+    )
+    play.add_argument(
+        "--variant", help="a rules variant, e.g. Lighthouse's default or spring "
+        "(default: the game's first)"
+    )  # fmt: skip
+    play.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="also write the episode record (JSONL) here (default: none is written)",
+    )
     play.add_argument("--quiet", action="store_true", help="print only the results")
-    play.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each tick")
+    play.add_argument(
+        "--delay",
+        type=seconds(zero=True),
+        default=0.0,
+        metavar="S",
+        help="seconds to pause after each tick, to watch it",
+    )
     play.add_argument(
         "--episode-timeout",
-        type=float,
+        type=seconds(),
+        metavar="S",
         help="episodeTimeoutSeconds (default: the game's, or with model seats enough for "
         "every tick to take a seat's whole allowance; see docs/llm.md)",
     )
@@ -44,7 +64,8 @@ def add_parser(sub: Any) -> None:
         "--cache",
         type=Path,
         metavar="FILE",
-        help="answer model calls from this SQLite call cache where it can, and store new answers",
+        help="answer model calls from this SQLite call cache where it can, and store new "
+        "answers (default: no cache)",
     )
     add_seat_arguments(play)
     play.set_defaults(func=run)
@@ -52,7 +73,13 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the episode."""
-    check_seed(args.seed)
+    import asyncio
+
+    from harness.api import Env
+    from harness.commands.interrupt import run_interruptible
+    from harness.commands.seats import check_seat_keys, given_specs, providers, seat_configs
+    from harness.registry import get_game
+
     game = get_game(args.game)
     if args.variant is not None and args.variant not in game.variants:
         raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {args.variant!r}")

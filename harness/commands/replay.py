@@ -3,31 +3,62 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import re
 from pathlib import Path
 from typing import Any
 
-from harness.commands.seats import add_seat_arguments, build_seats, check_seat_keys, seat_configs
-from harness.errors import ConfigError, RecordError
-from harness.llm.seat import SeatFactory
-from harness.records import RecordWriter
-from harness.registry import get_game
+from harness.commands.parser import at_least, examples
+from harness.commands.seats import add_seat_arguments
+from harness.errors import ConfigError, HarnessError, RecordError
+
+HELP = "re-execute recorded episodes with the current engine and check them"
 
 
 def add_parser(sub: Any) -> None:
     """Register ``replay``."""
     rep = sub.add_parser(
-        "replay", help="re-execute recorded episodes with the current engine and check them"
+        "replay",
+        help=HELP,
+        description="Re-execute recorded episodes with the current engine and name the "
+        "first tick and field that disagree; for a results folder, also check every "
+        "results line against its record. Exit status 1 when anything is not clean.",
+        epilog=examples(
+            "lighthouse replay results/smoke",
+            "lighthouse replay episode.jsonl --html episode.html",
+            "lighthouse replay episode.jsonl --reparse",
+            "lighthouse replay episode.jsonl --until-tick 5 --keeper pilot --out what-if.jsonl",
+        ),
     )
     rep.add_argument("record", type=Path, help="a record, or a results folder")
     rep.add_argument("--reparse", action="store_true", help="re-parse every model reply")
-    rep.add_argument("--complete", type=Path, metavar="OUT", help="write the full record")
+    rep.add_argument(
+        "--complete",
+        type=Path,
+        metavar="OUT",
+        help="write the full record (one record only; default: none is written)",
+    )
     rep.add_argument("--view", action="store_true", help="step through the ticks")
-    rep.add_argument("--html", type=Path, metavar="OUT", help="write a self-contained viewer")
-    rep.add_argument("--until-tick", type=int, metavar="K", help="counterfactual from tick K")
-    rep.add_argument("--out", type=Path, help="where the counterfactual record goes")
+    rep.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="write a self-contained viewer (one record only; default: none is written)",
+    )
+    rep.add_argument(
+        "--until-tick",
+        type=at_least(0),
+        metavar="K",
+        help="counterfactual: keep the record's ticks before K, then play on with the seats "
+        "the flags name (default: replay it all)",
+    )
+    rep.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="where the counterfactual record goes (default: next to the record, its name "
+        "ending --from-tK)",
+    )
     add_seat_arguments(rep)
     rep.set_defaults(func=run)
 
@@ -79,6 +110,9 @@ def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> tuple[b
     A record that cannot be read stops a single replay (exit 2); in a folder it is
     reported, and the other records are replayed all the same.
     """
+    import asyncio
+
+    from harness.records import RecordWriter
     from harness.replay import replay
 
     try:
@@ -123,6 +157,7 @@ def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> tuple[b
 
 def _check_results(root: Path) -> int:
     """Check every results line against its record; print each problem; return how many."""
+    from harness.registry import get_game
     from harness.tournament.audit import audit
     from harness.tournament.store import ResultsFolder
 
@@ -153,14 +188,26 @@ def _check_results(root: Path) -> int:
 
 
 def _counterfactual(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from harness.commands.seats import build_seats, check_seat_keys, seat_configs
+    from harness.llm.seat import SeatFactory
+    from harness.records import RecordWriter
     from harness.replay import counterfactual, load_record
 
     if args.record.is_dir():
         raise ConfigError("--until-tick takes one record, not a folder")
-    game = load_record(args.record).game
+    record = load_record(args.record)
+    game = record.game
+    if args.until_tick > len(record.ticks):  # before any file is made
+        raise ConfigError(
+            f"--until-tick: {args.until_tick} is outside 0..{len(record.ticks)} "
+            f"({args.record} has {len(record.ticks)} ticks)"
+        )
     specs = seat_configs(game, args)
     check_seat_keys(game, specs, args)
     out = args.out or args.record.with_name(f"{args.record.stem}--from-t{args.until_tick}.jsonl")
+    made = not out.exists()
 
     async def go() -> Any:
         async with SeatFactory() as factory:
@@ -170,7 +217,12 @@ def _counterfactual(args: argparse.Namespace) -> int:
                     args.record, game, args.until_tick, new_seats, writer=writer
                 )
 
-    _, outcome = asyncio.run(go())
+    try:
+        _, outcome = asyncio.run(go())
+    except HarnessError:
+        if made:  # refused before it played: leave no half-written record behind
+            out.unlink(missing_ok=True)
+        raise
     print(
         f"counterfactual from tick {args.until_tick}: {game.view.render_results(outcome.results)}"
     )

@@ -12,23 +12,24 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness import defaults
+from harness.commands.parser import at_least, number, seconds
 from harness.errors import ConfigError
-from harness.game import GameEntry
-from harness.llm.keys import check_keys
-from harness.llm.options import ProviderOptions
-from harness.llm.seat import SeatFactory
-from harness.llm.shapes import SHAPES
-from harness.registry import game_names, get_game
-from harness.seat_builder import build_seats as build_spec_seats
-from harness.seat_builder import llm_providers, seats_of_groups
-from harness.seat_spec import SeatConfig, cli_providers, parse_seat_arg
-from harness.seats import Seat
+
+if TYPE_CHECKING:
+    from harness.game import GameEntry
+    from harness.llm.options import ProviderOptions
+    from harness.llm.seat import SeatFactory
+    from harness.seat_spec import SeatConfig
+    from harness.seats import Seat
 
 
 def group_flags() -> dict[str, str]:
     """Every seat group's option across the hosted games, with its help text."""
+    from harness.registry import game_names, get_game
+
     helps: dict[str, list[str]] = {}
     for name in game_names():
         game = get_game(name)
@@ -43,23 +44,51 @@ def group_flags() -> dict[str, str]:
 
 def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
     """A flag per seat group of every game, and the options of model and agent seats."""
+    from harness.llm.shapes import SHAPES
+
     for key, text in group_flags().items():
-        parser.add_argument(f"--{key}", help=text)
-    parser.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, Ollama, ...)")
+        parser.add_argument(
+            f"--{key}", metavar="SPEC", help=text + " (default: the first baseline)"
+        )
     parser.add_argument(
-        "--api-key-env", help="environment variable holding the API key (default per provider)"
+        "--base-url",
+        metavar="URL",
+        help="an OpenAI-compatible server (vLLM, Ollama, ...) (default: the provider's own)",
     )
-    parser.add_argument("--prompts", type=Path, help="a folder of prompt files to use instead")
-    parser.add_argument("--temperature", type=float)
-    parser.add_argument("--max-tokens", type=int, help=f"default {defaults.MAX_TOKENS}")
+    parser.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="environment variable holding the API key (default: OPENAI_API_KEY or "
+        "ANTHROPIC_API_KEY)",
+    )
+    parser.add_argument(
+        "--prompts",
+        type=Path,
+        metavar="DIR",
+        help="a folder of prompt files to use instead (default: prompts/<game>/)",
+    )
+    parser.add_argument(
+        "--temperature",
+        type=number(0, 2),
+        metavar="T",
+        help="sampling temperature of model seats, 0..2 (default: the provider's)",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=at_least(1),
+        metavar="N",
+        help=f"the most tokens a model may write in one reply (default: {defaults.MAX_TOKENS})",
+    )
     parser.add_argument(
         "--call-timeout",
-        type=float,
-        help=f"seconds per model call (default {defaults.CALL_TIMEOUT_SECONDS:g})",
+        type=seconds(),
+        metavar="S",
+        help=f"seconds per model call (default: {defaults.CALL_TIMEOUT_SECONDS:g})",
     )
     parser.add_argument(
         "--allowance",
-        type=float,
+        type=seconds(),
+        metavar="S",
         help="seconds a model seat has per tick, retries included "
         "(default: --call-timeout x (model seats + 1))",
     )
@@ -71,15 +100,19 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--structured-output",
         choices=("auto", *SHAPES, "off"),
-        help="the shape of structured output: auto tries the server's shapes in order",
+        help="the shape of structured output: auto tries the server's shapes in order "
+        "(default: off, or auto with --structured)",
     )
     parser.add_argument(
-        "--transport", choices=("aiohttp", "httpx"), help=f"default {defaults.TRANSPORT}"
+        "--transport",
+        choices=("aiohttp", "httpx"),
+        help=f"the SDKs' HTTP transport (default: {defaults.TRANSPORT})",
     )
     parser.add_argument(
         "--agent-timeout",
-        type=float,
-        help=f"seconds per call of a python: seat (default {defaults.AGENT_TIMEOUT_SECONDS:g})",
+        type=seconds(),
+        metavar="S",
+        help=f"seconds per call of a python: seat (default: {defaults.AGENT_TIMEOUT_SECONDS:g})",
     )
 
 
@@ -97,6 +130,8 @@ def given_specs(game: GameEntry, args: argparse.Namespace) -> dict[str, str]:
 
 def seat_configs(game: GameEntry, args: argparse.Namespace) -> dict[str, SeatConfig]:
     """The given specs as seat models (group key -> spec), the flags' options applied."""
+    from harness.seat_spec import parse_seat_arg
+
     groups = {g.key: g for g in game.seat_groups}
     timeout = args.call_timeout
     options = {
@@ -123,6 +158,8 @@ def seat_configs(game: GameEntry, args: argparse.Namespace) -> dict[str, SeatCon
 
 def providers(args: argparse.Namespace) -> dict[str, ProviderOptions]:
     """The providers ``openai:MODEL`` and ``anthropic:MODEL`` name, from the flags."""
+    from harness.seat_spec import cli_providers
+
     return cli_providers(
         base_url=args.base_url, api_key_env=args.api_key_env, transport=args.transport
     )
@@ -132,6 +169,9 @@ def check_seat_keys(
     game: GameEntry, specs: dict[str, SeatConfig], args: argparse.Namespace
 ) -> None:
     """Read and check the key of every model seat in ``specs`` before anything is printed."""
+    from harness.llm.keys import check_keys
+    from harness.seat_builder import llm_providers
+
     check_keys(llm_providers(specs.values(), providers(args)))
 
 
@@ -146,6 +186,9 @@ def build_seats(
     game: GameEntry, specs: dict[str, SeatConfig], args: argparse.Namespace, factory: SeatFactory
 ) -> dict[str, Seat]:
     """Seats for every seat of the groups in ``specs`` (group key -> spec)."""
+    from harness.seat_builder import build_seats as build_spec_seats
+    from harness.seat_builder import seats_of_groups
+
     return build_spec_seats(
         game,
         seats_of_groups(game, specs),

@@ -6,20 +6,16 @@ import argparse
 import math
 import sys
 from collections.abc import Callable
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from harness.server.limits import (
-    DEFAULT_BODY_TIMEOUT,
-    DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_KEEP_ALIVE_TIMEOUT,
-    DEFAULT_MAX_CONNECTIONS,
-    MAX_CONNECTIONS,
-    MAX_TIMEOUT,
-    ServerLimits,
-)
+from harness.commands.parser import examples
 
 
 def _seconds(text: str) -> float:
+    from harness.server.limits import MAX_TIMEOUT
+
     try:
         value = float(text)
     except ValueError:
@@ -44,20 +40,46 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+HELP = "serve the games' HTTP APIs and playable pages (Relayroam, Hourloom)"
+
+
 def add_parser(sub: Any) -> None:
     """Register ``serve``."""
-    serve = sub.add_parser(
-        "serve", help="serve the games' HTTP APIs and playable pages (Relayroam, Hourloom)"
+    from harness.server.limits import (
+        DEFAULT_BODY_TIMEOUT,
+        DEFAULT_HEADER_TIMEOUT,
+        DEFAULT_KEEP_ALIVE_TIMEOUT,
+        DEFAULT_MAX_CONNECTIONS,
+        MAX_CONNECTIONS,
     )
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=_int_in(0, 65535), default=8000)
+
+    serve = sub.add_parser(
+        "serve",
+        help=HELP,
+        description="Serve every game's JSON API and a page to play it in the browser; "
+        "http://HOST:PORT/ lists them. Game states travel with each request (Relayroam's "
+        "signed with a key kept across restarts, see --key-file), so the server keeps no "
+        "sessions.",
+        epilog=examples(
+            "lighthouse serve                      # then open http://127.0.0.1:8000/",
+            "lighthouse serve --host 0.0.0.0 --port 8080 --max-connections 500",
+            "RELAYROAM_TOKEN_KEY=$(python -c 'import secrets; print(secrets.token_hex(32))') "
+            "lighthouse serve",
+        ),
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (0.0.0.0: every one)"
+    )
+    serve.add_argument(
+        "--port", type=_int_in(0, 65535), default=8000, help="the port (0: any free one)"
+    )
     serve.add_argument(
         "--header-timeout",
         type=_seconds,
         default=DEFAULT_HEADER_TIMEOUT,
         metavar="S",
         help="seconds a connection has to send a complete request head, from opening "
-        f"or from its last response (default {DEFAULT_HEADER_TIMEOUT:g})",
+        f"or from its last response (default: {DEFAULT_HEADER_TIMEOUT:g})",
     )
     serve.add_argument(
         "--body-timeout",
@@ -65,7 +87,7 @@ def add_parser(sub: Any) -> None:
         default=DEFAULT_BODY_TIMEOUT,
         metavar="S",
         help="seconds a request has to send its whole body; then 408 and the connection "
-        f"closes (default {DEFAULT_BODY_TIMEOUT:g})",
+        f"closes (default: {DEFAULT_BODY_TIMEOUT:g})",
     )
     serve.add_argument(
         "--keep-alive-timeout",
@@ -73,7 +95,7 @@ def add_parser(sub: Any) -> None:
         default=DEFAULT_KEEP_ALIVE_TIMEOUT,
         metavar="S",
         help="seconds an idle connection is kept between requests "
-        f"(default {DEFAULT_KEEP_ALIVE_TIMEOUT:g})",
+        f"(default: {DEFAULT_KEEP_ALIVE_TIMEOUT:g})",
     )
     serve.add_argument(
         "--max-connections",
@@ -81,7 +103,17 @@ def add_parser(sub: Any) -> None:
         default=DEFAULT_MAX_CONNECTIONS,
         metavar="N",
         help="a request that arrives while N connections are open (its own included) is "
-        f"answered 503 (default {DEFAULT_MAX_CONNECTIONS})",
+        f"answered 503 (default: {DEFAULT_MAX_CONNECTIONS})",
+    )
+    serve.add_argument(
+        "--key-file",
+        type=Path,
+        metavar="FILE",
+        help="where the key that signs game states (Relayroam's tokens) is kept, so games "
+        "in play survive a restart: made once with owner-only permissions (0600), then "
+        "read at every start; RELAYROAM_TOKEN_KEY (hex, 32 digits or more) wins over it. The "
+        "key is never printed (default: serve-signing.key in your state folder: "
+        "~/.local/state/lighthouse/ on Linux, or $XDG_STATE_HOME/lighthouse/)",
     )
     serve.set_defaults(func=run)
 
@@ -89,6 +121,8 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
     from harness.registry import http_apis
+    from harness.server.key_file import default_key_file
+    from harness.server.limits import ServerLimits
     from harness.server.serving import serve
 
     limits = ServerLimits(
@@ -97,9 +131,44 @@ def run(args: argparse.Namespace) -> int:
         keep_alive_timeout=args.keep_alive_timeout,
         max_connections=args.max_connections,
     )
+    _check_host(args.host)
+    base = f"http://{args.host}:{args.port}"
+    print(f"Games: {base}/", file=sys.stderr)
     for name, api in http_apis().items():
         if api.page() is not None:
-            print(f"{name.capitalize()}: http://{args.host}:{args.port}/{name}/", file=sys.stderr)
+            print(f"{name.capitalize()}: {base}/{name}/", file=sys.stderr)
     print("Ctrl-C stops the server", file=sys.stderr)
-    serve(host=args.host, port=args.port, limits=limits)
+    key_file = args.key_file or default_key_file()
+    serve(host=args.host, port=args.port, limits=limits, kept_key=_kept(key_file))
     return 0
+
+
+def _check_host(host: str) -> None:
+    """``--host`` names an address this machine can listen on; else a ConfigError."""
+    import socket
+
+    from harness.errors import ConfigError
+
+    try:
+        socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"--host: {host!r} is not an address to listen on ({reason})") from None
+
+
+def _kept(path: Path) -> Callable[[], bytes]:
+    """The kept key, read (or made) when a game first asks for it; says where, once."""
+
+    @cache
+    def load() -> bytes:
+        from harness.server.key_file import kept_key
+
+        kept = kept_key(path)
+        made = "made now and " if kept.created else ""
+        print(
+            f"Signing key: {made}kept in {path}; games in play survive a restart",
+            file=sys.stderr,
+        )
+        return kept.key
+
+    return load

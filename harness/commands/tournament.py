@@ -7,23 +7,54 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.commands.interrupt import run_interruptible
+from harness.commands.parser import at_least, examples
 from harness.errors import ConfigError
-from harness.registry import get_game
 
 CEILING_HELP = (
     "measure every entrant as a share of NAME: an entrant, or a baseline (e.g. pilot) "
-    "whose team is played on the same seeds when no entrant is it"
+    "whose team is played on the same seeds when no entrant is it (default: the game's "
+    "ceiling baseline when an entrant plays it)"
 )
+RUN_HELP = "play a tournament config; resumes where it stopped"
+REPORT_HELP = "report on a results folder"
+MERGE_HELP = "join the results folders of a tournament's shards"
 
 
 def add_parsers(sub: Any) -> None:
     """Register ``run``, ``report`` and ``merge``."""
-    run_p = sub.add_parser("run", help="play a tournament config; resumes where it stopped")
-    run_p.add_argument("config", type=Path)
-    run_p.add_argument("--out", type=Path, help="results folder (default results/<name>)")
-    run_p.add_argument("--concurrency", type=int, help="episodes at once (default: config's)")
-    run_p.add_argument("--shard", help="I/N: play only this machine's share")
+    add_run_parser(sub)
+    add_report_parser(sub)
+    add_merge_parser(sub)
+
+
+def add_run_parser(sub: Any) -> None:
+    """Register ``run``."""
+    run_p = sub.add_parser(
+        "run",
+        help=RUN_HELP,
+        description="Play every episode of a tournament config (docs/tournaments.md) into "
+        "a results folder, then print its report. Run it again to resume, or after "
+        "adding seeds or entrants to play only what is new.",
+        epilog=examples(
+            "lighthouse run configs/smoke.toml",
+            "lighthouse run configs/keeper-models.toml --dry-run --detect 5",
+            "lighthouse run my.toml --concurrency 16 --max-cost 20",
+            "lighthouse run my.toml --shard 1/4 --out results/my-1    # then lighthouse merge",
+        ),
+    )
+    run_p.add_argument("config", type=Path, help="the tournament config (TOML)")
+    run_p.add_argument(
+        "--out", type=Path, metavar="DIR", help="results folder (default: results/<name>)"
+    )
+    run_p.add_argument(
+        "--concurrency",
+        type=at_least(1),
+        metavar="N",
+        help="episodes at once (default: the config's concurrency, 8 unless it says)",
+    )
+    run_p.add_argument(
+        "--shard", metavar="I/N", help="play only this machine's share (default: 1/1, all)"
+    )
     run_p.add_argument("--no-report", action="store_true", help="do not print the report")
     run_p.add_argument(
         "--no-cache",
@@ -41,37 +72,85 @@ def add_parsers(sub: Any) -> None:
         "--detect",
         type=float,
         metavar="D",
-        help="with --dry-run: seeds needed to detect a paired difference of D points",
+        help="with --dry-run: seeds needed to detect a paired difference of D points "
+        "(default: not computed)",
     )
     run_p.add_argument(
         "--max-cost",
         type=float,
         metavar="USD",
         help="stop admitting episodes before the folder's recorded cost could pass USD "
-        "(default: the config's max_cost)",
+        "(default: the config's max_cost, else no cap)",
     )
-    run_p.add_argument("--seeds", metavar="A:B", help="only the config's seeds in [A, B)")
-    run_p.add_argument("--entrants", metavar="a,b", help="only these entrants")
-    run_p.add_argument("--limit", type=int, metavar="N", help="play at most N episodes now")
+    run_p.add_argument(
+        "--seeds", metavar="A:B", help="only the config's seeds in [A, B) (default: all)"
+    )
+    run_p.add_argument("--entrants", metavar="a,b", help="only these entrants (default: all)")
+    run_p.add_argument(
+        "--limit",
+        type=at_least(1),
+        metavar="N",
+        help="play at most N episodes now (default: all that are left)",
+    )
     run_p.set_defaults(func=run)
 
-    report = sub.add_parser("report", help="report on a results folder")
-    report.add_argument("dir", type=Path)
-    report.add_argument("--format", choices=("md", "csv", "json"), default="md")
-    report.add_argument("--reference", help="the entrant to pair against")
-    report.add_argument("--plot", type=Path, help="also write an SVG of the score distributions")
+
+def add_report_parser(sub: Any) -> None:
+    """Register ``report``."""
+    report = sub.add_parser(
+        "report",
+        help=REPORT_HELP,
+        description="Print the report of a results folder: the leaderboard with its "
+        "intervals, the paired comparison, the per-entrant figures.",
+        epilog=examples(
+            "lighthouse report results/smoke",
+            "lighthouse report results/smoke --format csv > smoke.csv",
+            "lighthouse report results/smoke --reference lantern --plot smoke.svg",
+        ),
+    )
+    report.add_argument("dir", type=Path, help="the results folder")
+    report.add_argument(
+        "--format", choices=("md", "csv", "json"), default="md", help="the report's format"
+    )
+    report.add_argument(
+        "--reference",
+        metavar="NAME",
+        help="the entrant every other is paired against (default: the config's reference)",
+    )
+    report.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FILE.svg",
+        help="also write an SVG of the score distributions (default: no plot)",
+    )
     report.add_argument("--ceiling", metavar="NAME", help=CEILING_HELP)
     report.set_defaults(func=report_command)
 
-    merge = sub.add_parser("merge", help="join the results folders of a tournament's shards")
-    merge.add_argument("dirs", type=Path, nargs="+")
-    merge.add_argument("--out", type=Path, required=True)
+
+def add_merge_parser(sub: Any) -> None:
+    """Register ``merge``."""
+    merge = sub.add_parser(
+        "merge",
+        help=MERGE_HELP,
+        description="Join the results folders of a tournament's shards (run --shard I/N) "
+        "into one, checking that they belong to one config.",
+        epilog=examples(
+            "lighthouse merge results/my-1 results/my-2 --out results/my",
+        ),
+    )
+    merge.add_argument("dirs", type=Path, nargs="+", metavar="DIR", help="the shards' folders")
+    merge.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="the new, merged folder"
+    )
     merge.set_defaults(func=merge_command)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play (or resume, or grow) a tournament and print its report; or, with
     ``--dry-run``, print its plan."""
+    from harness.commands.interrupt import run_interruptible
+    from harness.registry import get_game
+    from harness.tournament.ceiling import ceiling_team
     from harness.tournament.config import load_tournament
     from harness.tournament.lock import check_place
     from harness.tournament.narrow import (
@@ -93,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
     config = load_tournament(args.config)
     if args.concurrency is not None:
         check_concurrency(args.concurrency)
+    if args.ceiling is not None and args.ceiling not in [e.name for e in config.entrants]:
+        ceiling_team(get_game(config.game), args.ceiling)  # refused now, not after the run
     if args.max_cost is not None:
         check_max_cost(args.max_cost)
     if args.detect is not None and not (args.detect > 0 and args.detect != float("inf")):
@@ -190,6 +271,7 @@ def report_text(
     ``ceiling`` names the entrant or baseline every entrant is measured against; by
     default the game's ceiling baseline when an entrant plays it (or it was kept).
     """
+    from harness.registry import get_game
     from harness.report.build import build_report
     from harness.report.leaderboards import entrant_specs
     from harness.report.render import to_csv, to_json, to_markdown
@@ -200,6 +282,13 @@ def report_text(
     folder = _folder(folder_path)
     manifest = folder.manifest()
     config = manifest.get("config", {})
+    entrants = [e["name"] for e in config.get("entrants", [])]
+    if reference is not None and reference not in entrants:
+        # a paired section against nobody would be dropped without a word
+        raise ConfigError(
+            f"--reference: {reference!r} is not an entrant of {folder_path} "
+            f"(its entrants: {', '.join(entrants)})"
+        )
     game = get_game(manifest.get("game", "lighthouse"))
     selection = select(game, manifest, folder.summaries(), folder_path)
     summaries = selection.episodes
@@ -220,6 +309,10 @@ def report_text(
 
 def report_command(args: argparse.Namespace) -> int:
     """Print a report; write the plot when asked."""
+    from harness.registry import get_game
+
+    if args.plot is not None:
+        _check_plot(args.plot)  # before the report is printed: one error, no output
     print(report_text(args.dir, args.format, args.reference, args.ceiling), end="")
     if args.plot:
         from harness.report.completeness import completeness
@@ -236,13 +329,28 @@ def report_command(args: argparse.Namespace) -> int:
         high = game.max_score or high
         done = completeness(plan_of(manifest), summaries)
         note = "" if done.complete else done.summary()
-        args.plot.write_text(to_svg(summaries, order, high=high, note=note), encoding="utf-8")
+        try:
+            args.plot.write_text(to_svg(summaries, order, high=high, note=note), encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"--plot: cannot write {args.plot}: {exc.strerror or exc}") from None
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
 
+def _check_plot(path: Path) -> None:
+    """``--plot`` names an .svg file in a folder that exists; else a ConfigError."""
+    if path.suffix.lower() != ".svg":
+        raise ConfigError(
+            f"--plot: {path} does not end in .svg; the plot is an SVG image, so name a "
+            f"file.svg (e.g. {path.with_suffix('.svg')})"
+        )
+    if not path.parent.is_dir():
+        raise ConfigError(f"--plot: there is no folder {path.parent} to write {path.name} into")
+
+
 def merge_command(args: argparse.Namespace) -> int:
     """Join shards."""
+    from harness.registry import get_game
     from harness.report.completeness import completeness
     from harness.tournament.merge import merge_folders
     from harness.tournament.planned import plan_of

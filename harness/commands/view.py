@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.commands.parser import examples
+
 DEFAULT_PORT = 8001
-EXAMPLE = """examples:
-  lighthouse view results/smoke                 # serve it at http://127.0.0.1:8001/
-  lighthouse view results/smoke --out site      # or write it as files: open site/index.html
-"""
+HELP = "browse a results folder: leaderboard, intervals, plot, every episode"
 
 
 def _port(text: str) -> int:
@@ -25,13 +24,15 @@ def add_parser(sub: Any) -> None:
     """Register ``view``."""
     view = sub.add_parser(
         "view",
-        help="browse a results folder: leaderboard, intervals, plot, every episode",
+        help=HELP,
         description="Browse a results folder: the leaderboard and paired tables with their "
         "intervals, a plot of every entrant's scores, the per-entrant figures, and a "
         "sortable, filterable table of every episode, each opening in the episode viewer. "
         "Reads the folder only; works on a folder still being written.",
-        epilog=EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples(
+            "lighthouse view results/smoke              # serve it at http://127.0.0.1:8001/",
+            "lighthouse view results/smoke --out site   # or write files: open site/index.html",
+        ),
     )
     view.add_argument("dir", type=Path, metavar="DIR", help="the results folder")
     view.add_argument(

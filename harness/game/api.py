@@ -10,6 +10,7 @@ sees, so the server keeps no game state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from harness.errors import HarnessError
@@ -41,11 +42,13 @@ class HttpApi(Protocol):
         """
         ...
 
-    def signing_key(self) -> bytes:
+    def signing_key(self, kept: Callable[[], bytes] | None = None) -> bytes:
         """The key states are signed with when the server is given none.
 
-        Read from the environment, or made once for the process: not pure. A game whose
-        states are not signed returns ``b""`` and ignores the key it is handed.
+        Read from the game's environment variable when it is set; else ``kept()``, the
+        key the server keeps across restarts (``lighthouse serve``), when given; else
+        made once for the process. Not pure. A game whose states are not signed
+        returns ``b""``, never calls ``kept``, and ignores the key it is handed.
         """
         ...
 

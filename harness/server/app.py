@@ -18,6 +18,7 @@ Routes, for each game ``<game>`` the registry serves (:func:`harness.registry.ht
   score, phase, endReason, charge, turn}``; Hourloom: as ``init``, and ``reason`` on a
   refusal); on a refusal the state sent comes back as it was.
 * ``GET /<game>/`` -> the game's page, if it has one; ``/<game>`` redirects there.
+* ``GET /`` -> an HTML index of the games served, their pages and API routes.
 
 Errors are ``{"error": code, "message": sentence}``: 400 ``invalid_seed``,
 ``invalid_json``, ``invalid_body``, and the game's own (Relayroam
@@ -35,7 +36,7 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
@@ -47,10 +48,9 @@ from starlette.routing import Route
 
 from harness.game import HttpApi, RequestRefused
 from harness.json_reply import StrictJsonError, strict_loads
+from harness.server.index import API_ROOT, index_html
 from harness.server.limits import DEFAULT_BODY_TIMEOUT, LOG, ServerLimits
 
-#: The API routes of game ``<game>`` are under ``API_ROOT/<game>``.
-API_ROOT = "/api/games"
 #: The action body's key for the action; the other is the game's ``state_key``.
 ACTION_KEY = "action"
 #: A real action body is under 1 KiB (Relayroam) or 5 KiB (Hourloom, whose body carries
@@ -260,6 +260,22 @@ def _api_routes(name: str, api: HttpApi, key: bytes, body_timeout: float) -> lis
     return routes
 
 
+def _index_route(apis: Mapping[str, HttpApi]) -> Route:
+    """``GET /``: the games served and their pages (:mod:`harness.server.index`)."""
+    page = index_html(apis)
+    headers = {
+        "Content-Security-Policy": _csp(page),
+        "X-Content-Type-Options": "nosniff",
+        "Cache-Control": "no-cache",
+        "Referrer-Policy": "no-referrer",
+    }
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(page, headers=headers)
+
+    return Route("/", index, methods=["GET"])
+
+
 def _served_apis() -> dict[str, HttpApi]:
     from harness.registry import http_apis
 
@@ -270,20 +286,22 @@ def create_app(
     key: bytes | None = None,
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
     apis: Mapping[str, HttpApi] | None = None,
+    kept_key: Callable[[], bytes] | None = None,
 ) -> Starlette:
     """The ASGI app serving ``apis``, game name -> API part (default: every game the
-    registry serves, :func:`harness.registry.http_apis`).
+    registry serves, :func:`harness.registry.http_apis`), and an index of them at ``/``.
 
     States are signed with ``key`` (default: each game's own
-    :meth:`~harness.game.HttpApi.signing_key`) and a request body must arrive within
-    ``body_timeout`` seconds.
+    :meth:`~harness.game.HttpApi.signing_key`, handed ``kept_key``, the key kept across
+    restarts) and a request body must arrive within ``body_timeout`` seconds.
     """
     if key is not None and (not isinstance(key, bytes) or not key):
         raise ValueError("the state token key must be non-empty bytes")
     ServerLimits(body_timeout=body_timeout)  # the same checks as the flag's
-    routes: list[Route] = []
-    for name, api in (_served_apis() if apis is None else apis).items():
-        signing_key = key if key is not None else api.signing_key()
+    served = _served_apis() if apis is None else apis
+    routes: list[Route] = [_index_route(served)]
+    for name, api in served.items():
+        signing_key = key if key is not None else api.signing_key(kept_key)
         routes += _api_routes(name, api, signing_key, body_timeout)
 
     async def http_error(request: Request, exc: Exception) -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import sys
+from collections.abc import Callable
 
 import uvicorn
 from uvicorn.config import LOGGING_CONFIG, STARTUP_FAILURE
@@ -15,16 +16,20 @@ from harness.server.protocol import protocol_class
 
 
 def server_config(
-    host: str = "127.0.0.1", port: int = 8000, limits: ServerLimits | None = None
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    limits: ServerLimits | None = None,
+    kept_key: Callable[[], bytes] | None = None,
 ) -> uvicorn.Config:
     """The uvicorn ``Config`` of ``lighthouse serve``: the app, the address, the limits
     (header deadline in the protocol, body deadline in the app, keep-alive, connection
-    cap) and a log setup that includes the server's own lines."""
+    cap) and a log setup that includes the server's own lines. ``kept_key`` gives the
+    signing key kept across restarts (see :func:`create_app`)."""
     limits = ServerLimits() if limits is None else limits
     log_config = copy.deepcopy(LOGGING_CONFIG)
     log_config["loggers"][LOG.name] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     return uvicorn.Config(
-        create_app(body_timeout=limits.body_timeout),
+        create_app(body_timeout=limits.body_timeout, kept_key=kept_key),
         host=host,
         port=port,
         http=protocol_class(limits.header_timeout),
@@ -54,14 +59,20 @@ def _check_descriptors(limits: ServerLimits) -> None:
         )
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, limits: ServerLimits | None = None) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    limits: ServerLimits | None = None,
+    kept_key: Callable[[], bytes] | None = None,
+) -> None:
     """Run the app with uvicorn until interrupted (``lighthouse serve``).
 
-    The signing key comes from ``RELAYROAM_TOKEN_KEY`` (hex) or is made at start and
-    kept for the server's life; it is never logged. ``limits`` (default
-    :class:`ServerLimits`) bounds slow and excess connections.
+    The signing key comes from ``RELAYROAM_TOKEN_KEY`` (hex), else from ``kept_key()``
+    (``lighthouse serve`` keeps it in a file: :mod:`harness.server.key_file`), else it
+    is made at start and kept for the server's life; it is never logged. ``limits``
+    (default :class:`ServerLimits`) bounds slow and excess connections.
     """
-    config = server_config(host, port, limits)
+    config = server_config(host, port, limits, kept_key)
     server = uvicorn.Server(config)
 
     async def run() -> None:

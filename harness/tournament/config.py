@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -106,10 +107,8 @@ class EntrantConfig(StrictModel):
     @classmethod
     def _collect_seats(cls, data: Any) -> Any:
         if isinstance(data, dict) and "seats" not in data:
-            return {
-                "name": data.get("name"),
-                "seats": {k: v for k, v in data.items() if k != "name"},
-            }
+            named = {"name": data["name"]} if "name" in data else {}  # else: "Field required"
+            return {**named, "seats": {k: v for k, v in data.items() if k != "name"}}
         return data
 
     @field_validator("name")
@@ -199,7 +198,7 @@ class TournamentConfig(StrictModel):
         for index, seed in enumerate(value):
             problem = seed_problem(seed)
             if problem is not None:
-                raise ValueError(f"{problem} (position {index})")
+                raise ValueError(f"{problem} (number {index + 1} in the list)")
         if len(set(value)) != len(value):
             raise ValueError("seeds must be distinct")
         return value
@@ -245,12 +244,12 @@ class TournamentConfig(StrictModel):
                 )
         if self.reference is not None and self.reference not in names:
             raise ValueError(f"reference: {self.reference!r} is not an entrant ({names})")
-        for index, entrant in enumerate(self.entrants):
+        for entrant in self.entrants:
             for where, seat in _seats_of(entrant):
                 if isinstance(seat, LLMSeatConfig) and seat.provider not in self.providers:
                     raise ValueError(
-                        f"entrants.{index}.{where}.provider: unknown provider {seat.provider!r}; "
-                        f"defined: {sorted(self.providers)}"
+                        f"entrant {entrant.name!r}, {where}.provider: "
+                        + missing_provider(seat.provider, self.providers)
                     )
         return self
 
@@ -287,6 +286,41 @@ class TournamentConfig(StrictModel):
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()
 
 
+def missing_provider(name: str, defined: Collection[str]) -> str:
+    """Why a model seat's provider ``name`` is not found, and how to add it."""
+    have = f" (this config has: {', '.join(sorted(defined))})" if defined else ""
+    return (
+        f"there is no [providers.{name}] table{have}; add one for this model seat, with "
+        'kind = "openai" or "anthropic" (and base_url for another OpenAI-compatible '
+        "server): see docs/tournaments.md"
+    )
+
+
+def entrant_label(index: int, data: Any) -> str:
+    """How an error names the entrant at ``index`` (from 0) of the raw config ``data``:
+    by its name when it has a valid one, else by its place, counted from 1."""
+    entrants = data.get("entrants") if isinstance(data, dict) else None
+    entrant = entrants[index] if isinstance(entrants, list) and index < len(entrants) else None
+    name = entrant.get("name") if isinstance(entrant, dict) else None
+    if isinstance(name, str) and PLAIN_NAME.fullmatch(name):
+        return f"entrant {name!r}"
+    return f"[[entrants]] number {index + 1}"
+
+
+def _place_in(data: Any) -> Callable[[Sequence[str | int]], str]:
+    """An error's key path as the file reads: ``entrant 'gpt', keeper.temperature``."""
+
+    def place(parts: Sequence[str | int]) -> str:
+        path = ".".join(str(part) for part in parts)
+        if len(parts) >= 2 and parts[0] == "entrants" and isinstance(parts[1], int):
+            label = entrant_label(parts[1], data)
+            rest = ".".join(str(part) for part in parts[2:])
+            return f"{label}, {rest}" if rest else label
+        return path
+
+    return place
+
+
 def _seats_of(entrant: EntrantConfig) -> list[tuple[str, SeatConfig]]:
     """Each seat spec of an entrant with its key path (``runners.1``)."""
     seats: list[tuple[str, SeatConfig]] = []
@@ -308,7 +342,9 @@ def load_tournament(path: Path) -> TournamentConfig:
     try:
         config = TournamentConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, source, hidden=HIDDEN_SEGMENTS)) from None
+        raise ConfigError(
+            format_validation_error(exc, source, hidden=HIDDEN_SEGMENTS, place=_place_in(data))
+        ) from None
     return _resolve(config, path.parent, source)
 
 
@@ -316,12 +352,12 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
     game = get_game(config.game)
     groups = {g.key: g for g in game.seat_groups}
     entrants = []
-    for index, entrant in enumerate(config.entrants):
-        where_entrant = f"{source}: entrants.{index}"
+    for entrant in config.entrants:
+        where_entrant = f"{source}: entrant {entrant.name!r}"
         unknown = sorted(set(entrant.seats) - set(groups))
         if unknown:
             raise ConfigError(
-                f"{where_entrant}.{unknown[0]}: not a seat of {game.name}; "
+                f"{where_entrant}, {unknown[0]}: not a seat of {game.name}; "
                 f"its seats are {list(groups)}"
             )
         missing = [key for key in groups if key not in entrant.seats]
@@ -332,12 +368,12 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
             group = groups[key]
             if isinstance(spec, list) and len(spec) != len(group.seats):
                 raise ConfigError(
-                    f"{where_entrant}.{key}: give one spec for all, or exactly "
+                    f"{where_entrant}, {key}: give one spec for all, or exactly "
                     f"{len(group.seats)}; got {len(spec)}"
                 )
             specs = spec if isinstance(spec, list) else [spec]
             resolved = [
-                _resolve_seat(one, game, group.role, base, f"{where_entrant}.{key}" + (
+                _resolve_seat(one, game, group.role, base, f"{where_entrant}, {key}" + (
                     f".{i}" if isinstance(spec, list) else ""))
                 for i, one in enumerate(specs)
             ]  # fmt: skip

@@ -457,7 +457,7 @@ def test_an_app_of_hourloom_alone_needs_no_key() -> None:
     app = create_app(apis={"hourloom": HourloomApi()})
     assert isinstance(app, Starlette)
     paths = {getattr(route, "path", "") for route in app.routes}
-    assert paths == {INIT, ACTION, "/hourloom/", "/hourloom"}
+    assert paths == {"/", INIT, ACTION, "/hourloom/", "/hourloom"}  # "/": the games served
 
 
 def test_lighthouse_serve_names_both_pages_and_serves_hourloom() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from harness.episode import run_episode
 from harness.games.relayroam.game import optimum
-from harness.games.relayroam.solver import solve_chamber
+from harness.games.relayroam.solver import solve_chamber, solve_seeded_chamber
 from harness.llm.options import LLMSeatOptions
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import SeatFactory
@@ -208,3 +208,52 @@ def test_records_replay_clean(tmp_path: Path, seed: int) -> None:
     path = tmp_path / "r.jsonl"
     play(BaselineSeat("vent-aware-greedy"), path, seed=seed)
     assert asyncio.run(replay(path, GAME)).clean
+
+
+def test_first_chamber_starts_where_play_would_arrive(tmp_path: Path) -> None:
+    # Chamber 5 drawn from the seed as if chambers 1-4 had been played (RR10), and the
+    # optimum summed over the chambers the episode holds: 5 and 6.
+    from harness.games.relayroam.state import chamber_setup
+
+    path = tmp_path / "late.jsonl"
+    outcome = play(BaselineSeat("vent-aware-greedy"), path, seed=11, first_chamber=5)
+    first = outcome.lines[1].state
+    setup = chamber_setup(11, 5)
+    assert (first.chamber, first.reflected, tuple(first.vent_offsets)) == (
+        5,
+        setup.reflected,
+        setup.vent_offsets,
+    )
+    assert first.layout == "B"
+    chambers = [solve_seeded_chamber(11, n).score for n in range(5, 11)]
+    assert outcome.results.optimum == optimum(11, 6, 5) == sum(chambers)
+    frames = GAME.view.view_frames(outcome.lines)
+    assert frames[0]["chamber"] == 5
+    assert asyncio.run(replay(path, GAME)).clean
+
+
+def test_first_chamber_is_checked() -> None:
+    from harness.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="firstChamber"):
+        GAME.rules.make_config("default", {"firstChamber": 0})
+
+
+def test_the_smoke_config_tells_its_two_players_apart(tmp_path: Path) -> None:
+    # configs/relayroam-smoke.toml plays chambers 3-5, where waiting for a vent pays:
+    # the two entrants must not tie (from chamber 1 they scored 655 each on every seed).
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", str(ROOT / "configs/relayroam-smoke.toml"),
+         "--out", str(out), "--no-report"],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
+    by_entrant: dict[str, dict[int, float]] = {}
+    for line in lines:
+        by_entrant.setdefault(line["entrant"], {})[line["seed"]] = line["score"]
+    greedy, aware = by_entrant["greedy"], by_entrant["vent-aware"]
+    assert sorted(greedy) == sorted(aware) == list(range(20))
+    assert all(aware[s] > greedy[s] for s in greedy), (greedy, aware)
+    assert sum(aware.values()) - sum(greedy.values()) >= 20 * 50

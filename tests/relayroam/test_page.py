@@ -132,8 +132,11 @@ def test_an_arrow_key_moves_the_player_and_a_wall_is_refused(browser: Any, base:
     settle(browser)
     refusal = browser.find_element(By.ID, "refusal")
     assert refusal.is_displayed()
-    assert refusal.text.startswith("wall")
-    assert "is a wall" in refusal.text
+    # in words: what happened and what can be done instead, no JSON
+    assert refusal.text == (
+        "Wall. You cannot move right: a wall is in the way.\n"
+        "You can move up, move down, wait or bank the run."
+    )
     assert refusal.get_attribute("data-reason") == "wall"
     assert shown_grid(browser) == grid
     assert (text(browser, "turn"), text(browser, "charge")) == ("1", "27")
@@ -151,10 +154,17 @@ def test_off_grid_and_wrong_phase_refusals_are_shown(browser: Any, base: str) ->
     open_page(browser, base)
     press(browser, Keys.ARROW_LEFT)
     settle(browser)
-    assert text(browser, "refusal").startswith("off_grid")
+    refusal = browser.find_element(By.ID, "refusal")
+    assert refusal.get_attribute("data-reason") == "off_grid"
+    assert refusal.text == (
+        "Edge of the chamber. You cannot move left: that is the edge of the chamber.\n"
+        "You can move up, move right, move down, wait or bank the run."
+    )
     browser.find_element(By.ID, "next").click()
     settle(browser)
-    assert text(browser, "refusal").startswith("wrong_phase")
+    assert refusal.get_attribute("data-reason") == "wrong_phase"
+    assert refusal.text.startswith("Not now. The next chamber opens once this one is clear")
+    assert "{" not in refusal.text
     assert text(browser, "turn") == "0"
 
 
@@ -195,7 +205,10 @@ def test_a_chamber_is_cleared_and_the_next_one_started(browser: Any, base: str) 
     assert (text(browser, "phase"), text(browser, "end-reason")) == ("ended", "banked")
     press(browser, Keys.ARROW_UP)
     settle(browser)
-    assert text(browser, "refusal").startswith("game_ended")
+    assert browser.find_element(By.ID, "refusal").get_attribute("data-reason") == "game_ended"
+    assert text(browser, "refusal") == (
+        "The run is over. The run has ended: start a new game below."
+    )
     assert severe_logs(browser) == []
 
 
@@ -212,5 +225,48 @@ def test_the_seed_comes_from_the_query_string(browser: Any, base: str) -> None:
             and d.find_element(By.ID, "refusal").text != ""
         )
     )
-    assert text(browser, "refusal").startswith("invalid_seed")
+    assert browser.find_element(By.ID, "refusal").get_attribute("data-reason") == "invalid_seed"
+    assert text(browser, "refusal").startswith('Not a seed. seed is "abc"')
     assert text(browser, "phase") == "not started"
+
+
+def test_the_layout_holds_together_at_1280_px(browser: Any, base: str) -> None:
+    open_page(browser, base)
+    press(browser, Keys.ARROW_LEFT)  # a refusal on show, as wide as the page gets
+    settle(browser)
+    assert browser.execute_script("return window.innerWidth") == 1280
+    # no label breaks over two lines: its text makes one line box
+    wrapped = browser.execute_script(
+        "return Array.from(document.querySelectorAll('button')).filter(b => {"
+        " const r = document.createRange(); r.selectNodeContents(b);"
+        " return new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size > 1;"
+        "}).map(b => b.textContent);"
+    )
+    assert wrapped == []
+    # nothing sticks out sideways, and the two panels stand side by side
+    assert browser.execute_script(
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+    tops = browser.execute_script(
+        "return Array.from(document.querySelectorAll('main > section'))"
+        ".map(s => Math.round(s.getBoundingClientRect().top));"
+    )
+    assert len(tops) == 2
+    assert len(set(tops)) == 1
+
+
+def test_the_legend_names_every_glyph_walls_included(browser: Any, base: str) -> None:
+    browser.get_log("browser")  # drop anything earlier
+    open_page(browser, base)
+    legend = text(browser, "legend")
+    for words in ("you", "wall", "floor", "relay to repair", "helper to rescue", "battery",
+                  "exit, closed", "exit, open", "actions until it sparks"):  # fmt: skip
+        assert words in legend
+    # the legend's wall looks like the grid's walls
+    colours = browser.execute_script(
+        "const bg = (e) => getComputedStyle(e).backgroundColor;"
+        "return [bg(document.querySelector('#legend .g-wall')),"
+        " bg(document.querySelector('#grid [data-glyph=\"#\"]'))];"
+    )
+    assert colours[0] == colours[1]
+    assert severe_logs(browser) == []

@@ -282,7 +282,8 @@ def test_a_flipped_payload_character_fails_the_signature() -> None:
     flipped = token[:i] + ("A" if token[i] != "A" else "B") + token[i + 1 :]
     error = refusal(flipped)
     assert error.check == "signature"
-    assert "signature does not match" in str(error)
+    assert "its signature is not from this server's key" in str(error)
+    assert "start a new game" in str(error)
 
 
 def test_a_token_signed_with_another_key_is_refused() -> None:

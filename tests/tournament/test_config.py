@@ -129,10 +129,10 @@ def test_the_hash_changes_with_the_config(tmp_path: Path) -> None:
         (('variants = ["default", "spring"]', 'variants = "default"'), "t.toml: variants: Input should be a valid list"),
         (("seeds = { start = 0, stop = 3 }", "seeds = { start = 5, stop = 3 }"), "t.toml: seeds: stop (3) must be greater than start (5)"),
         (("seeds = { start = 0, stop = 3 }", "seeds = [1, 1]"), "seeds must be distinct"),
-        (("seeds = { start = 0, stop = 3 }", "seeds = [-1]"), "t.toml: seeds: seed must be an integer 0..9007199254740991, got -1 (position 0)"),
+        (("seeds = { start = 0, stop = 3 }", "seeds = [-1]"), "t.toml: seeds: seed must be an integer 0..9007199254740991, got -1 (number 1 in the list)"),
         (("seeds = { start = 0, stop = 3 }", f"seeds = [1, {'9' * 200}]"), "t.toml: seeds.1: integer outside TOML's 64-bit range"),
         (("seeds = { start = 0, stop = 3 }", f"seeds = {{ start = {'9' * 200}, stop = 3 }}"), "t.toml: seeds.start: integer outside TOML's 64-bit range"),
-        (("seeds = { start = 0, stop = 3 }", f"seeds = [1, {10**18}]"), "t.toml: seeds: seed must be an integer 0..9007199254740991, got 1000000000000000000 (position 1)"),
+        (("seeds = { start = 0, stop = 3 }", f"seeds = [1, {10**18}]"), "t.toml: seeds: seed must be an integer 0..9007199254740991, got 1000000000000000000 (number 2 in the list)"),
         (("seeds = { start = 0, stop = 3 }", f"seeds = {{ start = {10**18}, stop = 3 }}"), "t.toml: seeds.start: start must be an integer 0..9007199254740991, got 1000000000000000000"),
         (("seeds = { start = 0, stop = 3 }", "seeds = { start = 0, stop = 9007199254740993 }"), "t.toml: seeds.stop: stop must be an integer 1..9007199254740992 (it is excluded), got 9007199254740993"),
         (("seeds = { start = 0, stop = 3 }", "seeds = { start = 0, stop = 1000001 }"), "t.toml: seeds: a range holds at most 1,000,000 seeds"),
@@ -142,18 +142,18 @@ def test_the_hash_changes_with_the_config(tmp_path: Path) -> None:
         (('name = "t"', 'name = "a\\u0000b"'), "t.toml: name: 'a\\x00b' must be a plain name"),
         (('name = "t"', f'name = "{"n" * 256}"'), "must be a plain name, 1-64 letters"),
         (('name = "model"', 'name = "LANTERN"'), "entrants: 'lantern' and 'LANTERN' differ only in case"),
-        (('provider = "local", model = "m", temperature', 'provider = "remote", model = "m", temperature'), "entrants.1.keeper.provider: unknown provider 'remote'"),
-        (('system = "p/k.md"', 'system = "p/missing.md"'), "t.toml: entrants.1.keeper.prompts.system: no such file"),
-        (('keeper = { baseline = "lantern" }', 'keeper = { baseline = "wallhug" }'), "entrants.0.keeper.baseline: 'wallhug' is not a keeper baseline"),
+        (('provider = "local", model = "m", temperature', 'provider = "remote", model = "m", temperature'), "entrant 'model', keeper.provider: there is no [providers.remote] table (this config has: local); add one for this model seat, with kind = \"openai\" or \"anthropic\""),
+        (('system = "p/k.md"', 'system = "p/missing.md"'), "t.toml: entrant 'model', keeper.prompts.system: no such file"),
+        (('keeper = { baseline = "lantern" }', 'keeper = { baseline = "wallhug" }'), "t.toml: entrant 'lantern', keeper.baseline: 'wallhug' is not a keeper baseline"),
         (('reference = "lantern"', 'reference = "nobody"'), "reference: 'nobody' is not an entrant"),
         (('kind = "openai"', 'kind = "gemini"'), "t.toml: providers.local.kind"),
-        (('temperature = 0.5', 'temperature = "warm"'), "t.toml: entrants.1.keeper"),
+        (('temperature = 0.5', 'temperature = "warm"'), "t.toml: entrant 'model', keeper.temperature: Input should be a valid number"),
         (('name = "model"', 'name = "lantern"'), "duplicate names ['lantern']"),
-        (('name = "model"', 'name = "my model"'), "entrants.1.name"),
+        (('name = "model"', 'name = "my model"'), "t.toml: [[entrants]] number 2, name: 'my model' must be"),
         (("name = \"t\"", "name = \"t\" = 2"), "t.toml: not valid TOML"),
         (('name = "t"', 'name = "t"\ngame = "chess"'), "t.toml: game: unknown game 'chess'"),
-        (('runners = { baseline = "wallhug" }', 'runnerz = { baseline = "wallhug" }'), "entrants.0.runnerz: not a seat of lighthouse"),
-        (('runners = [{ baseline = "wallhug" }, { provider = "local", model = "m" }, { baseline = "wallhug" }]', 'runners = [{ baseline = "wallhug" }]'), "entrants.1.runners: give one spec for all, or exactly 3; got 1"),
+        (('runners = { baseline = "wallhug" }', 'runnerz = { baseline = "wallhug" }'), "t.toml: entrant 'lantern', runnerz: not a seat of lighthouse"),
+        (('runners = [{ baseline = "wallhug" }, { provider = "local", model = "m" }, { baseline = "wallhug" }]', 'runners = [{ baseline = "wallhug" }]'), "t.toml: entrant 'model', runners: give one spec for all, or exactly 3; got 1"),
         (('variants = ["default", "spring"]', 'variants = ["neap"]'), "variants: 'neap' is not one of"),
     ],
 )  # fmt: skip
@@ -166,6 +166,45 @@ def test_malformed_configs_give_one_clear_error(
     with pytest.raises(ConfigError) as info:
         load(path)
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('keeper = { baseline = "lantern" }', 'keeper = "lantern"'),
+         "t.toml: entrant 'lantern', keeper: a seat is a table: { baseline = \"NAME\" }, "
+         "{ provider = \"NAME\", model = \"MODEL\" } or { python = \"MODULE:CALLABLE\" }; got 'lantern'"),
+        (('keeper = { baseline = "lantern" }', "keeper = [1]"), "t.toml: entrant 'lantern', keeper.0: a seat is a table"),
+        (('prompts = { system = "p/k.md", observation = "p/o.md", retry_hint = "p/r.md" }', "prompts = 3"),
+         "t.toml: entrant 'model', keeper.prompts: should be a table (key = value, ...), got 3"),
+        (('name = "lantern"\n', ""), "t.toml: [[entrants]] number 1, name: Field required"),
+    ],
+)  # fmt: skip
+def test_config_errors_name_entrants_and_never_a_class(
+    tmp_path: Path, change: tuple[str, str], message: str
+) -> None:
+    old, new = change
+    assert old in VALID
+    path = write(tmp_path, VALID.replace(old, new, 1))
+    with pytest.raises(ConfigError) as info:
+        load(path)
+    text = str(info.value)
+    assert message in text
+    assert "Config" not in text  # no LLMSeatConfig, EntrantConfig, PromptFiles ...
+    assert "entrants.0" not in text
+    assert "entrants.1" not in text
+
+
+def test_a_missing_provider_table_says_how_to_add_it(tmp_path: Path) -> None:
+    text = VALID.replace("[providers.local]", "[providers.elsewhere]")
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, text))
+    assert str(info.value).endswith(
+        "t.toml: entrant 'model', keeper.provider: there is no [providers.local] table "
+        '(this config has: elsewhere); add one for this model seat, with kind = "openai" or '
+        '"anthropic" (and base_url for another OpenAI-compatible server): see '
+        "docs/tournaments.md"
+    )
 
 
 def test_a_bad_config_starts_nothing(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ narrower than the reasons list, and the reason wins. The server
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ class HourloomApi:
     max_seed = MAX_SEED
     state_key = "state"
 
-    def signing_key(self) -> bytes:
+    def signing_key(self, kept: Callable[[], bytes] | None = None) -> bytes:
         return b""  # H32: the state is not signed, so there is no key to keep
 
     def init(self, seed: int, key: bytes) -> dict[str, Any]:

@@ -9,6 +9,7 @@ request. The server (:mod:`harness.server.app`) owns the HTTP side.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,8 @@ class RelayroamApi:
     max_seed = MAX_SEED
     state_key = "stateToken"
 
-    def signing_key(self) -> bytes:
-        return server_key()
+    def signing_key(self, kept: Callable[[], bytes] | None = None) -> bytes:
+        return server_key(fallback=kept)
 
     def init(self, seed: int, key: bytes) -> dict[str, Any]:
         state = new_game(seed)

@@ -7,11 +7,25 @@ from pydantic import Field
 from harness.models import StrictModel
 
 VARIANTS: tuple[str, ...] = ("default",)
+#: A bound, not a rule: chambers repeat every three, so later ones add nothing new.
+MAX_FIRST_CHAMBER = 1_000_000
 
 
 class RelayroamConfig(StrictModel):
-    """A bounded Relayroam episode: the harness banks at ``chamberCap`` clears (RR19)."""
+    """A bounded Relayroam episode: the harness banks at ``chamberCap`` clears (RR19).
 
+    ``firstChamber`` starts the episode in a later chamber, set up exactly as play
+    would reach it (its layout, and from chamber 4 the seed's draws), so a tournament
+    can play the chambers where two players differ: chambers 1 and 2 are fixed by the
+    rules and cost GREEDY and vent-aware GREEDY the same.
+    """
+
+    first_chamber: int = Field(
+        1,
+        ge=1,
+        le=MAX_FIRST_CHAMBER,
+        description="The chamber an episode starts in (1: the game's start).",
+    )
     chamber_cap: int = Field(6, ge=1, description="Clears after which the harness banks.")
     decisions_per_chamber: int = Field(
         60, ge=1, description="Guard: decisions (refusals included) per chamber, then bank."
@@ -31,4 +45,4 @@ class RelayroamConfig(StrictModel):
         return self.chamber_cap * self.decisions_per_chamber
 
 
-__all__ = ["VARIANTS", "RelayroamConfig"]
+__all__ = ["MAX_FIRST_CHAMBER", "VARIANTS", "RelayroamConfig"]

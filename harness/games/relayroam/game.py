@@ -23,7 +23,7 @@ from harness.games.relayroam.observe import Observation, observe
 from harness.games.relayroam.record import EndCause, RelayroamResults, RelayroamTickState
 from harness.games.relayroam.rules import event_json, new_game, step
 from harness.games.relayroam.solver import episode_optimum
-from harness.games.relayroam.state import State
+from harness.games.relayroam.state import State, chamber_start
 from harness.validation import format_validation_error
 
 PLAYER: Final = "player"
@@ -48,9 +48,10 @@ class Episode:
 
 
 @lru_cache(maxsize=4096)
-def optimum(seed: int, chambers: int) -> int:
-    """The bounded episode's optimum: the sum of its chambers' optima (RR20)."""
-    return episode_optimum(seed, chambers)
+def optimum(seed: int, chambers: int, first: int = 1) -> int:
+    """The bounded episode's optimum: the sum of its chambers' optima (RR20), chambers
+    ``first`` to ``first + chambers - 1``."""
+    return episode_optimum(seed, chambers, first=first)
 
 
 class RelayroamRules:
@@ -79,9 +80,13 @@ class RelayroamRules:
 
     def new_state(self, config: RelayroamConfig, seed: int) -> Episode:
         try:
-            return Episode(config, new_game(seed))
+            rules = new_game(seed)
         except ValueError as exc:
             raise ConfigError(f"seed: {exc}") from None
+        if config.first_chamber != 1:
+            # set up as play would reach it: the same layout, orientation and offsets
+            rules = chamber_start(seed, config.first_chamber)
+        return Episode(config, rules)
 
     def seats(self, state: Episode) -> tuple[SeatSpec, ...]:
         return (SeatSpec(PLAYER, PLAYER),)
@@ -176,7 +181,7 @@ class RelayroamRules:
         return RelayroamResults(
             scores=[float(rules.score)],
             score=rules.score,
-            optimum=optimum(rules.seed, state.config.chamber_cap),
+            optimum=optimum(rules.seed, state.config.chamber_cap, state.config.first_chamber),
             cleared_chamber_count=rules.cleared_chamber_count,
             total_rescued=rules.total_rescued,
             chamber=rules.chamber,

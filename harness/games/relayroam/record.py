@@ -58,7 +58,10 @@ class RelayroamResults(RecordModel):
 
     scores: list[float]
     score: int
-    optimum: int = Field(description="The best score of chambers 1..chamberCap (RR20).")
+    optimum: int = Field(
+        description="The best score of the episode's chambers, firstChamber onwards, "
+        "chamberCap of them (RR20).",
+    )
     cleared_chamber_count: int
     total_rescued: int
     chamber: int

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 
 from harness.games.relayroam.layouts import Layout, Pos, layout_for
 from harness.games.relayroam.rules import DELTAS, DIRECTIONS, Action, sparks_on
@@ -173,21 +174,29 @@ def solve_seeded_chamber(seed: int, chamber: int) -> ChamberOptimum:
     return solve_chamber(chamber, setup.reflected, setup.vent_offsets)
 
 
-def episode_optimum(seed: int, chambers: int) -> int:
-    """The optimum of an episode of ``chambers`` chambers of the game of ``seed`` (RR20).
+def episode_optimum(seed: int, chambers: int, *, first: int = 1) -> int:
+    """The optimum of an episode of ``chambers`` chambers of the game of ``seed``,
+    starting in chamber ``first`` (RR20).
 
-    Chambers are independent, so it is the sum of the chambers' optima; identical
-    set-ups are solved once.
+    Chambers are independent, so it is the sum of the chambers' optima.
     """
-    seen: dict[tuple[str, bool, tuple[int, ...]], int] = {}
     total = 0
-    for chamber in range(1, chambers + 1):
+    for chamber in range(first, first + chambers):
         setup = chamber_setup(seed, chamber)
-        key = (layout_for(chamber, False).letter, setup.reflected, setup.vent_offsets)
-        if key not in seen:
-            seen[key] = solve_chamber(chamber, setup.reflected, setup.vent_offsets).score
-        total += seen[key]
+        total += _chamber_score(_layout_chamber(chamber), setup.reflected, setup.vent_offsets)
     return total
+
+
+def _layout_chamber(chamber: int) -> int:
+    """The first chamber (1, 2 or 3) with ``chamber``'s layout."""
+    return (chamber - 1) % 3 + 1
+
+
+@lru_cache(maxsize=256)
+def _chamber_score(chamber: int, reflected: bool, vent_offsets: tuple[int, ...]) -> int:
+    # Three layouts, two orientations and three offsets per vent make 78 set-ups in
+    # all, so every set-up is solved once per process, whatever the seeds.
+    return solve_chamber(chamber, reflected, vent_offsets).score
 
 
 __all__ = [

@@ -22,7 +22,7 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from harness.errors import ConfigError, HarnessError
@@ -153,8 +153,10 @@ def decode_token(token: str, key: bytes) -> State:
     if not hmac.compare_digest(given, expected):
         raise InvalidStateToken(
             "signature",
-            "invalid state token: the signature does not match; the token was changed or "
-            "was not issued by this server",
+            "invalid state token: its signature is not from this server's key, so "
+            "this game cannot go on; start a new game. The server's key has changed since "
+            "the game began (a restart without a kept key does that: see `lighthouse serve "
+            "--help`), or the token was edited",
         )
     try:
         text = raw_payload.decode("ascii")
@@ -190,20 +192,24 @@ def _random_process_key() -> bytes:
         return _process_key
 
 
-def server_key(environ: Mapping[str, str] | None = None) -> bytes:
+def server_key(
+    environ: Mapping[str, str] | None = None, fallback: Callable[[], bytes] | None = None
+) -> bytes:
     """The server's signing key.
 
     From :data:`KEY_ENV` (``RELAYROAM_TOKEN_KEY``) when it is set and non-empty: the
     value is **hex**, at least 32 digits (16 bytes), e.g. the output of
     ``python -c "import secrets; print(secrets.token_hex(32))"``; anything else raises
     :class:`~harness.errors.ConfigError` (whose message never repeats the value).
-    Otherwise a random 32-byte key, made once and kept for the process's life, so
-    tokens stay valid until the server stops. ``environ`` defaults to ``os.environ``.
+    Otherwise ``fallback()`` when given (``lighthouse serve`` keeps a key in a file, so
+    tokens outlive a restart), else a random 32-byte key, made once and kept for the
+    process's life, so tokens stay valid until the process ends. ``environ`` defaults
+    to ``os.environ``.
     """
     env = os.environ if environ is None else environ
     value = env.get(KEY_ENV, "").strip()
     if not value:
-        return _random_process_key()
+        return _random_process_key() if fallback is None else fallback()
     if not _HEX.fullmatch(value):
         raise ConfigError(
             f"{KEY_ENV} must be an even number of hex digits (0-9, a-f); its value is not"

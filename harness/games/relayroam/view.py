@@ -7,10 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.games.relayroam.game import PLAYER, Episode
+from harness.games.relayroam.game import PLAYER, Episode, RelayroamRules
 from harness.games.relayroam.observe import observe, render_text
 from harness.games.relayroam.record import RelayroamResults, RelayroamTick
-from harness.games.relayroam.rules import new_game
 
 BOARD_JS = Path(__file__).with_name("board.js")
 VIEW_RAW_RUNES = 2000
@@ -19,7 +18,7 @@ VIEW_RAW_RUNES = 2000
 def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
     """The start, then one frame per decision."""
     header = lines[0]
-    start = observe(new_game(header.board.seed))
+    start = observe(RelayroamRules().new_state(header.config, header.board.seed).rules)
     frames: list[dict[str, Any]] = [
         {
             "label": "start",

@@ -1,0 +1,166 @@
+"""What every ``lighthouse`` command's parser shares: help that shows defaults and
+examples, one-line errors, and the checks of flag values that argparse runs.
+
+A bad flag value stops the command before anything runs, with one line naming the
+flag and the problem, and exit status 2, whether argparse finds it (a malformed
+number, an unknown choice) or the command does (a :class:`~harness.errors.HarnessError`
+from :func:`harness.cli.main`). Nothing here imports more than the standard library:
+``lighthouse --help`` builds every parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from collections.abc import Callable
+from typing import NoReturn
+
+#: A decimal integer as a flag spells it.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+#: Python reads integers of at most 4,300 digits (longer ones raise, and reading one
+#: costs the square of its length): a flag's value is measured before it is read.
+MAX_DIGITS = 4300
+
+
+#: How an epilog of examples starts (:func:`examples`): its lines are kept as written.
+EXAMPLES = "examples:"
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Each option's help ends with its default unless it names one already; the
+    examples in an epilog keep their lines, other text is wrapped."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (
+            "default" in text
+            or not action.option_strings
+            or action.required
+            or action.default is None
+            or action.default is False  # a switch: off unless given
+            or action.default == argparse.SUPPRESS
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, and whose help shows defaults."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        """Print one line (no usage block) and exit with status 2.
+
+        The line reads as the command's own errors do (``lighthouse: error: --flag:
+        problem``), and names the help that lists the flags.
+        """
+        root = self.prog.split()[0]
+        message = message.removeprefix("argument ")
+        self.exit(2, f"{root}: error: {message} (see: {self.prog} --help)\n")
+
+
+def examples(*lines: str) -> str:
+    """An epilog of example command lines."""
+    return f"{EXAMPLES}\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
+def integer(text: str) -> int:
+    """A decimal integer; anything else is refused as the flag's value."""
+    digits = text.strip()
+    if not _INTEGER.fullmatch(digits):
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a whole number")
+    if len(digits.lstrip("+-")) > MAX_DIGITS:
+        raise argparse.ArgumentTypeError(f"a {len(digits):,}-digit number is out of range")
+    return int(digits)
+
+
+def seed(text: str) -> int:
+    """A seed, checked as a config's seeds are (:func:`harness.validation.seed_problem`)."""
+    from harness.validation import MAX_SEED, seed_problem
+
+    try:
+        value = integer(text)
+    except argparse.ArgumentTypeError:
+        got = (
+            f"a {len(text.strip()):,}-digit number"
+            if _INTEGER.fullmatch(text.strip())
+            else _shown(text)
+        )
+        raise argparse.ArgumentTypeError(
+            f"seed must be an integer 0..{MAX_SEED}, got {got}"
+        ) from None
+    problem = seed_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """A whole number ``>= low``, e.g. ``--concurrency`` (at least 1)."""
+
+    def parse(text: str) -> int:
+        value = integer(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {low}, got {value}")
+        return value
+
+    parse.__name__ = "whole number"  # argparse names the type in its own messages
+    return parse
+
+
+def number(low: float, high: float) -> Callable[[str], float]:
+    """A finite number from ``low`` to ``high``, e.g. ``--temperature`` (0..2)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number {low:g}..{high:g}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def seconds(*, zero: bool = False) -> Callable[[str], float]:
+    """A finite number of seconds, over 0 (or from 0 with ``zero``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            bound = "0 or more" if zero else "over 0"
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number of seconds {bound}")
+        return value
+
+    parse.__name__ = "seconds"
+    return parse
+
+
+__all__ = [
+    "HelpFormatter",
+    "Parser",
+    "at_least",
+    "examples",
+    "integer",
+    "number",
+    "seconds",
+    "seed",
+]
