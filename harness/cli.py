@@ -74,7 +74,8 @@ def _add_board(sub: Any) -> None:
     board.add_argument(
         "--chamber",
         type=at_least(1),
-        help="the board at the start of this chamber (games whose seed fixes every chamber)",
+        help="the board at the start of this chamber, for games whose seed fixes every "
+        "chamber (default: the first)",
     )
     board.add_argument("--json", action="store_true", help="print JSON instead of text")
     board.set_defaults(func=_cmd_board)

@@ -39,8 +39,8 @@ def add_parser(sub: Any) -> None:
         "--out",
         type=Path,
         metavar="SITE",
-        help="write the browser as static files into SITE (works from file://) instead "
-        "of serving it",
+        help="write the browser as static files into SITE (works from file://) "
+        "(default: serve it instead)",
     )
     view.add_argument(
         "--host", default="127.0.0.1", help="address to serve on (default: %(default)s)"

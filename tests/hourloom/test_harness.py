@@ -203,7 +203,10 @@ def test_board_shows_the_chamber_the_run_reaches(capsys: pytest.CaptureFixture[s
     assert (status, json.loads(out)["chamber"]) == (0, 1)
     status, _, err = board("--chamber", "0")
     assert status == 2
-    assert "chamber: must be 1..500, got 0" in err
+    assert "--chamber: must be a whole number >= 1, got 0" in err
+    status, _, err = board("--chamber", "501")
+    assert status == 2
+    assert "chamber: must be 1..500, got 501" in err
     assert main(["board", "--game", "relayroam", "--seed", "7", "--chamber", "2"]) == 2
     assert "--chamber: relayroam has no chambers a seed fixes" in capsys.readouterr().err
 
