@@ -361,16 +361,16 @@ def test_the_viewer_frames_show_echoes_gates_and_the_sandglass() -> None:
     assert len(frames) == outcome.results.actions + 1
     start = frames[0]
     assert (start["chamber"], start["lap"], start["sand"]) == (1, 1, start["lapBudget"])
-    assert start["gates"] == [{"gate": "A", "open": False}]
-    with_echoes = [f for f in frames if any(e["tile"] for e in f["echoes"])]
+    assert start["gates"] == [{"gate": "A", "open": False, "by": ["nobody"]}]
+    with_echoes = [f for f in frames if any(e["tile"] is not None for e in f["echoes"])]
     assert with_echoes
-    echo = next(e for e in with_echoes[0]["echoes"] if e["tile"])
+    echo = next(e for e in with_echoes[0]["echoes"] if e["tile"] is not None)
     assert echo["next"] in ("N", "E", "S", "W", "WAIT")
     assert any(g["open"] for f in frames for g in f["gates"])  # an echo held the plate
     assert frames[-1]["phase"] == "over"
     drawn = GAME.view.render_view(with_echoes[0])
     assert "echoes: 1: " in drawn
-    assert "gates: A " in drawn
+    assert "gates (for you): A " in drawn
 
 
 class Stubborn:

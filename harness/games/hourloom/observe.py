@@ -9,7 +9,7 @@ every lap's alcove, keystone and budget. The structured fields sit beside the te
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from harness.games.hourloom.grid import describe
 from harness.games.hourloom.state import Phase, State
@@ -30,6 +30,8 @@ LEGEND = (
     "K this lap's keystone, * spark, X exit, ~ flux lit on the coming turn, - flux calm "
     "on the coming turn, o alcove, . floor"
 )
+#: Where a lap stands in its chamber, as the Laps lines say it (H29).
+LapStatus = Literal["done", "now", "later"]
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,11 @@ class Observation:
     text: str
 
 
-def glyph_rows(state: State) -> tuple[str, ...]:
-    """The chamber's rows as glyphs, the first matching glyph of H30 on each tile."""
+def glyph_rows(state: State, *, bodies: bool = True) -> tuple[str, ...]:
+    """The chamber's rows as glyphs, the first matching glyph of H30 on each tile.
+
+    Without ``bodies``, you and the echoes are left out: the ground under them.
+    """
     c = state.chamber
     grid = [FLOOR] * c.tiles
     # Paint from the last glyph in H30's order to the first, so the first wins.
@@ -71,11 +76,30 @@ def glyph_rows(state: State) -> tuple[str, ...]:
         grid[g.tile] = GATE_LETTERS[i]
     for w in c.walls:
         grid[w] = WALL
+    if not bodies:
+        return _rows(grid, c.width, c.height)
     for k, tile in enumerate(state.echoes, 1):
         if tile is not None:
             grid[tile] = str(k)
     grid[state.player] = YOU_GLYPH
-    return tuple("".join(grid[r * c.width : (r + 1) * c.width]) for r in range(c.height))
+    return _rows(grid, c.width, c.height)
+
+
+def _rows(grid: list[str], width: int, height: int) -> tuple[str, ...]:
+    return tuple("".join(grid[r * width : (r + 1) * width]) for r in range(height))
+
+
+def plate_holder(bodies: dict[int, int], tile: int) -> str:
+    """Who stands on ``tile`` in words: ``nobody``, ``you`` or ``echo 2``."""
+    who = bodies.get(tile)
+    return "nobody" if who is None else "you" if who == YOU else f"echo {who}"
+
+
+def lap_status(state: State, lap: int) -> LapStatus:
+    """Whether lap ``lap`` of the chamber is done, running now, or still to come."""
+    if lap < state.lap or state.phase == "sealed" or lap <= len(state.logs):
+        return "done"
+    return "now" if lap == state.lap else "later"
 
 
 def observe(state: State) -> Observation:
@@ -169,11 +193,10 @@ def _gate_lines(state: State) -> list[str]:
     bodies = bodies_of(state.player, state.echoes)
     lines = ["Gates (open for a mover when every plate carries another body):"]
     for i, g in enumerate(c.gates):
-        holders = []
-        for p in g.plates:
-            who = bodies.get(p)
-            name = "nobody" if who is None else "you" if who == YOU else f"echo {who}"
-            holders.append(f"{GATE_LETTERS[i].lower()} {describe(p, c.width)} held by {name}")
+        holders = [
+            f"{GATE_LETTERS[i].lower()} {describe(p, c.width)} held by {plate_holder(bodies, p)}"
+            for p in g.plates
+        ]
         state_word = "open for you" if gate_open(g, YOU, bodies) else "shut for you"
         lines.append(
             f"  {GATE_LETTERS[i]} on {describe(g.tile, c.width)} ({state_word}): "
@@ -197,17 +220,20 @@ def _lap_lines(state: State) -> list[str]:
     c = state.chamber
     lines = ["Laps (alcove, keystone, budget):"]
     for lap in range(1, c.laps + 1):
-        if lap < state.lap or state.phase == "sealed" or lap <= len(state.logs):
-            status = "done"
-        elif lap == state.lap:
-            status = "now"
-        else:
-            status = "later"
         lines.append(
             f"  {lap}: alcove {c.alcoves[lap - 1]}, keystone {c.keystones[lap - 1]}, "
-            f"budget {c.lap_budgets[lap - 1]}, {status}"
+            f"budget {c.lap_budgets[lap - 1]}, {lap_status(state, lap)}"
         )
     return lines
 
 
-__all__ = ["LEGEND", "Observation", "glyph_rows", "observation_json", "observe"]
+__all__ = [
+    "LEGEND",
+    "LapStatus",
+    "Observation",
+    "glyph_rows",
+    "lap_status",
+    "observation_json",
+    "observe",
+    "plate_holder",
+]

@@ -1,8 +1,8 @@
-"""Hourloom's view part: terminal text, and plain frames for the viewers.
+"""Hourloom's view part: terminal text, and the frames of the viewers (:mod:`.frames`).
 
-Kept small: the board is the chamber as H30's glyphs, with the echoes and their next
-inputs, the gates open or shut, the sandglass and the score beside it. Every frame is
-drawn from a record's tick state alone (the start from the header's seed).
+The board is the chamber as H30's glyphs; beside it every echo with its next input,
+every gate open or shut for you and who holds its plates, the sandglass, the score and
+the tick's events in words. The HTML viewer draws the same frames (``board.js``).
 """
 
 from __future__ import annotations
@@ -12,69 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.games.hourloom.game import PLAYER, Episode, HourloomRules, tick_state
+from harness.games.hourloom.frames import frame_of, view_frames
+from harness.games.hourloom.game import PLAYER, Episode, tick_state
 from harness.games.hourloom.grid import describe
 from harness.games.hourloom.observe import GATE_LETTERS, LEGEND, observe
-from harness.games.hourloom.record import HourloomResults, HourloomTick, HourloomTickState
+from harness.games.hourloom.record import HourloomResults, HourloomTick
 from harness.games.hourloom.state import state_json
 
 BOARD_JS = Path(__file__).with_name("board.js")
-VIEW_RAW_RUNES = 2000
-
-
-def frame_of(s: HourloomTickState, label: str, tick: int | None) -> dict[str, Any]:
-    """A viewer frame of the state ``s`` (no seats: the caller adds them)."""
-    width = len(s.grid[0]) if s.grid else 1
-    return {
-        "label": label,
-        "tick": tick,
-        "grid": list(s.grid),
-        "chamber": s.chamber,
-        "multiplierPct": s.multiplier_pct,
-        "phase": s.phase,
-        "lap": s.lap,
-        "laps": s.laps,
-        "turn": s.turn,
-        "sand": s.sand,
-        "lapBudget": s.lap_budget,
-        "hasKeystone": s.has_keystone,
-        "score": s.score,
-        "echoes": [
-            {"echo": k, "tile": None if tile is None else describe(tile, width), "next": nxt}
-            for k, (tile, nxt) in enumerate(zip(s.echoes, s.echo_next, strict=True), 1)
-        ],
-        "gates": [
-            {"gate": GATE_LETTERS[i], "open": is_open} for i, is_open in enumerate(s.gates_open)
-        ],
-        "events": [e["type"] for e in s.events],
-        "autoEnd": s.auto_end,
-        "transmission": None,
-        "seats": [],
-    }
-
-
-def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
-    """The start, then one frame per action."""
-    header = lines[0]
-    start = HourloomRules().new_state(header.config, header.board.seed)
-    frames = [frame_of(tick_state(start, True, None, [], None), "start", None)]
-    for line in lines:
-        if line.type != "tick":
-            continue
-        turn = line.seats[PLAYER]
-        frame = frame_of(line.state, f"tick {line.tick}", line.tick)
-        frame["seats"] = [
-            {
-                "seat": PLAYER,
-                "name": PLAYER,
-                "source": turn.source,
-                "raw": turn.raw[:VIEW_RAW_RUNES],
-                "decision": turn.decision.model_dump(),
-                "notes": "",
-            }
-        ]
-        frames.append(frame)
-    return frames
 
 
 def status(frame: dict[str, Any]) -> str:
@@ -92,16 +37,17 @@ def render_view(frame: dict[str, Any]) -> str:
     out = [f"== {frame['label']}   {status(frame)}"]
     out += ["  " + row for row in frame["grid"]]
     echoes = [
-        f"{e['echo']}: {e['tile']} next {e['next']}" if e["tile"] else f"{e['echo']}: gone"
+        f"{e['echo']}: {e['at']} next {e['next']}" if e["at"] else f"{e['echo']}: gone"
         for e in frame["echoes"]
     ]
     if echoes:
         out.append("  echoes: " + "; ".join(echoes))
     if frame["gates"]:
         gates = (f"{g['gate']} {'open' if g['open'] else 'shut'}" for g in frame["gates"])
-        out.append("  gates: " + ", ".join(gates))
-    if frame["events"]:
-        out.append("  events: " + ", ".join(frame["events"]))
+        out.append("  gates (for you): " + ", ".join(gates))
+    out += ["  " + words for words in frame["events"]]
+    if "note" in frame:
+        out.append("  note: " + frame["note"])
     for seat in frame["seats"]:
         out.append(f"  [{seat['source']}] player: {seat['raw']}")
     return "\n".join(out)
@@ -125,14 +71,20 @@ class HourloomView:
 
     def board_json(self, state: Episode) -> dict[str, Any]:
         rules = state.rules
-        frame = frame_of(tick_state(state, True, None, [], None), "start", None)
+        s = tick_state(state, True, None, [], None)
+        width = rules.chamber.width
         return {
             "config": state.config.model_dump(mode="json", by_alias=True),
             "chamber": rules.chamber.number,
-            "rows": frame["grid"],
+            "rows": s.grid,
             "legend": LEGEND,
-            "echoes": frame["echoes"],
-            "gates": frame["gates"],
+            "echoes": [
+                {"echo": k, "tile": None if tile is None else describe(tile, width), "next": nxt}
+                for k, (tile, nxt) in enumerate(zip(s.echoes, s.echo_next, strict=True), 1)
+            ],
+            "gates": [
+                {"gate": GATE_LETTERS[i], "open": is_open} for i, is_open in enumerate(s.gates_open)
+            ],
             "sand": rules.sand,
             "lapBudget": rules.lap_budget,
             "score": rules.score,
@@ -147,7 +99,7 @@ class HourloomView:
         did = "refused: " + str(s.reason) if not s.ok else ", ".join(e["type"] for e in s.events)
         ended = f"  (the harness ends the run: {s.auto_end})" if s.auto_end else ""
         head = f"tick {line.tick}  {action}{tag}  -> {did or '-'}{ended}"
-        frame = frame_of(s, "", line.tick)
+        frame = frame_of(s, None, "", line.tick)
         return "\n".join([head, "    " + status(frame), *("    " + row for row in s.grid)])
 
     def render_results(self, results: Any) -> str:
@@ -169,4 +121,4 @@ class HourloomView:
         return viewer_script()
 
 
-__all__ = ["HourloomView", "frame_of", "render_view", "view_frames", "viewer_script"]
+__all__ = ["HourloomView", "render_view", "status", "view_frames", "viewer_script"]
