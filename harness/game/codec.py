@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from pydantic import BaseModel, TypeAdapter
@@ -40,4 +41,55 @@ class RecordCodec(Protocol):
         ...
 
 
-__all__ = ["RecordCodec"]
+class SeededEpisode(Protocol):
+    """A harness episode state whose rules' state carries the seed that fixes its board."""
+
+    @property
+    def config(self) -> Any: ...
+
+    @property
+    def rules(self) -> Any: ...
+
+
+class SeedBoardCodec:
+    """The codec of a game whose board is its seed and whose decisions are JSON objects
+    (Relayroam, Hourloom): the header's board is ``{"seed": N}`` and the start state is
+    made again from the config and that seed. A game names its models; stateless."""
+
+    def __init__(
+        self,
+        *,
+        record_adapter: TypeAdapter[Any],
+        seed_model: type[BaseModel],
+        action_model: type[BaseModel],
+        schema: Callable[[], dict[str, Any]],
+        start: Callable[[Any, int], Any],
+    ) -> None:
+        self.record_adapter = record_adapter
+        self.seed_model = seed_model
+        self.action_model = action_model
+        self._schema = schema
+        self._start = start  # (config, seed) -> the first state, as the rules make it
+
+    def record_schema(self) -> dict[str, Any]:
+        return self._schema()
+
+    def config_model(self, state: SeededEpisode) -> Any:
+        return state.config
+
+    def board_model(self, state: SeededEpisode) -> BaseModel:
+        return self.seed_model(seed=state.rules.seed)
+
+    def start_state(self, header: Any) -> Any:
+        return self._start(header.config, header.board.seed)
+
+    def decision_model(self, decision: Any) -> BaseModel:
+        return self.action_model.model_validate(decision)
+
+    def decision_from_json(self, data: Any) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise TypeError(f"an action is a JSON object, not {data!r}")
+        return dict(data)
+
+
+__all__ = ["RecordCodec", "SeedBoardCodec", "SeededEpisode"]

@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+
+from harness.errors import ConfigError
+from harness.validation import format_validation_error
 
 StateT = TypeVar("StateT")
+ConfigT = TypeVar("ConfigT", bound=BaseModel)
+
+
+def validated_config(
+    model: type[ConfigT],
+    variants: Sequence[str],
+    variant: str,
+    overrides: Mapping[str, Any],
+    episode_timeout_seconds: float | None = None,
+) -> ConfigT:
+    """:meth:`Rules.make_config` for a game whose config is one pydantic model and
+    whose variants change nothing in it: ``overrides`` (the tournament's ``[rules]``)
+    validated, with the episode timeout when one is given. A bad variant or value is
+    a :class:`ConfigError` naming it."""
+    if variant not in variants:
+        raise ConfigError(f"variants: {variant!r} is not one of {list(variants)}")
+    values = dict(overrides)
+    if episode_timeout_seconds is not None:
+        values["episode_timeout_seconds"] = episode_timeout_seconds
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, "rules")) from None
 
 
 @dataclass(frozen=True)
@@ -85,4 +111,4 @@ class ChamberStates(Protocol):
         ...
 
 
-__all__ = ["ChamberStates", "Rules", "SeatSpec", "StateT"]
+__all__ = ["ChamberStates", "Rules", "SeatSpec", "StateT", "validated_config"]

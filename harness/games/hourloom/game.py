@@ -15,10 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from pydantic import ValidationError
-
 from harness.errors import ConfigError, RulesError
 from harness.game import SeatGroup, SeatSpec
+from harness.game.rules import validated_config
 from harness.games.hourloom.config import CHAMBER_CAP_LIMIT, VARIANTS, HourloomConfig
 from harness.games.hourloom.events import ChamberSealed, LapCompleted, event_json
 from harness.games.hourloom.generator import generate
@@ -29,7 +28,6 @@ from harness.games.hourloom.rng import to_hex
 from harness.games.hourloom.rules import END_RUN, new_game, step
 from harness.games.hourloom.state import State
 from harness.games.hourloom.turn import YOU, bodies_of, chamber_start, gate_open
-from harness.validation import format_validation_error
 
 PLAYER: Final = "player"
 SEAT_GROUPS: Final = (SeatGroup(PLAYER, PLAYER, (PLAYER,)),)
@@ -117,15 +115,9 @@ class HourloomRules:
         overrides: Mapping[str, Any],
         episode_timeout_seconds: float | None = None,
     ) -> HourloomConfig:
-        if variant not in VARIANTS:
-            raise ConfigError(f"variants: {variant!r} is not one of {list(VARIANTS)}")
-        values = dict(overrides)
-        if episode_timeout_seconds is not None:
-            values["episode_timeout_seconds"] = episode_timeout_seconds
-        try:
-            return HourloomConfig.model_validate(values)
-        except ValidationError as exc:
-            raise ConfigError(format_validation_error(exc, "rules")) from None
+        return validated_config(
+            HourloomConfig, VARIANTS, variant, overrides, episode_timeout_seconds
+        )
 
     def max_ticks(self, config: HourloomConfig) -> int:
         """The most decisions an episode can take (for plans and budgets): the action cap."""

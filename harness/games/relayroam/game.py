@@ -14,17 +14,15 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Final
 
-from pydantic import ValidationError
-
 from harness.errors import ConfigError, RulesError
 from harness.game import SeatGroup, SeatSpec
+from harness.game.rules import validated_config
 from harness.games.relayroam.config import VARIANTS, RelayroamConfig
 from harness.games.relayroam.observe import Observation, observe
 from harness.games.relayroam.record import EndCause, RelayroamResults, RelayroamTickState
 from harness.games.relayroam.rules import event_json, new_game, step
 from harness.games.relayroam.solver import episode_optimum
 from harness.games.relayroam.state import State, chamber_start
-from harness.validation import format_validation_error
 
 PLAYER: Final = "player"
 BANK: Final = {"type": "bank"}
@@ -63,15 +61,9 @@ class RelayroamRules:
         overrides: Mapping[str, Any],
         episode_timeout_seconds: float | None = None,
     ) -> RelayroamConfig:
-        if variant not in VARIANTS:
-            raise ConfigError(f"variants: {variant!r} is not one of {list(VARIANTS)}")
-        values = dict(overrides)
-        if episode_timeout_seconds is not None:
-            values["episode_timeout_seconds"] = episode_timeout_seconds
-        try:
-            return RelayroamConfig.model_validate(values)
-        except ValidationError as exc:
-            raise ConfigError(format_validation_error(exc, "rules")) from None
+        return validated_config(
+            RelayroamConfig, VARIANTS, variant, overrides, episode_timeout_seconds
+        )
 
     def max_ticks(self, config: RelayroamConfig) -> int:
         """The most decisions an episode can take (for plans and budgets): per chamber,
