@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 
@@ -25,6 +26,16 @@ class ClippedReply:
     length: int
     sha256: str
     clipped: bool
+
+
+def show_value(value: object, limit: int = 60, *, ascii_only: bool = False) -> str:
+    """``value`` as a message shows it: JSON (``repr`` for what JSON cannot hold), cut to
+    ``limit`` characters with ``...``; ``ascii_only`` escapes every other character."""
+    try:
+        text = json.dumps(value, ensure_ascii=ascii_only, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)[:limit]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def scrub_surrogates(text: str) -> str:

@@ -19,6 +19,7 @@ from harness.games.hourloom.grid import DIRECTIONS, Direction, describe
 from harness.games.hourloom.rng import MAX_SEED
 from harness.games.hourloom.state import State
 from harness.games.hourloom.turn import YOU, Block, bodies_of, chamber_start, move_block, play_turn
+from harness.text import show_value
 
 ActionType = Literal["MOVE", "WAIT", "DESCEND", "END_RUN"]
 RefusalReason = Literal[
@@ -130,18 +131,22 @@ def refusal_of(state: State, action: object) -> tuple[RefusalReason, str] | None
     """The first H27 refusal that applies to ``action`` with its message, or None."""
     types = ", ".join(ACTION_TYPES)
     if not isinstance(action, dict):
-        return "unknown_action", f"the action is {_show(action)}, not a JSON object. {_fix(state)}"
+        return (
+            "unknown_action",
+            f"the action is {show_value(action)}, not a JSON object. {_fix(state)}",
+        )
     kind = action.get("type")
     if not isinstance(kind, str) or kind not in ACTION_TYPES:
         return (
             "unknown_action",
-            f'"type" is {_show(kind)}; it must be exactly one of {types}. {_fix(state)}',
+            f'"type" is {show_value(kind)}; it must be exactly one of {types}. {_fix(state)}',
         )
     direction = action.get("dir")
     if kind == "MOVE" and not isinstance(direction, str):
         return (
             "unknown_action",
-            f'a MOVE needs "dir" as a string (N, E, S or W), got {_show(direction)}. {_fix(state)}',
+            f'a MOVE needs "dir" as a string (N, E, S or W), got {show_value(direction)}. '
+            f"{_fix(state)}",
         )
     if state.phase == "over":
         reason = state.end_reason or "over"
@@ -152,7 +157,7 @@ def refusal_of(state: State, action: object) -> tuple[RefusalReason, str] | None
     if kind == "MOVE" and direction not in DIRECTIONS:
         return (
             "bad_direction",
-            f'"dir" is {_show(direction)}; it must be N, E, S or W (N is toward row 0). '
+            f'"dir" is {show_value(direction)}; it must be N, E, S or W (N is toward row 0). '
             f"{_fix(state)}",
         )
     if state.phase == "sealed" and kind in ("MOVE", "WAIT"):
@@ -209,15 +214,6 @@ def _fix(state: State) -> str:
     if not legal:
         return "The run is over: no action is legal."
     return "Legal now: " + " ".join(json.dumps(a, separators=(",", ":")) for a in legal)
-
-
-def _show(value: object, limit: int = 60) -> str:
-    """``value`` as JSON (``repr`` for what JSON cannot hold), cut to ``limit`` chars."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)[:limit]
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 __all__ = [

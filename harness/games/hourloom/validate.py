@@ -9,8 +9,8 @@ the chamber is the one the seed would draw. Every failure is a
 
 from __future__ import annotations
 
-import json
 import re
+from functools import partial
 from typing import Any
 
 from harness.games.hourloom.grid import INPUTS, Input
@@ -28,6 +28,11 @@ from harness.games.hourloom.state import (
     State,
 )
 from harness.json_reply import StrictJsonError, strict_loads
+from harness.text import show_value
+
+#: messages quote values in ASCII: a state's strings may hold anything
+_show = partial(show_value, ascii_only=True)
+
 
 STATE_KEYS = frozenset(
     {"game", "version", "seed", "rngState", "chamber", "phase", "lap", "turn", "sand",
@@ -319,14 +324,6 @@ def _log(value: Any, where: str, most: int) -> tuple[Input, ...]:
                 f"{where}[{i}]: must be one of {', '.join(INPUTS)}, got {_show(entry)}"
             )
     return tuple(items)
-
-
-def _show(value: Any, limit: int = 60) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=True)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)[:limit]
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 __all__ = ["CHAMBER_KEYS", "MAX_SIDE", "STATE_KEYS", "state_from_json", "state_from_text"]

@@ -33,6 +33,7 @@ from harness.games.relayroam.state import (
     State,
     chamber_start,
 )
+from harness.text import show_value
 
 Direction = Literal["up", "right", "down", "left"]
 ActionType = Literal["move", "wait", "next", "bank"]
@@ -430,19 +431,20 @@ def _refusal(state: State, action: object) -> tuple[RefusalReason, str] | None:
     if not isinstance(action, dict):
         return (
             "malformed_action",
-            f"the action is {_show(action)}, which is not a JSON object; send an object "
+            f"the action is {show_value(action)}, which is not a JSON object; send an object "
             f'like {{"type":"wait"}}. {fix}',
         )
     if "type" not in action:
         return (
             "malformed_action",
-            f'the action {_show(action)} has no "type" field; set "type" to one of {types}. {fix}',
+            f'the action {show_value(action)} has no "type" field; set "type" to one of '
+            f"{types}. {fix}",
         )
     kind = action["type"]
     if not isinstance(kind, str) or kind not in ACTION_TYPES:
         return (
             "malformed_action",
-            f'"type" is {_show(kind)}, which is not an action type; set "type" to exactly one '
+            f'"type" is {show_value(kind)}, which is not an action type; set "type" to exactly one '
             f"of {types} (lower case). {fix}",
         )
     if kind == "move" and "direction" not in action:
@@ -453,7 +455,7 @@ def _refusal(state: State, action: object) -> tuple[RefusalReason, str] | None:
     if kind == "move" and not isinstance(action["direction"], str):
         return (
             "malformed_action",
-            f'"direction" is {_show(action["direction"])}, not a string; set "direction" to '
+            f'"direction" is {show_value(action["direction"])}, not a string; set "direction" to '
             f"one of {directions}. {fix}",
         )
     allowed = ALLOWED_FIELDS[kind]
@@ -463,13 +465,13 @@ def _refusal(state: State, action: object) -> tuple[RefusalReason, str] | None:
             only = " and ".join(f'"{a}"' for a in allowed)
             return (
                 "unknown_field",
-                f"{shown} (set to {_show(action[key])}) is not a field of a {kind} action, "
+                f"{shown} (set to {show_value(action[key])}) is not a field of a {kind} action, "
                 f"which has only {only}; remove {shown}. {fix}",
             )
     if kind == "move" and action["direction"] not in DIRECTIONS:
         return (
             "unknown_direction",
-            f'"direction" is {_show(action["direction"])}, which is not a direction; use '
+            f'"direction" is {show_value(action["direction"])}, which is not a direction; use '
             f"exactly one of {directions} (lower case). {fix}",
         )
     if state.phase == "ended":
@@ -575,15 +577,6 @@ def _camel(name: str) -> str:
 
 def _compact(action: Action) -> str:
     return json.dumps(action, separators=(",", ":"))
-
-
-def _show(value: object, limit: int = 60) -> str:
-    """``value`` as JSON (``repr`` for what JSON cannot hold), cut to ``limit`` chars."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 __all__ = [

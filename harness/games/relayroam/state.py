@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal, get_args
 
 from harness.errors import RecordError
 from harness.games.relayroam.layouts import Layout, Pos, layout_for
 from harness.games.relayroam.rng import MAX_SEED, output
 from harness.json_reply import StrictJsonError, strict_loads
+from harness.text import show_value
 
 Phase = Literal["playing", "chamber-clear", "ended"]
 EndReason = Literal["banked", "depleted"]
@@ -65,6 +67,10 @@ STATE_KEYS = frozenset(
         "usedBatteries",
     }
 )
+
+
+#: messages quote values in ASCII: a state's strings may hold anything
+_show = partial(show_value, ascii_only=True)
 
 
 class StateError(RecordError):
@@ -446,11 +452,6 @@ def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object"
-
-
-def _show(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=True, default=repr)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 __all__ = [
