@@ -76,6 +76,7 @@ class FolderPages:
 def _handler(pages: FolderPages) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "lighthouse-view"
+        timeout = 30  # seconds a connection may sit idle before its thread lets it go
         sys_version = ""
 
         def do_GET(self) -> None:
@@ -132,6 +133,9 @@ def make_server(
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     server.daemon_threads = True
+    # Ctrl-C must not wait on a page still being written to a slow client: handler
+    # threads are daemons, and closing the server does not join them.
+    server.block_on_close = False
     return server
 
 

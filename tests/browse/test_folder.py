@@ -258,7 +258,12 @@ def test_the_command_serves_until_interrupted_and_writes_sites(
         assert status == 200
         assert len(rows_of(page)) == 200
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=60) == 0
+        try:
+            assert proc.wait(timeout=60) == 0
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # -X faulthandler: every thread's stack
+            _, err = proc.communicate(timeout=30)
+            pytest.fail(f"not stopped 60 s after Ctrl-C; its threads:\n{err[-8000:]}")
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -131,7 +131,7 @@ def test_play_says_when_the_deadline_ended_the_episode(server: ScriptedLLMServer
         "--episode-timeout", "1",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert "reason deadline" in proc.stdout
+    assert "ended: deadline" in proc.stdout
     assert (
         "the episode ended by deadline: its play budget of 0.6 s (60% of 1 s) ran out after "
         "0 ticks; raise it with --episode-timeout SECONDS"
