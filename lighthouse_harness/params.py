@@ -29,12 +29,13 @@ Seeds = int | str | Sequence[int | str] | range
 def parse_seeds(value: Seeds) -> list[int]:
     """The seeds ``value`` names: ``7``, ``"0:50"`` / ``"10-20"`` (the end excluded),
     ``"1,5,9"``, a list of those, or a ``range``. In order, without repeats."""
+    items: list[object]
     if isinstance(value, range):
-        items: list[int | str] = list(value[: MAX_SAMPLES + 1])
-    elif isinstance(value, str | int):
-        items = [value]
-    else:
+        items = list(value[: MAX_SAMPLES + 1])
+    elif isinstance(value, list | tuple):
         items = list(value)
+    else:  # one seed or range (or what -T made of a value that is neither)
+        items = [value]
     seeds: list[int] = []
     for item in items:
         seeds.extend(_one(item))
@@ -45,7 +46,7 @@ def parse_seeds(value: Seeds) -> list[int]:
     return list(dict.fromkeys(seeds))
 
 
-def _one(item: int | str) -> list[int]:
+def _one(item: object) -> list[int]:
     if isinstance(item, bool):  # a YAML true is no seed
         raise ConfigError(f"seeds: {short_repr(item)} is not a seed")
     if isinstance(item, int):
