@@ -67,7 +67,8 @@ def play_episode(
             name = f"inspect-{role}"
             # Inspect's --max-connections bounds the calls in flight, not the harness
             providers[name] = ProviderOptions(kind="inspect", max_in_flight=None)
-            clients[name] = InspectProvider(model)
+            # Inspect's --max-tokens, --temperature and --seed apply, not the seat's own
+            clients[name] = InspectProvider(model, send_sampling=False)
             specs[key] = _model_seat(name, model, role, folder, structured_output, call_timeout)
         epoch = f"-e{state.epoch}" if state.epoch > 1 else ""
         result = await env.aplay(
@@ -97,14 +98,11 @@ def _model_seat(
     structured_output: bool | StructuredOutput,
     call_timeout: float,
 ) -> LLMSeatConfig:
-    # Inspect's own sampling settings (--temperature, --seed) apply: the seat sends
-    # none; its max_tokens is Inspect's when the model's config names one.
     return LLMSeatConfig(
         provider=provider,
         model=str(model),
         prompts=PromptFiles.in_folder(prompts, role) if prompts is not None else None,
         structured_output=structured_output,
-        max_tokens=model.config.max_tokens or defaults.MAX_TOKENS,
         call_timeout_seconds=call_timeout,
     )
 

@@ -55,7 +55,9 @@ class InspectProvider:
     With ``model`` every call goes to that model (the one an Inspect task resolved,
     with its role, config and custom arguments); without it, to the model the
     request names (``openai/gpt-4o-mini``), resolved once by :func:`get_model` with
-    ``base_url`` and ``api_key`` and closed by :meth:`aclose`.
+    ``base_url`` and ``api_key`` and closed by :meth:`aclose`. With
+    ``send_sampling=False`` a request's ``max_tokens``, ``temperature`` and ``seed``
+    are not sent: Inspect's config decides them (``--max-tokens`` and the rest).
     """
 
     name = "inspect"
@@ -66,8 +68,10 @@ class InspectProvider:
         *,
         base_url: str | None = None,
         api_key: str | None = None,
+        send_sampling: bool = True,
     ) -> None:
         self._model = model
+        self._send_sampling = send_sampling
         self._base_url = base_url
         self._api_key = api_key
         self._models: dict[str, Model] = {}
@@ -99,7 +103,8 @@ class InspectProvider:
     async def complete(self, request: CompletionRequest) -> Completion:
         model = await self.model_for(request.model)
         try:
-            output = await model.generate(_chat(request.messages), config=_config(request))
+            config = _config(request, self._send_sampling)
+            output = await model.generate(_chat(request.messages), config=config)
         except Exception as exc:
             # Inspect's own control flow (sample limits, a sample being cancelled or
             # terminated) and anything unknown keeps its course; only what an SDK
@@ -142,13 +147,16 @@ def _chat(messages: tuple[Message, ...]) -> list[ChatMessage]:
     return chat
 
 
-def _config(request: CompletionRequest) -> GenerateConfig:
-    """The request's settings; what it leaves unset, Inspect's config decides."""
+def _config(request: CompletionRequest, sampling: bool) -> GenerateConfig:
+    """The request's settings (its sampling ones if ``sampling``); what it leaves unset,
+    Inspect's config decides."""
     schema = None
     if request.sent_shape == "json_schema" and request.json_schema is not None:
         schema = ResponseSchema(
             name=TOOL_NAME, json_schema=JSONSchema.model_validate(request.json_schema), strict=True
         )
+    if not sampling:
+        return GenerateConfig(response_schema=schema)
     return GenerateConfig(
         max_tokens=request.max_tokens,
         temperature=request.temperature,

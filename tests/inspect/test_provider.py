@@ -184,3 +184,24 @@ def test_kind_inspect_imports_inspect_when_its_provider_is_built_and_not_before(
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["False", "True", "False", "inspect"], done.stderr
+
+
+def test_a_task_s_model_calls_take_inspect_s_sampling_settings(tmp_path: Path) -> None:
+    seen: set[tuple[int | None, float | None, int | None]] = set()
+
+    def generate(
+        messages: list[ChatMessage],
+        tools: list[ToolInfo],
+        choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        seen.add((config.max_tokens, config.temperature, config.seed))
+        return mock_output(messages, tools, choice, config)
+
+    task = tasks.lighthouse_keeper(seeds=0, rules={"maxTicks": 2})
+    model = get_model("mockllm/model", custom_outputs=generate)
+    inspect_eval(
+        task, model=model, log_dir=str(tmp_path), display="none", max_tokens=77, temperature=0.3
+    )
+    # not the seat's default of 512 tokens: --max-tokens (and the rest) is Inspect's
+    assert seen == {(77, 0.3, None)}
