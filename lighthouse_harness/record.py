@@ -15,8 +15,8 @@ from typing import Any
 
 from harness.errors import RecordError
 from harness.game import GameEntry
-from harness.records import validate_line
-from harness.registry import get_game
+from harness.records import decode_line, validate_line
+from harness.registry import game_names, get_game
 
 #: The store key the record text is kept under.
 RECORD_KEY = "lighthouse_harness/record"
@@ -37,15 +37,13 @@ class ParsedRecord:
 
 def parse_record(text: str, where: str = "record") -> ParsedRecord:
     """The record ``text`` holds; a :class:`RecordError` naming ``where`` if it is not one."""
-    raw = text.encode("utf-8").splitlines()
+    raw = text.encode("utf-8", errors="replace").splitlines()
     if not raw:
         raise RecordError(f"{where}: empty")
-    try:
-        game_name = json.loads(raw[0]).get("game", "lighthouse")
-    except (ValueError, AttributeError):
-        raise RecordError(f"{where}:1: the header is not a JSON object", line=1) from None
-    if not isinstance(game_name, str):
-        raise RecordError(f"{where}:1: game is not a name", line=1)
+    header = decode_line(raw[0], f"{where}:1", 1)  # strict JSON, its depth bounded
+    game_name = header.get("game", "lighthouse") if isinstance(header, dict) else None
+    if not isinstance(game_name, str) or game_name not in game_names():
+        raise RecordError(f"{where}:1: the header names no game of the harness", line=1)
     game = get_game(game_name)
     adapter = game.codec.record_adapter
     lines = [

@@ -1,4 +1,5 @@
-"""Task parameters as ``-T`` gives them: seeds, variants, rules, seats, prompts, settings."""
+"""Task parameters as ``-T`` gives them (seeds, variants, rules, seats, prompts, settings),
+and a record read back from a log's store."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ pytest.importorskip("inspect_ai")
 
 from inspect_ai._util.config import parse_cli_args
 
-from harness.errors import ConfigError
+from harness.errors import ConfigError, RecordError
 from harness.registry import get_game
 from lighthouse_harness import tasks
 from lighthouse_harness.params import MAX_SAMPLES, parse_rules, parse_seeds, parse_variants
+from lighthouse_harness.record import parse_record
 
 
 @pytest.mark.parametrize(
@@ -99,3 +101,22 @@ def test_a_prompts_folder_must_hold_the_role_s_files(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     task = tasks.lighthouse_team(seeds=0, prompts=str(root / "prompts" / "lighthouse"))
     assert len(task.dataset) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "empty"),
+        ("[" * 100_000, "not a JSON line"),
+        ('{"game": "chess"}\n', "names no game"),
+        ('{"game": 7}\n', "names no game"),
+        ('"header"\n', "names no game"),
+        ('{"type": "header", "game": "lighthouse"}\n', "sample 3:1:"),
+        ("\ud800\n", "not a JSON line"),
+    ],
+)
+def test_a_record_that_is_not_one_is_a_record_error(text: str, words: str) -> None:
+    # what a log's store holds is read as hostile input: one error, never a crash
+    with pytest.raises(RecordError) as raised:
+        parse_record(text, "sample 3")
+    assert words in str(raised.value)
