@@ -80,6 +80,15 @@ def test_a_task_scores_what_the_harness_plays_for_the_same_replies(
             assert score.metadata["model_turns"] == len(model_turns)
             fallbacks += len(fell_back)
             turns += len(model_turns)
+            # the transcript: a model event per call, with the messages the seat sent,
+            # and an info event per tick naming each seat's source
+            ticks = [line for line in kept if line["type"] == "tick"]
+            calls = [c for t in ticks for turn in t["seats"].values() for c in turn["calls"]]
+            events = [e for e in sample.events if e.event == "model"]
+            assert len(events) == len(calls)
+            assert [e.input[0].role for e in events] == ["system"] * len(calls)
+            infos = [e.data for e in sample.events if e.event == "info"]
+            assert [d["tick"] for d in infos if isinstance(d, dict)] == [t["tick"] for t in ticks]
     # the replies did what they are for: some turns fell back, most did not
     assert 0 < fallbacks < turns
 
