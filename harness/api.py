@@ -36,6 +36,7 @@ from harness.llm.deadlines import default_allowance, default_episode_timeout
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.seat import SeatFactory
+from harness.llm.types import Provider
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.seat_builder import SeatLike, build_seats, llm_providers, seats_of_groups
@@ -150,13 +151,21 @@ class Env:
         on_info: Callable[[str], None] | None = None,
         search: tuple[Path, ...] = (),
         cache: Path | str | None = None,
+        clients: Mapping[str, Provider] | None = None,
+        preflight: bool = True,
         **groups: GroupArg,
     ) -> PlayResult:
         """:meth:`play`, awaited; ``on_tick`` gets each tick line, ``on_warning`` each
         preflight warning (default: :func:`warnings.warn`), and Python agents named by
         import path are looked for in ``search`` too. ``on_info`` gets the structured
         output shape each model seat settled on; ``cache`` names a call cache file
-        (SQLite) whose answers are replayed instead of asked again."""
+        (SQLite) whose answers are replayed instead of asked again.
+
+        ``clients`` maps a provider name to a provider already made (a model seat
+        naming it calls that client; its entry in ``providers`` still sets the seat's
+        limits), e.g. the model an Inspect task resolved; ``preflight=False`` skips the
+        small call to each model before the episode (then a structured output shape is
+        found on the episode's first call)."""
         known = {**cli_providers(), **_providers(providers or {})}
         specs: dict[str, tuple[str, SeatLike]] = seats_of_groups(
             self.game, self._specs({**(seats or {}), **groups})
@@ -169,9 +178,14 @@ class Env:
         try:
             async with SeatFactory(cache=calls, notify=warn) as factory:
                 built = build_seats(
-                    self.game, specs, factory=factory, providers=known, search=search
+                    self.game,
+                    specs,
+                    factory=factory,
+                    providers=known,
+                    search=search,
+                    clients=clients,
                 )
-                for warning in await factory.preflight():
+                for warning in await factory.preflight() if preflight else ():
                     warn(warning)
                 for line in factory.structured_output():
                     (on_info or warn)(line)

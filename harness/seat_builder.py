@@ -18,6 +18,7 @@ from harness.llm.deadlines import default_allowance
 from harness.llm.options import PromptFiles, ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
+from harness.llm.types import Provider
 from harness.seat_spec import BaselineSeatConfig, LLMSeatConfig, PythonSeatConfig
 from harness.seats import BaselineSeat, Seat
 
@@ -77,14 +78,17 @@ def build_seat(
     providers: Mapping[str, ProviderOptions],
     search: tuple[Path, ...] = (),
     model_seats: int = 1,
+    clients: Mapping[str, Provider] | None = None,
 ) -> Seat:
     """The seat ``spec`` describes, for ``role`` in ``game``.
 
     A model seat without an allowance gets the default for ``model_seats`` model seats
     in its episode (:func:`harness.llm.deadlines.default_allowance`).
 
-    Model seats share ``factory``'s clients and limiters; a Python agent named by
-    import path is imported now, with ``search`` added to the import path.
+    Model seats share ``factory``'s clients and limiters, except that a seat whose
+    provider ``clients`` names calls that client (its options still set the seat's
+    limits); a Python agent named by import path is imported now, with ``search``
+    added to the import path.
     """
     if isinstance(spec, BaselineSeatConfig):
         if spec.baseline not in game.baseline_names(role):
@@ -98,7 +102,8 @@ def build_seat(
         if options.allowance_seconds is None:  # the default that fits the episode's seats
             allowance = default_allowance(options.call_timeout_seconds, model_seats)
             options = options.model_copy(update={"allowance_seconds": allowance})
-        return factory.seat(game, role, options)
+        client = (clients or {}).get(spec.provider)
+        return factory.seat(game, role, options, provider=client)
     if isinstance(spec, PythonSeatConfig):
         return PythonSeat(
             load_agent(spec.python, search),
@@ -121,9 +126,11 @@ def build_seats(
     factory: SeatFactory,
     providers: Mapping[str, ProviderOptions],
     search: tuple[Path, ...] = (),
+    clients: Mapping[str, Provider] | None = None,
 ) -> dict[str, Seat]:
     """A seat for every seat id of ``specs`` (seat id -> (role, spec), as from
-    :func:`seats_of_groups`); seats with equal specs are built once and shared."""
+    :func:`seats_of_groups`); seats with equal specs are built once and shared.
+    ``clients`` as for :func:`build_seat`."""
     model_seats = sum(1 for _, spec in specs.values() if isinstance(spec, LLMSeatConfig))
     built: dict[tuple[str, int], Seat] = {}
     seats: dict[str, Seat] = {}
@@ -139,6 +146,7 @@ def build_seats(
                 providers=providers,
                 search=search,
                 model_seats=model_seats,
+                clients=clients,
             )
         seats[seat_id] = built[key]
     return seats

@@ -1,5 +1,5 @@
-"""Commands that call no model import no SDK, and help imports no game: counted in
-sys.modules, never timed (benchmarks/cli_startup.py measures the time)."""
+"""Commands that call no model import no SDK (nor Inspect AI), and help imports no game:
+counted in sys.modules, never timed (benchmarks/cli_startup.py measures the time)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-SDKS = ("openai", "anthropic")
+#: Inspect AI too: only a provider of kind inspect (and the Inspect tasks) import it.
+SDKS = ("openai", "anthropic", "inspect_ai")
 #: What the list of commands and a command's help need not load: the games (through
 #: the registry), pydantic, the HTTP server.
 HEAVY = ("harness.registry", "pydantic", "uvicorn", "starlette", *SDKS)
@@ -42,6 +43,16 @@ def _imported(argv: list[str], modules: tuple[str, ...] = SDKS) -> list[str]:
 )
 def test_a_command_without_model_seats_imports_no_sdk(argv: list[str]) -> None:
     assert _imported(argv) == []
+
+
+def test_the_python_api_imports_no_sdk_and_no_inspect() -> None:
+    code = (
+        "import sys, harness; env = harness.make('lighthouse'); env.play(3); "
+        "harness.make('relayroam').play(1); "
+        f"print(sorted(m for m in {SDKS!r} + ('lighthouse_harness',) if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]", done.stderr
 
 
 def test_building_a_model_provider_imports_its_sdk() -> None:

@@ -18,6 +18,7 @@ import shutil
 import site
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from harness.testing.llm_server import Reply, ScriptedLLMServer
 ROOT = Path(__file__).resolve().parents[1]
 KEY_ENV = "WHEEL_TEST_KEY"
 #: What goes into the wheel (and nothing from the working tree besides).
-SOURCES = ("pyproject.toml", "README.md", "harness", "baselines", "prompts")
+SOURCES = ("pyproject.toml", "README.md", "harness", "baselines", "prompts", "lighthouse_harness")
 
 
 def build_problem() -> str | None:
@@ -73,6 +74,14 @@ def test_an_installed_wheel_plays_an_llm_seat_with_its_default_prompts(tmp_path:
     pip = (sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input")
     run(*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, source, cwd=tmp_path)
     (wheel,) = dist.glob("lighthouse_harness-*.whl")
+    with zipfile.ZipFile(wheel) as built:
+        names = built.namelist()
+        (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        # the Inspect tasks ship, registered for Inspect (used with the inspect extra)
+        assert "lighthouse_harness/tasks.py" in names
+        assert "[inspect_ai]\nlighthouse_harness = lighthouse_harness._registry" in (
+            built.read(entry_points).decode()
+        )
 
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv, cwd=tmp_path)

@@ -10,6 +10,7 @@ or ``baseUrl``).
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Literal, Self
 
@@ -20,14 +21,20 @@ from harness.llm.shapes import StructuredOutput, candidates
 from harness.llm.types import Transport
 from harness.validation import StrictModel
 
-ProviderKind = Literal["openai", "anthropic", "scripted"]
+#: ``inspect``: any model Inspect AI reaches (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
+#: ...), through its model API; needs the ``inspect`` extra (see docs/inspect.md).
+ProviderKind = Literal["openai", "anthropic", "inspect", "scripted"]
 
-#: The environment variable each provider kind reads its key from, unless told otherwise.
+#: The environment variable each provider kind reads its key from, unless told otherwise
+#: (Inspect reads its providers' keys itself).
 DEFAULT_KEY_ENV: dict[ProviderKind, str | None] = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
+    "inspect": None,
     "scripted": None,
 }
+#: What to install for a provider of kind ``inspect``.
+INSPECT_EXTRA = "pip install 'lighthouse-harness[inspect]'"
 
 
 class PriceOptions(StrictModel):
@@ -61,6 +68,16 @@ class ProviderOptions(StrictModel):
     def key_env(self) -> str | None:
         """The environment variable the key is read from."""
         return self.api_key_env or DEFAULT_KEY_ENV[self.kind]
+
+    @model_validator(mode="after")
+    def _inspect_is_installed(self) -> Self:
+        # find_spec looks for the package without importing it (which takes seconds)
+        if self.kind == "inspect" and find_spec("inspect_ai") is None:
+            raise ValueError(
+                f"kind 'inspect' calls models through Inspect AI, which is not installed: "
+                f"{INSPECT_EXTRA}"
+            )
+        return self
 
 
 class PromptFiles(StrictModel):
@@ -128,6 +145,7 @@ class LLMSeatOptions(LLMSettings):
 
 __all__ = [
     "DEFAULT_KEY_ENV",
+    "INSPECT_EXTRA",
     "LLMSeatOptions",
     "LLMSettings",
     "PriceOptions",

@@ -41,6 +41,8 @@ StructuredOutput = Literal[
 CANDIDATES: dict[str, tuple[Shape, ...]] = {
     "openai": ("json_schema", "json_object_schema", "json_object", "prompt"),
     "anthropic": ("json_schema", "tool", "prompt"),
+    # Inspect turns a json_schema into each provider's own structured output
+    "inspect": ("json_schema", "prompt"),
     "scripted": ("json_schema", "prompt"),
 }
 

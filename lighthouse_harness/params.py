@@ -1,0 +1,109 @@
+"""Task parameters as ``inspect eval -T`` gives them, checked once, when the task is built.
+
+Inspect reads each ``-T key=value`` as YAML and splits a plain value on commas, so
+``-T seeds=0,3,7`` arrives as the list ``["0", "3", "7"]`` and ``-T variant=spring``
+as a string. One catch: YAML 1.1 reads ``10:20`` as the base-60 number 620, so a
+range that does not start at 0 is written ``10-20`` (``0:50`` arrives as written).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.errors import ConfigError
+from harness.game import GameEntry
+from harness.validation import MAX_SEED, check_seed, short_repr
+
+#: The most seeds one task may hold: one sample each, built in memory.
+MAX_SAMPLES = 100_000
+#: ``A:B`` or ``A-B``: seeds A (included) to B (excluded), as Python's range.
+_RANGE = re.compile(r"(\d{1,16})\s*[:-]\s*(\d{1,16})")
+
+#: What the ``seeds`` parameter may be.
+Seeds = int | str | Sequence[int | str] | range
+
+
+def parse_seeds(value: Seeds) -> list[int]:
+    """The seeds ``value`` names: ``7``, ``"0:50"`` / ``"10-20"`` (the end excluded),
+    ``"1,5,9"``, a list of those, or a ``range``. In order, without repeats."""
+    items: list[object]
+    if isinstance(value, range):
+        items = list(value[: MAX_SAMPLES + 1])
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:  # one seed or range (or what -T made of a value that is neither)
+        items = [value]
+    seeds: list[int] = []
+    for item in items:
+        seeds.extend(_one(item))
+        if len(seeds) > MAX_SAMPLES:
+            raise ConfigError(f"seeds: at most {MAX_SAMPLES:,} seeds in one task")
+    if not seeds:
+        raise ConfigError("seeds: give at least one seed, e.g. -T seeds=0:10")
+    return list(dict.fromkeys(seeds))
+
+
+def _one(item: object) -> list[int]:
+    if isinstance(item, bool):  # a YAML true is no seed
+        raise ConfigError(f"seeds: {short_repr(item)} is not a seed")
+    if isinstance(item, int):
+        return [check_seed(item, "seeds")]
+    if not isinstance(item, str):
+        raise ConfigError(f"seeds: {short_repr(item)} is not a seed or a range")
+    text = item.strip()
+    if "," in text:
+        return [seed for part in text.split(",") for seed in _one(part)]
+    if text.isdecimal() and len(text) <= 16:
+        return [check_seed(int(text), "seeds")]
+    found = _RANGE.fullmatch(text)
+    if found is None:
+        raise ConfigError(
+            f"seeds: {short_repr(item)} is not a seed, a range A:B (or A-B) or a list A,B,C"
+        )
+    start, stop = int(found.group(1)), int(found.group(2))
+    if stop <= start:
+        raise ConfigError(f"seeds: the range {text} is empty (its end is excluded)")
+    if stop - 1 > MAX_SEED:
+        raise ConfigError(f"seeds: a seed is at most {MAX_SEED}")
+    if stop - start > MAX_SAMPLES:
+        raise ConfigError(f"seeds: at most {MAX_SAMPLES:,} seeds in one task")
+    return list(range(start, stop))
+
+
+def parse_variants(game: GameEntry, value: str | Sequence[str] | None) -> list[str]:
+    """The variants ``value`` names (``"spring"``, ``"default,spring"``, a list); the
+    game's first when None. A variant the game does not have is a :class:`ConfigError`."""
+    if value is None:
+        return [game.variants[0]]
+    items = [value] if isinstance(value, str) else list(value)
+    names = [part.strip() for item in items for part in str(item).split(",")]
+    for name in names:
+        if name not in game.variants:
+            raise ConfigError(
+                f"variant: {game.name} has {list(game.variants)}, not {short_repr(name)}"
+            )
+    if not names:
+        raise ConfigError(f"variant: give one of {list(game.variants)}")
+    return list(dict.fromkeys(names))
+
+
+def parse_rules(value: Mapping[str, Any] | str | None) -> dict[str, Any]:
+    """Rules overrides: a mapping (``-T rules="{maxTicks: 20}"`` is one) or a JSON object."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise ConfigError(
+                f"rules: {short_repr(value)} is not an object, e.g. -T rules='{{maxTicks: 20}}'"
+            ) from None
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise ConfigError(f"rules: {short_repr(value)} is not an object of rules parameters")
+    return dict(value)
+
+
+__all__ = ["MAX_SAMPLES", "Seeds", "parse_rules", "parse_seeds", "parse_variants"]
