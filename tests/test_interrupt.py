@@ -13,6 +13,8 @@ import textwrap
 
 import pytest
 
+from tests.ctrl_c import FOREGROUND
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 # The coroutine waits on an event nothing sets and no timer bounds: only the signal
@@ -55,6 +57,7 @@ def _run(stubborn: bool) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
+        **FOREGROUND,
     )
 
 
@@ -68,3 +71,36 @@ def test_a_second_ctrl_c_stops_a_cleanup_that_hangs() -> None:
     done = _run(stubborn=True)
     assert done.returncode == 130, done.stderr
     assert done.stdout.splitlines() == ["cleanup ran", "interrupted"]
+
+
+# SIGINT ignored when the process starts (a script's background job, nohup): it stays
+# ignored, as Python leaves it. The run sends itself SIGINT and then ends on its own a
+# moment later; taking the signal would have cancelled it first (the signal's callback
+# runs in the loop iteration that sees it, before any timer due then).
+IGNORED = textwrap.dedent(
+    """
+    import asyncio, os, signal
+    from harness.commands.interrupt import run_interruptible
+
+    async def main() -> str:
+        os.kill(os.getpid(), signal.SIGINT)
+        done = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.2, done.set)
+        await done.wait()
+        return "finished"
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        print(run_interruptible(main()), flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    """
+)
+
+
+def test_a_sigint_ignored_from_the_start_stays_ignored() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", IGNORED], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["finished"]

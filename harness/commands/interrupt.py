@@ -10,7 +10,9 @@ at once whichever thread took the signal.
 
 The first Ctrl-C cancels the run, which closes what it was writing (a tournament
 keeps every finished episode) and raises :class:`KeyboardInterrupt`; a second one
-while that cleanup runs stops waiting for it.
+while that cleanup runs stops waiting for it. Like Python itself, this takes SIGINT
+only where it has its default handler: a process started with SIGINT ignored (a
+background job of a script, ``nohup``) keeps ignoring it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ T = TypeVar("T")
 
 def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
     """Run ``main`` to its end; Ctrl-C raises :class:`KeyboardInterrupt` once it stops."""
-    return asyncio.run(_interruptible(main))
+    # asked before asyncio.run, which puts a handler of its own in the default's place
+    default = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    return asyncio.run(_interruptible(main) if default else main)
 
 
 async def _interruptible(main: Coroutine[Any, Any, T]) -> T:

@@ -27,6 +27,7 @@ from harness.testing.llm_server import Action, Reply, ScriptedLLMServer
 from harness.tournament.config import load_tournament
 from harness.tournament.run import run_tournament
 from tests.browse.conftest import digest, make_folder, serving
+from tests.ctrl_c import FOREGROUND
 
 
 def contents(root: Path) -> dict[str, str]:
@@ -39,6 +40,10 @@ def rows_of(page: str) -> list[dict[str, str]]:
         dict(re.findall(r'data-([a-z]+)="([^"]*)"', attrs))
         for attrs in re.findall(r'<tr class="status-[^"]*"([^>]*)>', page)
     ]
+
+
+#: the command, with every thread's stack printed on SIGABRT should it ever hang
+PYTHON = (sys.executable, "-X", "faulthandler", "-m", "harness.cli")
 
 
 def get(url: str) -> tuple[int, str, dict[str, str]]:
@@ -245,9 +250,10 @@ def test_the_command_serves_until_interrupted_and_writes_sites(
     folder200: Path, tmp_path: Path
 ) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "view", str(folder200), "--port", "0"],
+        [*PYTHON, "view", str(folder200), "--port", "0"],
         stderr=subprocess.PIPE,
         text=True,
+        **FOREGROUND,
     )
     try:
         assert proc.stderr is not None

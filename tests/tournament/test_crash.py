@@ -18,6 +18,7 @@ import pytest
 
 from harness.testing.llm_server import Action, Reply, ScriptedLLMServer
 from harness.tournament.store import ResultsFolder
+from tests.ctrl_c import FOREGROUND
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs/schemas/lighthouse-record.schema.json").read_text())
@@ -78,6 +79,7 @@ def start(config: Path, out: Path, stderr: int = subprocess.DEVNULL) -> subproce
         env={**os.environ, KEY_ENV: "sk-crash-test"},
         stdout=subprocess.DEVNULL,
         stderr=stderr,
+        **FOREGROUND,
     )
 
 
