@@ -8,13 +8,13 @@ range that does not start at 0 is written ``10-20`` (``0:50`` arrives as written
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.errors import ConfigError
 from harness.game import GameEntry
+from harness.json_reply import StrictJsonError, strict_loads
 from harness.validation import MAX_SEED, check_seed, short_repr
 
 #: The most seeds one task may hold: one sample each, built in memory.
@@ -96,8 +96,9 @@ def parse_rules(value: Mapping[str, Any] | str | None) -> dict[str, Any]:
         return {}
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            # the project's strict reader: bounded depth and number size, linear time
+            value = strict_loads(value)
+        except StrictJsonError:
             raise ConfigError(
                 f"rules: {short_repr(value)} is not an object, e.g. -T rules='{{maxTicks: 20}}'"
             ) from None

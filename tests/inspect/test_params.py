@@ -71,7 +71,9 @@ def test_variants_and_rules() -> None:
         parse_variants(game, "winter")
     assert parse_rules(parse_cli_args(["rules={maxTicks: 20}"])["rules"]) == {"maxTicks": 20}
     assert parse_rules('{"maxTicks": 20}') == {"maxTicks": 20}
-    for bad in ("maxTicks=20", "[1, 2]", 5):
+    # hostile text too: nesting past any stack, an integer past Python's 4,300 digits
+    deep, huge = "[" * 100_000, '{"maxTicks": ' + "9" * 5000 + "}"
+    for bad in ("maxTicks=20", "[1, 2]", 5, deep, huge):
         with pytest.raises(ConfigError, match=r"^rules: "):
             parse_rules(bad)  # type: ignore[arg-type]
 
