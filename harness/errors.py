@@ -12,6 +12,8 @@ caller can catch the whole family in one place and let genuine bugs through::
     │                          results line does not match its record
     ├── FolderError            a results folder cannot be used: not a folder, no
     │                          permission, a name too long, or another run writes it
+    ├── WorkerError            a worker process playing scripted episodes died (killed,
+    │                          out of memory); what finished is kept, resuming plays the rest
     ├── PlayBudgetExhausted    the episode's play budget ran out during a tick (D2);
     │                          the runner ends the episode with reason deadline
     └── ProviderError          an LLM call failed (messages never contain an API key:
@@ -77,6 +79,10 @@ class RecordError(HarnessError, ValueError):
 
 class FolderError(HarnessError):
     """A results folder cannot be used (a file system problem, or another writer holds it)."""
+
+
+class WorkerError(HarnessError):
+    """A worker process died while playing scripted episodes (see harness.tournament.pool)."""
 
 
 class PlayBudgetExhausted(HarnessError):
@@ -150,4 +156,5 @@ __all__ = [
     "RefusedRequestError",
     "RulesError",
     "TransientProviderError",
+    "WorkerError",
 ]

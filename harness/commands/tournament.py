@@ -50,7 +50,15 @@ def add_run_parser(sub: Any) -> None:
         "--concurrency",
         type=at_least(1),
         metavar="N",
-        help="episodes at once (default: the config's concurrency, 8 unless it says)",
+        help="episodes with a model seat at once (default: the config's concurrency, 8 "
+        "unless it says)",
+    )
+    run_p.add_argument(
+        "--workers",
+        type=at_least(0),
+        metavar="N",
+        help="worker processes for the episodes whose seats are all scripted (default: "
+        "one per core); 0 plays them in this process with the others",
     )
     run_p.add_argument(
         "--shard", metavar="I/N", help="play only this machine's share (default: 1/1, all)"
@@ -160,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         parse_entrants,
         parse_seeds,
     )
+    from harness.tournament.pool import usable_cores
     from harness.tournament.progress import Progress
     from harness.tournament.run import (
         check_concurrency,
@@ -222,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
                 max_cost=args.max_cost,
                 narrowing=narrowing,
                 cache=False if args.no_cache else None,
+                workers=usable_cores() if args.workers is None else args.workers,
             )
         )
     except KeyboardInterrupt:

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import GameEntry
 from harness.llm.cache import CACHE_FILE, CallCache, call_scope
-from harness.llm.deadlines import default_allowance, default_episode_timeout
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.prompts import PromptSet
@@ -23,11 +23,11 @@ from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.seat_builder import build_seats, llm_providers, prompt_files
-from harness.seat_spec import LLMSeatConfig
 from harness.seats import Seat
 from harness.summary import EpisodeSummary
 from harness.tournament.budget import Admission, EpisodeBound, Stop, episode_bounds, require_prices
 from harness.tournament.config import EntrantConfig, TournamentConfig
+from harness.tournament.episode_setup import entrant_game_config, start_state
 from harness.tournament.growth import (
     describe_growth,
     next_manifest,
@@ -53,9 +53,12 @@ from harness.tournament.plan import (
     parse_shard,
     plan_episodes,
 )
+from harness.tournament.pool import ScriptedPool, WorkerSetup, check_workers, is_scripted
 from harness.tournament.progress import Progress
 from harness.tournament.store import Repair, ResultsFolder
 from harness.validation import short_repr
+
+T = TypeVar("T")
 
 
 def game_of(config: TournamentConfig) -> GameEntry:
@@ -119,6 +122,7 @@ async def run_tournament(
     max_cost: float | None = None,
     narrowing: Narrowing | None = None,
     cache: bool | None = None,
+    workers: int = 0,
 ) -> TournamentOutcome:
     """Play every episode of ``config`` that ``out`` lacks.
 
@@ -137,10 +141,14 @@ async def run_tournament(
     command line's ``--seeds``/``--entrants`` (already applied to ``config``) and
     ``--limit``.
 
+    Episodes whose seats are all scripted baselines are played by ``workers`` worker
+    processes (pool.py); 0 plays them on the event loop like every other episode.
+
     Model answers are kept in ``DIR/calls.sqlite`` and replayed from it on a resume or
     rerun, unless ``cache`` (default: the config's ``cache``) is False.
     """
     width = check_concurrency(config.concurrency if concurrency is None else concurrency)
+    processes = check_workers(workers)
     cap = config.max_cost if max_cost is None else check_max_cost(max_cost)
     narrowing = narrowing or Narrowing()
     if narrowing.limit is not None:
@@ -233,8 +241,26 @@ async def run_tournament(
                 )
                 progress.show()
             gate = Admission(cap_usd=cap, spent_usd=spent, limit=narrowing.limit)
+            scripted = {e.name for e in entrants if is_scripted(game, e)} if processes else set()
             try:
-                await _play_all(config, game, folder, todo(), seats, width, progress, gate, bounds)
+                async with contextlib.AsyncExitStack() as stack:
+                    pool = None
+                    if scripted:
+                        setup = WorkerSetup(config, identities, out)
+                        pool = await stack.enter_async_context(ScriptedPool(setup, processes))
+                    await _play_all(
+                        config,
+                        game,
+                        folder,
+                        (p for p in todo() if p.entrant.name not in scripted),
+                        seats,
+                        width,
+                        progress,
+                        gate,
+                        bounds,
+                        pool=pool,
+                        pooled=(p for p in todo() if p.entrant.name in scripted),
+                    )
             finally:
                 if calls is not None:
                     calls.close()
@@ -300,50 +326,101 @@ async def _play_all(
     progress: Progress | None,
     gate: Admission | None = None,
     bounds: Mapping[str, EpisodeBound] | None = None,
+    *,
+    pool: ScriptedPool | None = None,
+    pooled: Iterable[EpisodePlan] = (),
 ) -> None:
-    """Play ``todo`` with ``width`` workers, each pulling the next episode when it is free.
+    """Play ``todo`` on the event loop with ``width`` workers, and ``pooled`` (scripted
+    episodes) in ``pool``'s processes; each worker pulls the next episode when it is free.
 
-    A finished episode is committed (its record moved into place, its results line
-    appended) in the order episodes finish, one commit at a time, while its worker
-    already plays the next one; a worker waits for its previous commit before handing
-    over another, so at most ``width`` episodes are in play and ``width`` commits
-    pending, whatever the number of episodes. The first failure cancels everything.
+    Finished episodes are committed (records moved into place, results lines appended)
+    by one committer, in the order they finish, in batches: whatever finished while
+    the last batch was written goes into the next, with one fsync of the records
+    folder and one of episodes.jsonl per batch. A worker hands its finished episode to
+    the committer and plays the next, so at most ``width`` episodes are in play on the
+    loop and two per pool process (one played, one queued), and as many wait to be
+    committed, whatever the number of episodes. When the run is cancelled (Ctrl-C),
+    episodes already handed over are still committed. The first failure cancels
+    everything.
 
     ``gate`` admits each episode before it starts (a cost cap, a limit): once it
     refuses one, every worker stops taking episodes, and those in play finish. An
     episode counts against the cap by its bound until its commit records its cost.
     """
-    commits = asyncio.Lock()
+    in_pool = 0 if pool is None else 2 * pool.workers
+    scripted = iter(pooled)
+    finished: asyncio.Queue[tuple[EpisodeSummary, float] | None] = asyncio.Queue(
+        maxsize=width + in_pool
+    )
 
-    async def commit(plan: EpisodePlan, bound: float) -> None:
-        # fsyncs and a re-read of the record: off the event loop, one at a time
-        async with commits:
-            summary = await asyncio.to_thread(
-                folder.commit, game, plan.episode_id, plan.entrant.name, plan.repetition
-            )
-        if gate is not None:
-            await gate.finish(bound, recorded_cost([summary]))
-        if progress is not None:
-            progress.add(summary)
+    async def commit_all() -> None:
+        done = False
+        while not done:
+            batch = [await finished.get()]
+            while not finished.empty():
+                batch.append(finished.get_nowait())
+            done = batch[-1] is None
+            items = [item for item in batch if item is not None]
+            try:
+                # renames, fsyncs and appends: off the event loop
+                await asyncio.to_thread(folder.settle, [summary for summary, _ in items])
+            except asyncio.CancelledError:
+                # the thread finishes this batch; whatever else finished is settled now
+                rest = [item for item in _drain(finished) if item is not None]
+                folder.settle([summary for summary, _ in rest])
+                raise
+            for summary, bound in items:
+                if gate is not None:
+                    await gate.finish(bound, recorded_cost([summary]))
+                if progress is not None:
+                    progress.add(summary)
 
-    async def worker(group: asyncio.TaskGroup) -> None:
-        pending: asyncio.Task[None] | None = None
+    def bound_of(plan: EpisodePlan) -> float:
+        found = (bounds or {}).get(plan.entrant.name)
+        return (found.cost_usd or 0.0) if found is not None else 0.0
+
+    async def loop_worker() -> None:
         for plan in todo:  # one iterator shared by every worker: each takes the next plan
-            found = (bounds or {}).get(plan.entrant.name)
-            bound = (found.cost_usd or 0.0) if found is not None else 0.0
+            bound = bound_of(plan)
             if gate is not None and not await gate.admit(bound):
                 break
             await _play_one(config, game, folder, plan, seats[plan.entrant.name])
-            if pending is not None:
-                await pending
-            pending = group.create_task(commit(plan, bound))
+            summary = await asyncio.to_thread(
+                folder.summarize_partial, game, plan.episode_id, plan.entrant.name,
+                plan.repetition,
+            )  # fmt: skip
+            await finished.put((summary, bound))
+
+    async def pool_worker(pool: ScriptedPool) -> None:
+        for plan in scripted:  # shared like todo
+            bound = bound_of(plan)
+            if gate is not None and not await gate.admit(bound):
+                break
+            await finished.put((await pool.play(plan), bound))
+
+    async def play_all() -> None:
+        async with asyncio.TaskGroup() as players:
+            for _ in range(width):
+                players.create_task(loop_worker())
+            if pool is not None:
+                for _ in range(in_pool):
+                    players.create_task(pool_worker(pool))
+        await finished.put(None)  # everything played: the committer ends
 
     try:
         async with asyncio.TaskGroup() as group:
-            for _ in range(width):
-                group.create_task(worker(group))
+            group.create_task(commit_all())
+            group.create_task(play_all())
     except BaseExceptionGroup as failed:
         raise _first(failed) from None
+
+
+def _drain(queue: asyncio.Queue[T]) -> list[T]:
+    """Everything waiting in ``queue`` now."""
+    items = []
+    while not queue.empty():
+        items.append(queue.get_nowait())
+    return items
 
 
 def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -383,25 +460,6 @@ def _notifier(progress: Progress | None) -> Any:
     return notify
 
 
-def entrant_game_config(
-    config: TournamentConfig, game: GameEntry, entrant: EntrantConfig, variant: str
-) -> Any:
-    """The rules of ``variant`` for ``entrant``: without a configured episode timeout, one
-    that fits the entrant's model seats (see :mod:`harness.llm.deadlines`)."""
-    base = config.game_config(variant)
-    if config.episode_timeout_seconds is not None:
-        return base
-    models = [
-        spec for _, spec in entrant.seat_specs(game).values() if isinstance(spec, LLMSeatConfig)
-    ]
-    allowances = [
-        m.allowance_seconds or default_allowance(m.call_timeout_seconds, len(models))
-        for m in models
-    ]
-    timeout = default_episode_timeout(base, allowances)
-    return base if timeout is None else game.rules.make_config(variant, config.rules, timeout)
-
-
 async def _play_one(
     config: TournamentConfig,
     game: GameEntry,
@@ -409,9 +467,7 @@ async def _play_one(
     plan: EpisodePlan,
     seats: dict[str, Seat],
 ) -> None:
-    state = game.rules.new_state(
-        entrant_game_config(config, game, plan.entrant, plan.variant), plan.seed
-    )
+    state = start_state(config, game, plan)
     writer = RecordWriter(folder.partial_path(plan.episode_id))
     try:
         with call_scope(plan.episode_id):  # the cache keys this episode's calls apart

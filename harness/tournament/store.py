@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -301,19 +301,46 @@ class ResultsFolder:
         self, game: GameEntry, episode_id: str, entrant: str, repetition: int
     ) -> EpisodeSummary:
         """Finish an episode whose record was written (and fsynced) to its partial path."""
-        partial, final = self.partial_path(episode_id), self.record_path(episode_id)
-        digest = file_sha256(partial)
-        lines = open_record(partial).lines()
-        os.replace(partial, final)
-        fsync_dir(self.records)
-        summary = summarize(game.report, lines, entrant=entrant, repetition=repetition)
-        summary = summary.model_copy(update={"record_sha256": digest})
-        self.append(summary)
+        summary = self.summarize_partial(game, episode_id, entrant, repetition)
+        self.settle([summary])
         return summary
 
-    def append(self, summary: EpisodeSummary) -> None:
-        """Append one results line durably, in a single write."""
-        data = (summary.model_dump_json(by_alias=True) + "\n").encode("utf-8")
+    def summarize_partial(
+        self, game: GameEntry, episode_id: str, entrant: str, repetition: int
+    ) -> EpisodeSummary:
+        """The results line of an episode whose record is complete at its partial path.
+
+        Reads only: the record is read back from disk and validated line by line (the
+        boundary where a record is checked), then summarised with its sha256. Safe to
+        call from any process; :meth:`settle` then makes the episode finished.
+        """
+        partial = self.partial_path(episode_id)
+        digest = file_sha256(partial)
+        lines = open_record(partial).lines()
+        summary = summarize(game.report, lines, entrant=entrant, repetition=repetition)
+        return summary.model_copy(update={"record_sha256": digest})
+
+    def settle(self, summaries: Sequence[EpisodeSummary]) -> None:
+        """Finish episodes whose records are complete at their partial paths.
+
+        Each record is renamed into place, the renames made durable with one fsync of
+        the folder, and only then the results lines appended in one write and one
+        fsync: a crash between the two leaves finished records without lines, which
+        resuming summarises again from the records (:meth:`examine`). Only the one
+        process that holds the folder's lock calls this.
+        """
+        if not summaries:
+            return
+        for summary in summaries:
+            episode = summary.episode_id
+            os.replace(self.partial_path(episode), self.record_path(episode))
+        fsync_dir(self.records)
+        self.append(*summaries)
+
+    def append(self, *summaries: EpisodeSummary) -> None:
+        """Append results lines durably, in a single write."""
+        text = "".join(s.model_dump_json(by_alias=True) + "\n" for s in summaries)
+        data = text.encode("utf-8")
         fd = os.open(self.episodes_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             view = memoryview(data)

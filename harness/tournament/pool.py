@@ -1,0 +1,202 @@
+"""Scripted episodes in worker processes: every core for the episodes no model plays.
+
+An episode whose seats are all scripted baselines needs no network and no rate
+limiter, only CPU, so a tournament plays those in a pool of worker processes
+(``--workers N``, by default one per usable core) while episodes with a model seat stay
+on the event loop with the one rate limiter.
+
+Each worker plays an episode into the episode's partial record, closes it (fsync),
+reads it back, validated, and sends the parent the episode's results line. Only the
+parent, which holds the folder's lock, turns a partial record into a finished one
+(:meth:`ResultsFolder.settle`), so the folder keeps its single writer and its crash
+safety: a worker killed mid-episode leaves a partial record, which the run reports
+(:class:`WorkerError`) and resuming discards and plays again; a parent killed at any
+moment leaves what a killed single-process run leaves. Workers ignore Ctrl-C: the
+parent handles it, stops handing out episodes and shuts the pool down.
+
+Workers are started with ``spawn``, never ``fork``: the parent runs threads
+(asyncio's), and forking a threaded process can deadlock. Spawned workers are the
+run's own children, reaped by it, so their CPU time counts in the run's (``time
+lighthouse run ...`` shows all of it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import signal
+from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from harness.episode import run_episode
+from harness.errors import ConfigError, WorkerError
+from harness.game import GameEntry
+from harness.records import RecordWriter
+from harness.registry import get_game
+from harness.seat_spec import BaselineSeatConfig
+from harness.seats import BaselineSeat, Seat
+from harness.summary import EpisodeSummary
+from harness.tournament.config import EntrantConfig, TournamentConfig
+from harness.tournament.episode_setup import start_state
+from harness.tournament.identity import identified
+from harness.tournament.plan import EpisodePlan
+from harness.tournament.store import ResultsFolder
+from harness.validation import short_repr
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity where the OS reports one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS, Windows: no affinity call
+        return max(1, os.cpu_count() or 1)
+
+
+def check_workers(value: int) -> int:
+    """``value`` if it is a whole number of worker processes (>= 0); else a ConfigError.
+
+    0 plays scripted episodes on the event loop, in this process.
+    """
+    if type(value) is not int or value < 0:
+        raise ConfigError(f"--workers: must be a whole number >= 0, got {short_repr(value)}")
+    return value
+
+
+def is_scripted(game: GameEntry, entrant: EntrantConfig) -> bool:
+    """Whether every seat of ``entrant`` is a scripted baseline (a worker may play it)."""
+    return all(
+        isinstance(spec, BaselineSeatConfig) for _, spec in entrant.seat_specs(game).values()
+    )
+
+
+@dataclass(frozen=True)
+class WorkerSetup:
+    """What a worker process needs to play any scripted episode of a tournament."""
+
+    config: TournamentConfig
+    identities: Mapping[str, str | None]
+    """Each entrant's identity, stamped on its seats as on the event loop's."""
+    root: Path
+    """The results folder (the worker writes partial records only)."""
+
+
+class _Worker:
+    """One worker process's tournament: its game, folder and each entrant's seats."""
+
+    def __init__(self, setup: WorkerSetup) -> None:
+        self.config = setup.config
+        self.game = get_game(setup.config.game)
+        self.folder = ResultsFolder(setup.root)
+        self.entrants = {e.name: e for e in setup.config.entrants}
+        self.seats: dict[str, dict[str, Seat]] = {}
+        for entrant in setup.config.entrants:
+            if is_scripted(self.game, entrant):
+                specs = entrant.seat_specs(self.game)
+                bots: dict[str, Seat] = {
+                    seat_id: BaselineSeat(spec.baseline)
+                    for seat_id, (_, spec) in specs.items()
+                    if isinstance(spec, BaselineSeatConfig)
+                }
+                identity = setup.identities.get(entrant.name) or ""
+                self.seats[entrant.name] = identified(bots, identity)
+        self.loop = asyncio.new_event_loop()
+
+    def play(self, entrant: str, variant: str, seed: int, repetition: int) -> EpisodeSummary:
+        plan = EpisodePlan(self.entrants[entrant], variant, seed, repetition)
+        state = start_state(self.config, self.game, plan)
+        writer = RecordWriter(self.folder.partial_path(plan.episode_id))
+        try:
+            self.loop.run_until_complete(
+                run_episode(
+                    self.game,
+                    state,
+                    self.seats[entrant],
+                    episode_id=plan.episode_id,
+                    seed=seed,
+                    variant=variant,
+                    writer=writer,
+                )
+            )
+        finally:
+            writer.close()
+        return self.folder.summarize_partial(self.game, plan.episode_id, entrant, repetition)
+
+
+_worker: _Worker | None = None
+
+
+def _start_worker(setup: WorkerSetup) -> None:
+    """A worker's initializer: Ctrl-C is the parent's to handle; set up the tournament."""
+    global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker = _Worker(setup)
+
+
+def _play(entrant: str, variant: str, seed: int, repetition: int) -> EpisodeSummary:
+    """Play one episode in this worker (the function the pool calls)."""
+    if _worker is None:  # pragma: no cover - the initializer always runs first
+        raise RuntimeError("worker not initialised")
+    return _worker.play(entrant, variant, seed, repetition)
+
+
+class ScriptedPool:
+    """A pool of ``workers`` processes playing a tournament's scripted episodes.
+
+    Use as ``async with ScriptedPool(setup, workers) as pool: await pool.play(plan)``.
+    Leaving the block shuts the pool down: episodes not yet started are cancelled,
+    those in play finish (a scripted episode takes milliseconds).
+    """
+
+    def __init__(self, setup: WorkerSetup, workers: int) -> None:
+        if workers < 1:
+            raise ConfigError(f"a pool needs at least one worker, not {workers}")
+        self.workers = workers
+        self._executor = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(setup,),
+        )
+
+    async def play(self, plan: EpisodePlan) -> EpisodeSummary:
+        """Play ``plan`` in a worker; its results line once its partial record is complete.
+
+        Raises :class:`WorkerError` when a worker process died (this episode's or
+        another's: the pool is then unusable).
+        """
+        try:
+            future = self._executor.submit(
+                _play, plan.entrant.name, plan.variant, plan.seed, plan.repetition
+            )
+            return await asyncio.wrap_future(future)
+        except BrokenProcessPool:
+            raise WorkerError(
+                f"a worker process died while scripted episodes were in play "
+                f"({plan.episode_id} among them): killed, or out of memory. Finished "
+                "episodes are kept; run the same command again to play the rest"
+            ) from None
+
+    async def __aenter__(self) -> ScriptedPool:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self._executor.shutdown, wait=True, cancel_futures=True)
+
+
+__all__ = [
+    "ScriptedPool",
+    "WorkerSetup",
+    "check_workers",
+    "is_scripted",
+    "usable_cores",
+]
