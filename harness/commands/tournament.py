@@ -245,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
     aside = f", {outcome.set_aside} set aside (earlier specs)" if outcome.set_aside else ""
     print(
         f"{outcome.played} episodes played, {outcome.already_done} already done{aside}, "
-        f"{outcome.planned} in all",
+        f"{outcome.planned} in all{_by_workers(outcome.in_workers, outcome.workers)}",
         file=sys.stderr,
     )
     if outcome.stopped is not None:
@@ -262,6 +262,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(report_text(out, "md", None, args.ceiling))
     return 0
+
+
+def _by_workers(played: int, workers: int) -> str:
+    """``; N of them by W worker processes``, or nothing when no worker played."""
+    if not played:
+        return ""
+    return f"; {played} of them by {workers} worker process{'es' if workers > 1 else ''}"
 
 
 def _folder(path: Path) -> Any:

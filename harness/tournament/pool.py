@@ -156,6 +156,8 @@ class ScriptedPool:
         if workers < 1:
             raise ConfigError(f"a pool needs at least one worker, not {workers}")
         self.workers = workers
+        self.played = 0
+        """Episodes the workers finished."""
         self._executor = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -173,13 +175,15 @@ class ScriptedPool:
             future = self._executor.submit(
                 _play, plan.entrant.name, plan.variant, plan.seed, plan.repetition
             )
-            return await asyncio.wrap_future(future)
+            summary = await asyncio.wrap_future(future)
         except BrokenProcessPool:
             raise WorkerError(
                 f"a worker process died while scripted episodes were in play "
                 f"({plan.episode_id} among them): killed, or out of memory. Finished "
                 "episodes are kept; run the same command again to play the rest"
             ) from None
+        self.played += 1
+        return summary
 
     async def __aenter__(self) -> ScriptedPool:
         return self

@@ -94,6 +94,10 @@ class TournamentOutcome:
     """Why the run stopped before playing everything planned (a cost cap, --limit)."""
     spent_usd: float = 0.0
     """The folder's recorded cost at the end."""
+    in_workers: int = 0
+    """Of ``played``, the episodes worker processes played (all seats scripted)."""
+    workers: int = 0
+    """Worker processes started (0: every episode was played on the event loop)."""
 
 
 def check_concurrency(value: int) -> int:
@@ -242,9 +246,10 @@ async def run_tournament(
                 progress.show()
             gate = Admission(cap_usd=cap, spent_usd=spent, limit=narrowing.limit)
             scripted = {e.name for e in entrants if is_scripted(game, e)} if processes else set()
+            in_workers = started = 0
             try:
                 async with contextlib.AsyncExitStack() as stack:
-                    pool = None
+                    pool: ScriptedPool | None = None
                     if scripted:
                         setup = WorkerSetup(config, identities, out)
                         pool = await stack.enter_async_context(ScriptedPool(setup, processes))
@@ -261,6 +266,8 @@ async def run_tournament(
                         pool=pool,
                         pooled=(p for p in todo() if p.entrant.name in scripted),
                     )
+                    if pool is not None:
+                        in_workers, started = pool.played, pool.workers
             finally:
                 if calls is not None:
                     calls.close()
@@ -284,6 +291,8 @@ async def run_tournament(
         set_aside=len(sorting.superseded),
         stopped=gate.stop,
         spent_usd=gate.spent_usd,
+        in_workers=in_workers,
+        workers=started,
     )
 
 
