@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
+import threading
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -131,10 +133,26 @@ _worker: _Worker | None = None
 
 
 def _start_worker(setup: WorkerSetup) -> None:
-    """A worker's initializer: Ctrl-C is the parent's to handle; set up the tournament."""
+    """A worker's initializer: Ctrl-C is the parent's to handle; a worker whose parent
+    died ends at once; set up the tournament."""
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
     _worker = _Worker(setup)
+
+
+def _end_with(sentinel: int) -> None:
+    """Wait for the parent to end, then end this worker.
+
+    A worker waiting for its next episode would otherwise wait forever: it holds both
+    ends of its call queue's pipe, so the parent's death never reads as end of file.
+    The episode in play is dropped: only its partial record is written, and resuming
+    discards it (the parent alone finishes episodes).
+    """
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
 
 
 def _play(entrant: str, variant: str, seed: int, repetition: int) -> EpisodeSummary:

@@ -1,0 +1,276 @@
+"""Scripted episodes in worker processes: the same records, every core, crash safety."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.errors import ConfigError
+from harness.registry import get_game
+from harness.tournament.config import TournamentConfig, load_tournament
+from harness.tournament.pool import check_workers, is_scripted
+from harness.tournament.run import plan_episodes, run_tournament
+from harness.tournament.store import ResultsFolder
+from tests.ctrl_c import FOREGROUND
+
+GAME = get_game("lighthouse")
+MIXED = """
+name = "mixed"
+seeds = {{ start = 0, stop = {seeds} }}
+variants = ["default", "spring"]
+reference = "lantern"
+rules = {{ maxTicks = 40 }}
+
+[[entrants]]
+name = "lantern"
+keeper = {{ baseline = "lantern" }}
+runners = {{ baseline = "wallhug" }}
+
+[[entrants]]
+name = "pilot"
+keeper = {{ baseline = "pilot" }}
+runners = {{ baseline = "wallhug" }}
+
+[[entrants]]
+name = "mine"
+keeper = {{ python = "tests.tournament.test_pool:quiet_keeper" }}
+runners = {{ baseline = "wallhug" }}
+"""
+SCRIPTED = """
+name = "scripted"
+seeds = {{ start = 0, stop = {seeds} }}
+variants = ["default"]
+
+[[entrants]]
+name = "lantern"
+keeper = {{ baseline = "lantern" }}
+runners = {{ baseline = "wallhug" }}
+"""
+
+
+def quiet_keeper(seen: Any) -> str:
+    """A Python agent (not scripted: it plays on the event loop): never transmits."""
+    return '{"transmit": false}'
+
+
+def config_at(tmp_path: Path, text: str) -> TournamentConfig:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return load_tournament(path)
+
+
+def timeless(line: dict[str, Any]) -> dict[str, Any]:
+    """A record line without its wall-clock facts (when and how long, never what)."""
+    out = {k: v for k, v in line.items() if k != "wallClock"}
+    if line.get("type") == "tick":
+        out["seats"] = {
+            seat: {k: v for k, v in turn.items() if k != "wallClock"}
+            for seat, turn in line["seats"].items()
+        }
+    return out
+
+
+def records(out: Path) -> dict[str, list[dict[str, Any]]]:
+    return {
+        path.name: [timeless(json.loads(line)) for line in path.read_text().splitlines()]
+        for path in sorted((out / "records").glob("*.jsonl"))
+    }
+
+
+def results_lines(out: Path) -> dict[str, dict[str, Any]]:
+    """Each results line without its record's sha256 (records carry wall-clock facts),
+    after checking that sha256 against the record on disk."""
+    found = {}
+    for line in (out / "episodes.jsonl").read_text().splitlines():
+        data = json.loads(line)
+        record = (out / "records" / f"{data['episodeId']}.jsonl").read_bytes()
+        assert data.pop("recordSha256") == hashlib.sha256(record).hexdigest()
+        found[data["episodeId"]] = data
+    return found
+
+
+def test_worker_processes_and_the_event_loop_write_identical_records(tmp_path: Path) -> None:
+    config = config_at(tmp_path, MIXED.format(seeds=6))
+    loop = asyncio.run(run_tournament(config, tmp_path / "loop", workers=0))
+    pooled = asyncio.run(run_tournament(config, tmp_path / "pool", workers=2))
+    # the two scripted entrants went to the workers, the Python agent stayed on the loop
+    scripted = sum(1 for p in plan_episodes(config) if p.entrant.name != "mine")
+    assert (loop.in_workers, loop.workers) == (0, 0)
+    assert (pooled.in_workers, pooled.workers, pooled.played) == (scripted, 2, 36)
+    assert records(tmp_path / "pool") == records(tmp_path / "loop")
+    assert len(records(tmp_path / "pool")) == 36
+    # results lines carry no wall clock of their own: the same figures (in another
+    # order, as episodes finish in another order)
+    assert results_lines(tmp_path / "pool") == results_lines(tmp_path / "loop")
+    assert not list((tmp_path / "pool" / "records").glob("*.partial"))
+
+
+def test_a_resumed_run_gives_workers_only_what_is_left(tmp_path: Path) -> None:
+    config = config_at(tmp_path, SCRIPTED.format(seeds=10))
+    out = tmp_path / "out"
+    first = asyncio.run(run_tournament(config, out, workers=2, narrowing=None))
+    assert (first.played, first.in_workers) == (10, 10)
+    again = asyncio.run(run_tournament(config, out, workers=2))
+    # nothing left: no pool is started at all
+    assert (again.already_done, again.played, again.workers) == (10, 0, 0)
+    assert len(ResultsFolder(out).summaries()) == 10
+
+
+def test_is_scripted_means_every_seat_a_baseline(tmp_path: Path) -> None:
+    config = config_at(tmp_path, MIXED.format(seeds=1))
+    assert [is_scripted(GAME, e) for e in config.entrants] == [True, True, False]
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "2"])
+def test_check_workers_refuses_what_is_not_a_count(bad: Any) -> None:
+    with pytest.raises(ConfigError, match="--workers: must be a whole number >= 0"):
+        check_workers(bad)
+    assert check_workers(0) == 0
+
+
+def test_the_command_line_refuses_negative_workers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "c.toml").write_text(SCRIPTED.format(seeds=1))
+    assert main(["run", str(tmp_path / "c.toml"), "--workers", "-1"]) == 2
+    assert "--workers: must be a whole number >= 0, got -1" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()
+
+
+# --- SIGKILL: of a worker, and of the parent --------------------------------------------
+
+
+def start(config: Path, out: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out),
+         "--no-report", "--workers", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        **FOREGROUND,
+    )  # fmt: skip
+
+
+def children(pid: int) -> list[int]:
+    """The worker processes of ``pid`` (spawned by multiprocessing)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdecimal():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rpartition(")")[2].split()[1])
+        if ppid == pid and b"spawn_main" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_for(ready: Any, what: str, limit: float = 120.0) -> None:
+    """Poll ``ready()``; a generous limit only so a broken run cannot hang the suite."""
+    deadline = time.monotonic() + limit
+    while not ready():
+        assert time.monotonic() < deadline, f"{what}: not after {limit} s"
+        time.sleep(0.005)
+
+
+def finished(out: Path) -> int:
+    path = out / "episodes.jsonl"
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def partials(out: Path) -> set[str]:
+    return {p.name.removesuffix(".jsonl.partial") for p in (out / "records").glob("*.partial")}
+
+
+def check_complete(out: Path, planned: int) -> None:
+    """Every planned episode finished exactly once, each line matching its record."""
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    ids = [json.loads(line)["episodeId"] for line in lines]
+    assert len(ids) == len(set(ids)) == planned
+    assert {p.name.removesuffix(".jsonl") for p in (out / "records").glob("*.jsonl")} == set(ids)
+    assert not partials(out)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds workers in /proc")
+def test_a_worker_killed_mid_episode_is_recovered_on_resume(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(SCRIPTED.format(seeds=400))
+    out = tmp_path / "out"
+    proc = start(config, out)
+    try:
+        wait_for(lambda: len(children(proc.pid)) == 2, "two workers")
+        wait_for(lambda: finished(out) >= 3 and partials(out), "episodes in play")
+        victim = children(proc.pid)[0]
+        os.kill(victim, signal.SIGKILL)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    # the run stops with a clear error, no traceback, and keeps what finished
+    text = err.decode()
+    assert proc.returncode == 2, text
+    assert "a worker process died" in text
+    assert "run the same command again" in text
+    assert "Traceback" not in text
+    kept = finished(out)
+    assert 3 <= kept < 400
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    assert len({json.loads(line)["episodeId"] for line in lines}) == kept
+    # the killed worker's episode was left partial, never finished
+    assert partials(out)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out),
+         "--no-report", "--workers", "2"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{400 - kept} episodes played, {kept} already done, 400 in all" in resumed.stderr
+    check_complete(out, 400)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds workers in /proc")
+def test_a_parent_killed_takes_its_workers_and_the_rerun_finishes(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(SCRIPTED.format(seeds=300))
+    out = tmp_path / "out"
+    proc = start(config, out)
+    try:
+        wait_for(lambda: len(children(proc.pid)) == 2, "two workers")
+        workers = children(proc.pid)
+        wait_for(lambda: finished(out) >= 3, "episodes finished")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    # orphaned workers notice their parent is gone and end (none plays on alone)
+    wait_for(lambda: not any(alive(w) for w in workers), "workers ended", limit=60)
+    kept = finished(out)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out),
+         "--no-report", "--workers", "2"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert "already done" in resumed.stderr
+    check_complete(out, 300)
+    assert kept <= 300
