@@ -257,7 +257,10 @@ async def run_tournament(
                         config,
                         game,
                         folder,
-                        (p for p in todo() if p.entrant.name not in scripted),
+                        # a stream of one kind never scans the whole plan for nothing
+                        (p for p in todo() if p.entrant.name not in scripted)
+                        if len(scripted) < len(entrants)
+                        else iter(()),
                         seats,
                         width,
                         progress,

@@ -1,0 +1,193 @@
+"""Speed and scale of scripted tournaments: CPU per episode, every core, flat memory.
+
+    python -m benchmarks.scale [--seeds 400] [--workers-max N] [--memory-episodes 100000]
+                               [--million-seconds 60] [--skip-memory]
+
+(Run it as a module, like every benchmark here.) One run prints:
+
+1. Episodes per CPU-second, LANTERN + 3 WALLHUG at the default tide, seeds 0..S-1:
+   * the floor: a plain straight-line loop over the same engine functions the harness
+     calls (board, observations, the two baselines, the tick), nothing recorded;
+   * the episode runner in this process (``run_episode``, no record written);
+   * ``lighthouse run`` as a whole process, records written and the report printed,
+     with ``--workers 0`` (every episode on the event loop) and ``--workers 1``: its
+     user + system CPU (the workers' included: they are its own reaped children),
+     less that of a one-seed run of the same command (start-up, imports, the pool).
+2. Scaling: the same ``lighthouse run`` with 1 .. N workers (default: the usable
+   cores), episodes per second of wall time, start-up subtracted the same way.
+3. Memory (``benchmarks.memory``): the peak RSS of a scripted tournament of
+   ``--memory-episodes`` episodes beside one of 1,000, and a 1,000,000-seed config's
+   first ``--million-seconds`` seconds.
+
+Figures only: nothing here is asserted. Noisy machines give noisy figures: run it on
+a quiet one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from baselines.lighthouse import lantern, wallhug
+from harness.episode import run_episode
+from harness.games.lighthouse.board import generate_board
+from harness.games.lighthouse.config import LighthouseConfig
+from harness.games.lighthouse.observe import observe_keeper, observe_runner
+from harness.games.lighthouse.replies import parse_keeper_reply, parse_runner_reply
+from harness.games.lighthouse.rules import resolve_tick, results
+from harness.games.lighthouse.state import new_game
+from harness.registry import get_game
+from harness.seats import BaselineSeat, Seat
+from harness.tournament.pool import usable_cores
+
+GAME = get_game("lighthouse")
+SCRIPTED = """name = "scale"
+seeds = {{ start = 0, stop = {seeds} }}
+variants = ["default"]
+
+[[entrants]]
+name = "lantern"
+keeper = {{ baseline = "lantern" }}
+runners = {{ baseline = "wallhug" }}
+"""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a child process used: wall seconds, CPU seconds (its children's included)."""
+
+    wall: float
+    cpu: float
+    max_rss_kib: int
+
+
+def floor(seeds: range) -> float:
+    """A plain loop over the engine functions; CPU seconds it took."""
+    config = LighthouseConfig()
+    start = time.process_time()
+    for seed in seeds:
+        state = new_game(config, generate_board(config, seed))
+        while not state.over:
+            seen = observe_keeper(state)
+            keeper = parse_keeper_reply(
+                lantern(seen), message_cap=seen.message_cap, notes_cap=seen.notes_cap
+            )
+            moves = {}
+            for runner in state.runners:
+                if runner.active:
+                    view = observe_runner(state, runner.seat)
+                    moves[runner.seat] = parse_runner_reply(wallhug(view), notes_cap=view.notes_cap)
+            state, _ = resolve_tick(state, keeper, moves)  # type: ignore[arg-type]
+        results(state)
+    return time.process_time() - start
+
+
+def in_process(seeds: range) -> float:
+    """The episode runner in this process, no record written; CPU seconds it took."""
+
+    async def play() -> None:
+        for seed in seeds:
+            state = GAME.rules.new_state(GAME.rules.make_config("default", {}), seed)
+            seats: dict[str, Seat] = {
+                spec.seat: BaselineSeat("lantern" if spec.role == "keeper" else "wallhug")
+                for spec in GAME.rules.seats(state)
+            }
+            await run_episode(GAME, state, seats, episode_id=f"s{seed}")
+
+    start = time.process_time()
+    asyncio.run(play())
+    return time.process_time() - start
+
+
+def cli_run(config: Path, out: Path, workers: int) -> Usage:
+    """``lighthouse run CONFIG --out OUT --workers W`` in a child; what it used."""
+    shutil.rmtree(out, ignore_errors=True)
+    argv = [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out)]
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        [*argv, "--workers", str(workers)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert child.stderr is not None
+    err = child.stderr.read()
+    # wait4: the child's rusage, which holds its own reaped children's (the workers)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"lighthouse run failed ({child.returncode}): {err.decode()[-2000:]}")
+    return Usage(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+
+
+def config_file(folder: Path, seeds: int) -> Path:
+    path = folder / f"scale-{seeds}.toml"
+    path.write_text(SCRIPTED.format(seeds=seeds))
+    return path
+
+
+def per_cpu_second(episodes: int, cpu: float) -> str:
+    return f"{episodes / cpu:7.1f}" if cpu > 0 else "    n/a"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--seeds", type=int, default=400, help="episodes per measurement")
+    parser.add_argument("--workers-max", type=int, default=usable_cores())
+    parser.add_argument("--memory-episodes", type=int, default=100_000)
+    parser.add_argument("--million-seconds", type=float, default=60.0)
+    parser.add_argument("--skip-memory", action="store_true")
+    args = parser.parse_args(argv)
+    seeds = range(args.seeds)
+    print(
+        f"Python {platform.python_version()} on {platform.machine()}, "
+        f"{usable_cores()} usable cores; LANTERN + 3 WALLHUG, default tide, "
+        f"seeds 0..{args.seeds - 1}"
+    )
+    print("\nEpisodes per CPU-second (one core each):")
+    floor_cpu = floor(seeds)
+    print(f"  {per_cpu_second(len(seeds), floor_cpu)}  floor: a plain loop over the engine "
+          "functions, nothing recorded")  # fmt: skip
+    runner_cpu = in_process(seeds)
+    print(f"  {per_cpu_second(len(seeds), runner_cpu)}  the episode runner in process, "
+          f"no record ({runner_cpu / floor_cpu:.2f}x the floor's CPU)")  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="lighthouse-scale-") as tmp:
+        folder = Path(tmp)
+        one, many = config_file(folder, 1), config_file(folder, args.seeds)
+        walls: dict[int, float] = {}
+        for workers in range(0, args.workers_max + 1):
+            startup = cli_run(one, folder / "out", workers)
+            full = cli_run(many, folder / "out", workers)
+            cpu, wall = full.cpu - startup.cpu, full.wall - startup.wall
+            walls[workers] = (len(seeds) - 1) / wall
+            if workers <= 1:
+                print(
+                    f"  {per_cpu_second(len(seeds) - 1, cpu)}  lighthouse run --workers "
+                    f"{workers}: records written, report printed, whole process "
+                    f"({full.cpu:.2f} s CPU less {startup.cpu:.2f} s for one seed; "
+                    f"{cpu / floor_cpu * len(seeds) / (len(seeds) - 1):.2f}x the floor's)"
+                )
+        print("\nScaling (lighthouse run, records written; wall time, start-up subtracted):")
+        for workers in range(1, args.workers_max + 1):
+            print(
+                f"  --workers {workers}: {walls[workers]:7.1f} episodes/s  "
+                f"({walls[workers] / walls[1]:.2f}x one worker)"
+            )
+        print(f"  --workers 0: {walls[0]:7.1f} episodes/s  (on the event loop)")
+    if not args.skip_memory:
+        from benchmarks import memory
+
+        print()
+        memory.report(args.memory_episodes, args.million_seconds)
+
+
+if __name__ == "__main__":
+    main()
