@@ -8,6 +8,7 @@ id, so a run over a million seeds holds no more than a run over ten.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -112,7 +113,35 @@ class PlanIndex(Mapping[str, tuple[str, int]]):
     def __len__(self) -> int:
         return count_episodes(self._config, self._shard)
 
+    def position(self, key: str) -> int | None:
+        """Where the episode ``key`` comes in :meth:`plans` (0-based), or None when it
+        is not planned; with :meth:`__len__`, what a bitmap of finished episodes needs."""
+        found = self._place(key)
+        return None if found is None else found[2] // self._shard[1]
+
+    def locate(self, key: str) -> tuple[str, int] | None:
+        """The entrant ``key`` is planned for and its :meth:`position`, or None."""
+        found = self._place(key)
+        return None if found is None else (found[0], found[2] // self._shard[1])
+
+    def entrant_counts(self) -> dict[str, int]:
+        """How many episodes the plan (this shard) holds per entrant, without listing them."""
+        index, count = self._shard
+        entrants = len(self._entrants)
+        total = self._config.repetitions * len(self._variants) * len(self._seeds) * entrants
+        out = {}
+        for name, i in self._entrants.items():
+            # positions p < total with p = i (mod entrants) and p = index - 1 (mod count)
+            step = math.lcm(entrants, count)
+            first = next((p for p in range(i, step, entrants) if p % count == index - 1), None)
+            out[name] = 0 if first is None or first >= total else (total - first - 1) // step + 1
+        return out
+
     def _locate(self, key: str) -> tuple[str, int] | None:
+        found = self._place(key)
+        return None if found is None else (found[0], found[1])
+
+    def _place(self, key: str) -> tuple[str, int, int] | None:
         head, _, rep_text = key.rpartition("--r")
         head, _, seed_text = head.rpartition("--s")
         entrant, _, variant = head.rpartition("--")
@@ -133,7 +162,7 @@ class PlanIndex(Mapping[str, tuple[str, int]]):
             (rep * len(self._variants) + self._variants[variant]) * len(self._seeds) + seed_index
         ) * len(self._entrants) + self._entrants[entrant]
         index, count = self._shard
-        return (entrant, rep) if position % count == index - 1 else None
+        return (entrant, rep, position) if position % count == index - 1 else None
 
 
 __all__ = [

@@ -58,7 +58,7 @@ def select(
     (a folder no run of this version has touched) every identity is current.
     """
     plan = plan_of(manifest)
-    planned = set().union(*plan.by_entrant.values()) if plan is not None else None
+    planned = plan.index if plan is not None else None
     kept = manifest.get("identities")
     current = kept if isinstance(kept, Mapping) else None
     legacy = legacy_identities(game, manifest)
