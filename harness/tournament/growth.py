@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,16 +172,19 @@ def set_aside(folder: ResultsFolder, lines: Sequence[EpisodeSummary]) -> str | N
 
 def superseded_lines(root: Path) -> list[EpisodeSummary]:
     """Every superseded episode kept under ``root`` whose record is there too."""
+    return list(iter_superseded_lines(root))
+
+
+def iter_superseded_lines(root: Path) -> Iterator[EpisodeSummary]:
+    """:func:`superseded_lines` one at a time, each file read line by line."""
     base = root / SUPERSEDED
-    out: list[EpisodeSummary] = []
     if not base.is_dir():
-        return out
+        return
     for part in sorted(base.iterdir()):
         path = part / "episodes.jsonl"
-        for line in read_lines_leniently(path):
+        for line in iter_lines_leniently(path):
             if (part / "records" / f"{line.episode_id}.jsonl").is_file():
-                out.append(line)
-    return out
+                yield line
 
 
 def read_lines_leniently(path: Path) -> list[EpisodeSummary]:
@@ -190,17 +193,24 @@ def read_lines_leniently(path: Path) -> list[EpisodeSummary]:
     For estimates that must never stop a command (a dry run, the keys a run needs):
     a run itself checks every line against its record.
     """
+    return list(iter_lines_leniently(path))
+
+
+def iter_lines_leniently(path: Path) -> Iterator[EpisodeSummary]:
+    """:func:`read_lines_leniently` one line at a time, read as they are asked for."""
     try:
-        data = path.read_bytes()
+        handle = path.open("rb")
     except OSError:
-        return []
-    out = []
-    for raw in data.split(b"\n"):
+        return
+    with handle:
         try:
-            out.append(EpisodeSummary.model_validate_json(raw))
-        except (ValidationError, ValueError):
-            continue
-    return out
+            for raw in handle:
+                try:
+                    yield EpisodeSummary.model_validate_json(raw.removesuffix(b"\n"))
+                except (ValidationError, ValueError):
+                    continue
+        except OSError:
+            return
 
 
 def pending_entrants(
@@ -248,6 +258,8 @@ __all__ = [
     "Sorting",
     "changed_keys",
     "describe_growth",
+    "iter_lines_leniently",
+    "iter_superseded_lines",
     "next_manifest",
     "pending_entrants",
     "read_lines_leniently",

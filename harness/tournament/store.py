@@ -159,19 +159,25 @@ class ResultsFolder:
 
     def summaries(self) -> list[EpisodeSummary]:
         """Every results line, in the order written (a torn last line is ignored)."""
-        if not self.episodes_path.exists():
-            return []
-        data = self.episodes_path.read_bytes()
-        whole = data[: data.rfind(b"\n") + 1]
-        out = []
-        for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
-            try:
-                out.append(EpisodeSummary.model_validate_json(line))
-            except ValidationError as exc:
-                raise RecordError(
-                    f"{self.episodes_path}:{number}: {exc.errors()[0]['msg']}"
-                ) from None
-        return out
+        return list(self.iter_summaries())
+
+    def iter_summaries(self) -> Iterator[EpisodeSummary]:
+        """:meth:`summaries` one line at a time, read as they are asked for: what a
+        report over a folder of any size holds is one line, not the file."""
+        try:
+            handle = self.episodes_path.open("rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.endswith(b"\n"):
+                    return  # a torn last line: an append a crash cut short
+                try:
+                    yield EpisodeSummary.model_validate_json(line[:-1])
+                except ValidationError as exc:
+                    raise RecordError(
+                        f"{self.episodes_path}:{number}: {exc.errors()[0]['msg']}"
+                    ) from None
 
     def readable_summaries(self) -> tuple[list[EpisodeSummary], list[str]]:
         """Every results line that parses, in the order written, and a note for each
