@@ -165,7 +165,60 @@ class PlanIndex(Mapping[str, tuple[str, int]]):
         return (entrant, rep, position) if position % count == index - 1 else None
 
 
+class DoneSet:
+    """Episodes of a plan marked done, in constant memory per episode: one bit at each
+    episode's place in the plan, and a count per entrant.
+
+    What a resumed run holds of the episodes a folder has finished (not their lines).
+    """
+
+    def __init__(self, plans: PlanIndex) -> None:
+        self.plans = plans
+        self._bits = bytearray((len(plans) + 7) // 8)
+        self._by_entrant: dict[str, int] = {}
+        self._count = 0
+
+    def add(self, episode: str) -> bool:
+        """Mark ``episode`` done; False when it is not planned or was marked already."""
+        found = self.plans.locate(episode)
+        if found is None:
+            return False
+        entrant, place = found
+        byte, bit = divmod(place, 8)
+        if self._bits[byte] >> bit & 1:
+            return False
+        self._bits[byte] |= 1 << bit
+        self._by_entrant[entrant] = self._by_entrant.get(entrant, 0) + 1
+        self._count += 1
+        return True
+
+    def has(self, place: int) -> bool:
+        """Whether the episode at ``place`` in the plan is done."""
+        byte, bit = divmod(place, 8)
+        return bool(self._bits[byte] >> bit & 1)
+
+    def __contains__(self, episode: object) -> bool:
+        found = self.plans.locate(episode) if isinstance(episode, str) else None
+        return found is not None and self.has(found[1])
+
+    def __len__(self) -> int:
+        return self._count
+
+    def count(self, entrant: str) -> int:
+        """How many of ``entrant``'s episodes are done."""
+        return self._by_entrant.get(entrant, 0)
+
+    def todo(self) -> Iterator[EpisodePlan]:
+        """The plan's episodes not done, in order."""
+        return (p for place, p in enumerate(self.plans.plans()) if not self.has(place))
+
+    def held_bytes(self) -> int:
+        """Bytes held, whatever the number done: an eighth of one per planned episode."""
+        return len(self._bits)
+
+
 __all__ = [
+    "DoneSet",
     "EpisodePlan",
     "PlanIndex",
     "count_episodes",

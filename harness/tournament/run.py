@@ -25,17 +25,16 @@ from harness.registry import get_game
 from harness.seat_builder import build_seats, llm_providers, prompt_files
 from harness.seat_spec import LLMSeatConfig
 from harness.seats import Seat
-from harness.summary import EpisodeSummary
 from harness.tournament.budget import Admission, EpisodeBound, Stop, episode_bounds, require_prices
 from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.growth import (
     describe_growth,
+    iter_superseded_lines,
     next_manifest,
     pending_entrants,
     recorded_cost,
     set_aside,
     sort_finished,
-    superseded_lines,
 )
 from harness.tournament.identity import (
     entrant_identities,
@@ -54,7 +53,7 @@ from harness.tournament.plan import (
     plan_episodes,
 )
 from harness.tournament.progress import Progress
-from harness.tournament.store import Repair, ResultsFolder
+from harness.tournament.store import ResultsFolder
 from harness.validation import short_repr
 
 
@@ -180,15 +179,16 @@ async def run_tournament(
         old = folder.manifest() if resuming else None
         repair = await asyncio.to_thread(folder.examine, game, plans)
         legacy = legacy_identities(game, old) if old is not None else {}
-        sorting = sort_finished(repair.finished, plans, identities, legacy)
-        done_ids = {s.episode_id for s in sorting.done}
+        # the finished lines are read again one at a time: a done episode is a bit
+        sorting = sort_finished(repair.finished(), plans, identities, legacy)
+        done = sorting.done
 
         def todo() -> Iterator[EpisodePlan]:
-            return (p for p in plans.plans() if p.episode_id not in done_ids)
+            return done.todo()
 
         entrants = _entrants(todo())
         bounds = _check_can_play(config, game, entrants, environ, cap)
-        spent = recorded_cost(repair.finished) + recorded_cost(superseded_lines(out))
+        spent = recorded_cost(repair.finished()) + recorded_cost(iter_superseded_lines(out))
         calls = CallCache(out / CACHE_FILE) if (config.cache if cache is None else cache) else None
         async with SeatFactory(environ, cache=calls, notify=_notifier(progress)) as factory:
             seats = {
@@ -209,7 +209,8 @@ async def run_tournament(
                 manifest["legacyIdentities"] = legacy
             await asyncio.to_thread(folder.open, next_manifest(old, manifest))
             moved = await asyncio.to_thread(set_aside, folder, sorting.superseded)
-            await asyncio.to_thread(folder.apply, _without(repair, sorting.superseded))
+            gone = frozenset(line.episode_id for line in sorting.superseded)
+            await asyncio.to_thread(folder.apply, repair.without(gone))
             if calls is not None:
                 await asyncio.to_thread(calls.open)
             if old is not None:
@@ -228,8 +229,8 @@ async def run_tournament(
                     progress.stream.write(f"{line}\n")
                 progress.total, progress.done, progress.started_with = (
                     planned,
-                    len(done_ids),
-                    len(done_ids),
+                    len(done),
+                    len(done),
                 )
                 progress.show()
             gate = Admission(cap_usd=cap, spent_usd=spent, limit=narrowing.limit)
@@ -252,25 +253,12 @@ async def run_tournament(
     return TournamentOutcome(
         folder,
         planned,
-        len(done_ids),
+        len(done),
         gate.admitted,
         repair.notes,
         set_aside=len(sorting.superseded),
         stopped=gate.stop,
         spent_usd=gate.spent_usd,
-    )
-
-
-def _without(repair: Repair, lines: list[EpisodeSummary]) -> Repair:
-    """``repair`` less the lines that are set aside (episodes.jsonl is then rewritten)."""
-    if not lines:
-        return repair
-    gone = {line.episode_id for line in lines}
-    return Repair(
-        [s for s in repair.keep if s.episode_id not in gone],
-        [s for s in repair.add if s.episode_id not in gone],
-        repair.notes,
-        rewrite=True,
     )
 
 
