@@ -5,7 +5,8 @@ statistics resample cells. Everything else it shows is a total or a count per
 entrant (calls, tokens, fallbacks, the game's columns, reasons), so a
 :class:`Digest` adds each results line into per-entrant accumulators as the lines
 stream past and keeps, per episode, a seed, a variant number and a score in flat
-arrays: about 21 bytes an episode, however large the tournament. Exact sums
+arrays (and a bit for "without a fallback"): 20 bytes an episode, however large the
+tournament. Exact sums
 (:class:`ExactSum`) give the same floats as :func:`math.fsum` over every episode, so
 the report is the same, byte for byte, as one built from every line held at once.
 
@@ -81,7 +82,17 @@ class ExactSum:
 class EntrantDigest:
     """One entrant's episodes (or its fallback-free ones) as a report needs them."""
 
-    def __init__(self, numerators: Sequence[str], denominators: Sequence[str]) -> None:
+    def __init__(
+        self,
+        numerators: Sequence[str],
+        denominators: Sequence[str],
+        of: EntrantDigest | None = None,
+    ) -> None:
+        self.of = of
+        """For a selection of an entrant's episodes (those without a fallback): the
+        digest of all of them, whose arrays it shares, marking its own in a bitmap."""
+        self.marks = bytearray()
+        self.count = 0
         self.seeds: array[int] | list[int] = array("q")
         self.variants: array[int] = array("I")
         self.scores: array[float] = array("d")
@@ -111,16 +122,25 @@ class EntrantDigest:
         """Each episode with model calls or batch times: its key and results line."""
 
     def __len__(self) -> int:
-        return len(self.scores)
+        return self.count
 
     def add(self, ep: EpisodeSummary, variant: int, *, keep_calls: bool) -> None:
-        """Fold one episode in (``variant``: the variant's number in the digest)."""
-        try:
-            self.seeds.append(ep.seed)
-        except OverflowError:  # a seed past 64 bits (no seed of this harness): plain ints
-            self.seeds = [*self.seeds, ep.seed]
-        self.variants.append(variant)
-        self.scores.append(ep.score)
+        """Fold one episode in (``variant``: the variant's number in the digest).
+
+        With :attr:`of`, ``ep`` must be the episode just added to it.
+        """
+        if self.of is not None:
+            byte, bit = divmod(len(self.of.scores) - 1, 8)
+            self.marks.extend(bytes(byte + 1 - len(self.marks)))
+            self.marks[byte] |= 1 << bit
+        else:
+            try:
+                self.seeds.append(ep.seed)
+            except OverflowError:  # a seed past 64 bits (none of this harness's): ints
+                self.seeds = [*self.seeds, ep.seed]
+            self.variants.append(variant)
+            self.scores.append(ep.score)
+        self.count += 1
         self._first(ep)
         for key, total in self.sums.items():
             total.add(ep.metrics.get(key, 0.0))
@@ -160,8 +180,11 @@ class EntrantDigest:
 
     def cell_scores(self, names: Sequence[str]) -> Iterator[tuple[tuple[int, str], float]]:
         """((seed, variant), score) of every episode, in the order the lines came."""
-        for seed, variant, score in zip(self.seeds, self.variants, self.scores, strict=True):
-            yield (seed, names[variant]), score
+        source = self.of if self.of is not None else self
+        rows = zip(source.seeds, source.variants, source.scores, strict=True)
+        for index, (seed, variant, score) in enumerate(rows):
+            if self.of is None or self.marks[index // 8] >> index % 8 & 1:
+                yield (seed, names[variant]), score
 
     def ordered_with_calls(self) -> Iterator[EpisodeSummary]:
         """The episodes with model calls, in canonical order (equal keys by their JSON)."""
@@ -169,7 +192,9 @@ class EntrantDigest:
             yield EpisodeSummary.model_validate_json(text)
 
     def held_bytes(self) -> int:
-        """Bytes held per episode in the flat arrays (for tests and benchmarks)."""
+        """Bytes the per-episode arrays and marks hold (for tests and benchmarks)."""
+        if self.of is not None:
+            return len(self.marks)
         seeds = self.seeds.itemsize if isinstance(self.seeds, array) else 8
         return (seeds + self.variants.itemsize + self.scores.itemsize) * len(self.scores)
 
@@ -197,16 +222,19 @@ class Digest:
         if number is None:
             number = self._variant_numbers[ep.variant] = len(self.variant_names)
             self.variant_names.append(ep.variant)
-        self._entrant(self.entrants, ep.entrant).add(ep, number, keep_calls=True)
+        entry = self._entrant(self.entrants, ep.entrant, None)
+        entry.add(ep, number, keep_calls=True)
         if ep.fallback_free:
-            self._entrant(self.clean, ep.entrant).add(ep, number, keep_calls=False)
+            self._entrant(self.clean, ep.entrant, entry).add(ep, number, keep_calls=False)
         self._finished.add(ep.entrant, ep.episode_id)
         self.episodes += 1
 
-    def _entrant(self, table: dict[str, EntrantDigest], name: str) -> EntrantDigest:
+    def _entrant(
+        self, table: dict[str, EntrantDigest], name: str, of: EntrantDigest | None
+    ) -> EntrantDigest:
         found = table.get(name)
         if found is None:
-            found = table[name] = EntrantDigest(self._numerators, self._denominators)
+            found = table[name] = EntrantDigest(self._numerators, self._denominators, of)
         return found
 
     def completeness(self) -> Completeness:
