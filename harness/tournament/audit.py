@@ -166,6 +166,10 @@ class AuditStream:
                     return
                 yield _check(self.game, self.records, number, raw[:-1], self._first_line)
 
+    def first_line(self, episode: str) -> int | None:
+        """The number of the first line read so far that names ``episode``, or None."""
+        return self._first_line.get(episode)
+
     def orphans(self) -> list[str]:
         """Episodes with a record in records/ but no results line (after iterating)."""
         named = self._first_line

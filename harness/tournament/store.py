@@ -96,8 +96,7 @@ class Repair:
 
     def keeps(self, number: int) -> bool:
         """Whether line ``number`` (1-based) of episodes.jsonl is kept."""
-        byte, bit = divmod(number - 1, 8)
-        return byte < len(self.kept) and bool(self.kept[byte] >> bit & 1)
+        return _marked(self.kept, number)
 
     def finished(self) -> Iterator[EpisodeSummary]:
         """Every finished episode once the repair is applied, in order: the lines kept
@@ -122,6 +121,11 @@ class Repair:
         if not episodes:
             return self
         return replace(self, gone=self.gone | episodes, rewrite=True)
+
+
+def _marked(bits: bytearray, number: int) -> bool:
+    byte, bit = divmod(number - 1, 8)
+    return byte < len(bits) and bool(bits[byte] >> bit & 1)
 
 
 def _mark(bits: bytearray, number: int) -> None:
@@ -272,12 +276,16 @@ class ResultsFolder:
         rehashes: dict[int, str] = {}
         notes: list[str] = []
         suspect: dict[str, str] = {}
-        named: set[str] = set()
+
+        def named(episode: str) -> bool:
+            # an earlier line of the episode was kept or is to be written again
+            first = found.first_line(episode)
+            return episode in suspect or (first is not None and _marked(kept, first))
+
         rewrite, rehashed = False, 0
         for check in found:  # one line at a time: a kept line is a bit, not the line
             episode, where = check.episode_id, f"{EPISODES}:{check.describe()}"
             if check.problem is None and check.line is not None:
-                named.add(check.line.episode_id)
                 _mark(kept, check.number)
                 if check.unhashed and check.derived:
                     rehashes[check.number] = check.derived.record_sha256 or ""
@@ -287,14 +295,13 @@ class ResultsFolder:
             rewrite = True
             if episode is None:
                 notes.append(f"{where}: dropped (not a results line)")
-            elif episode in named:
+            elif named(episode):
                 notes.append(f"{where}: dropped")
             elif not self.record_path(episode).is_file():
                 notes.append(f"{where}: dropped; the episode is played again")
             elif episode not in plans:
                 notes.append(f"{where}: dropped (not planned now; its record stays)")
             else:
-                named.add(episode)
                 suspect[episode] = check.problem or ""
         rewrite |= found.torn
         if rehashed:
