@@ -88,22 +88,28 @@ def canonical_order(summaries: Sequence[EpisodeSummary]) -> list[EpisodeSummary]
     )  # fmt: skip
 
 
-#: Draws kept for reuse within one report while they take at most this many indices
-#: (80 MB); bigger sets of cells are drawn again for each statistic (same numbers).
-KEEP_DRAWS = 10_000_000
+#: Draws kept for reuse within one report while they take at most this many indices in
+#: all (4 MB, two bytes an index); beyond it, cells are drawn again for each statistic
+#: (the same numbers). Kept small so that a report's memory stays flat in the size of
+#: its tournament: a bigger cap was most of a mid-sized report's peak.
+KEEP_DRAWS = 2_000_000
 
 
 class _Resampler:
-    """The seeded draws over n cells, made once per n for one report."""
+    """The seeded draws over n cells, made once per n for one report (while they fit)."""
 
     def __init__(self) -> None:
         self.kept: dict[int, list[array[int]]] = {}
+        self.held = 0
 
     def __call__(self, n: int) -> Iterable[Sequence[int]]:
-        if n * BOOTSTRAP_RESAMPLES > KEEP_DRAWS:
+        if n in self.kept:
+            return self.kept[n]
+        if self.held + n * BOOTSTRAP_RESAMPLES > KEEP_DRAWS:
             return draws(n)
-        if n not in self.kept:
-            self.kept[n] = [array("l", d) for d in draws(n)]
+        self.held += n * BOOTSTRAP_RESAMPLES
+        code = "H" if n <= 1 << 16 else "L"  # an index into n cells: two bytes suffice
+        self.kept[n] = [array(code, d) for d in draws(n)]
         return self.kept[n]
 
 
