@@ -22,9 +22,11 @@ from harness.llm.prompts import PromptSet
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
 from harness.registry import get_game
+from harness.report.digest import ExactSum
 from harness.seat_builder import build_seats, llm_providers, prompt_files
 from harness.seat_spec import LLMSeatConfig
 from harness.seats import Seat
+from harness.summary import EpisodeSummary
 from harness.tournament.budget import Admission, EpisodeBound, Stop, episode_bounds, require_prices
 from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.growth import (
@@ -179,8 +181,17 @@ async def run_tournament(
         old = folder.manifest() if resuming else None
         repair = await asyncio.to_thread(folder.examine, game, plans)
         legacy = legacy_identities(game, old) if old is not None else {}
-        # the finished lines are read again one at a time: a done episode is a bit
-        sorting = sort_finished(repair.finished(), plans, identities, legacy)
+        # the finished lines are read again one at a time: a done episode is a bit, and
+        # their cost is summed on the way (exactly: math.fsum's float)
+        cost = ExactSum()
+
+        def costed(lines: Iterable[EpisodeSummary]) -> Iterator[EpisodeSummary]:
+            for line in lines:
+                for seat in line.seats.values():
+                    cost.add(seat.cost_usd)
+                yield line
+
+        sorting = sort_finished(costed(repair.finished()), plans, identities, legacy)
         done = sorting.done
 
         def todo() -> Iterator[EpisodePlan]:
@@ -188,7 +199,7 @@ async def run_tournament(
 
         entrants = _entrants(todo())
         bounds = _check_can_play(config, game, entrants, environ, cap)
-        spent = recorded_cost(repair.finished()) + recorded_cost(iter_superseded_lines(out))
+        spent = cost.value() + recorded_cost(iter_superseded_lines(out))
         calls = CallCache(out / CACHE_FILE) if (config.cache if cache is None else cache) else None
         async with SeatFactory(environ, cache=calls, notify=_notifier(progress)) as factory:
             seats = {
