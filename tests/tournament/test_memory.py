@@ -21,7 +21,7 @@ from harness.errors import RecordError
 from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.digest import ExactSum
-from harness.report.stats import percentile
+from harness.report.stats import BOOTSTRAP_RESAMPLES, percentile
 from harness.summary import EpisodeSummary, SeatStats, episode_id
 from harness.tournament.config import TournamentConfig, load_tournament
 from harness.tournament.plan import DoneSet, PlanIndex
@@ -233,3 +233,20 @@ def test_resume_keeps_bits_not_lines_and_reads_them_again(tmp_path: Path) -> Non
     assert list(repair.finished()) == written
     gone = frozenset({written[0].episode_id})
     assert list(repair.without(gone).finished()) == written[1:]
+
+
+def test_a_report_is_the_same_whether_its_draws_are_kept_or_drawn_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.report.build as build
+
+    lines = ResultsFolder(big_folder(tmp_path, seeds=40)).summaries()
+    kept = build_report(GAME, lines, reference="b")
+    monkeypatch.setattr(build, "KEEP_DRAWS", 0)  # every statistic draws its own again
+    assert build_report(GAME, lines, reference="b") == kept
+    resample = build._Resampler()
+    monkeypatch.setattr(build, "KEEP_DRAWS", 3 * BOOTSTRAP_RESAMPLES)
+    resample(2)
+    resample(2)
+    resample(5)  # would pass the cap: drawn, not kept
+    assert (sorted(resample.kept), resample.held) == ([2], 2 * BOOTSTRAP_RESAMPLES)
