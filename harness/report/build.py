@@ -11,9 +11,11 @@ leaderboard per seat group over entrants that differ only in that group. With a
 ceiling (a strong baseline team's scores by cell), each entrant's mean over cells as
 a share of the ceiling's mean over the same cells.
 
-Episodes are put in one canonical order (entrant, variant, seed, repetition, id)
-before anything is computed, so the same results give the same report, byte for
-byte, whatever order they were written in.
+The same results give the same report, byte for byte, whatever order they were
+written in: the episodes are folded into a :class:`~harness.report.digest.Digest`
+whose sums are exact, and whatever depends on order (the agents an entrant's first
+episode names, the server figures' sums) is taken in one canonical order (entrant,
+variant, seed, repetition, id).
 """
 
 from __future__ import annotations
