@@ -183,10 +183,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
         print(f"  --workers 0: {walls[0]:7.1f} episodes/s  (on the event loop)")
     if not args.skip_memory:
-        from benchmarks import memory
+        from benchmarks.memory import report
 
         print()
-        memory.report(args.memory_episodes, args.million_seconds)
+        report(args.memory_episodes, args.million_seconds)
 
 
 if __name__ == "__main__":

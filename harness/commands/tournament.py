@@ -293,8 +293,7 @@ def report_text(
     from harness.report.leaderboards import entrant_specs
     from harness.report.render import to_csv, to_json, to_markdown
     from harness.tournament.ceiling import find_ceiling
-    from harness.tournament.planned import plan_of
-    from harness.tournament.selection import select
+    from harness.tournament.selection import select_digest
 
     folder = _folder(folder_path)
     manifest = folder.manifest()
@@ -307,17 +306,17 @@ def report_text(
             f"(its entrants: {', '.join(entrants)})"
         )
     game = get_game(manifest.get("game", "lighthouse"))
-    selection = select(game, manifest, folder.summaries(), folder_path)
-    summaries = selection.episodes
+    # the lines stream into a digest: one line is held at a time, not the folder
+    folded, selection = select_digest(game, manifest, folder.iter_summaries(), folder_path)
     report = build_report(
         game,
-        summaries,
+        folded,
         reference=reference or config.get("reference"),
         order=[e["name"] for e in config.get("entrants", [])],
         title=f"Tournament {config.get('name', folder_path.name)}",
-        ceiling=find_ceiling(game, folder_path, manifest, summaries, ceiling),
+        ceiling=find_ceiling(game, folder_path, manifest, folded, ceiling),
         specs=entrant_specs(game, manifest),
-        plan=plan_of(manifest),
+        plan=folded.plan,
         selection=selection.to_json(),
     )
     render = {"md": to_markdown, "csv": to_csv, "json": to_json}[fmt]
@@ -368,17 +367,16 @@ def _check_plot(path: Path) -> None:
 def merge_command(args: argparse.Namespace) -> int:
     """Join shards."""
     from harness.registry import get_game
-    from harness.report.completeness import completeness
     from harness.tournament.merge import merge_folders
-    from harness.tournament.planned import plan_of
-    from harness.tournament.selection import select
+    from harness.tournament.selection import select_digest
     from harness.tournament.store import ResultsFolder
 
     merged = merge_folders(args.dirs, args.out)
     folder = ResultsFolder(args.out)
     manifest = folder.manifest()
     game = get_game(manifest.get("game", "lighthouse"))
-    done = completeness(plan_of(manifest), select(game, manifest, folder.summaries()).episodes)
+    folded, _ = select_digest(game, manifest, folder.iter_summaries(), args.out)
+    done = folded.completeness()
     count = len(args.dirs)
     print(
         f"merged {count} folder{'s' if count != 1 else ''} into {args.out}: {merged} "

@@ -34,8 +34,18 @@ class Column:
         # fsum: exact, so the episodes' order cannot change the last digit
         top = math.fsum(m.get(self.numerator, 0.0) for m in metrics)
         if self.denominator is None:
-            return top / len(metrics)
+            return self.from_sums(top, None, len(metrics))
         bottom = math.fsum(m.get(self.denominator, 0.0) for m in metrics)
+        return self.from_sums(top, bottom, len(metrics))
+
+    def from_sums(self, top: float, bottom: float | None, episodes: int) -> float | None:
+        """The column's value from the exact sums of its numerator and denominator over
+        ``episodes`` episodes (what :meth:`value` computes, for a report that keeps
+        running sums instead of every episode's metrics)."""
+        if not episodes:
+            return None
+        if self.denominator is None:
+            return top / episodes
         return top / bottom if bottom else None
 
     def format(self, value: float | None) -> str:

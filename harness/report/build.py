@@ -11,23 +11,25 @@ leaderboard per seat group over entrants that differ only in that group. With a
 ceiling (a strong baseline team's scores by cell), each entrant's mean over cells as
 a share of the ceiling's mean over the same cells.
 
-Episodes are put in one canonical order (entrant, variant, seed, repetition, id)
-before anything is computed, so the same results give the same report, byte for
-byte, whatever order they were written in.
+The same results give the same report, byte for byte, whatever order they were
+written in: the episodes are folded into a :class:`~harness.report.digest.Digest`
+whose sums are exact, and whatever depends on order (the agents an entrant's first
+episode names, the server figures' sums) is taken in one canonical order (entrant,
+variant, seed, repetition, id).
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from harness.game import Column, GameEntry
 from harness.report.compare import ALPHA, pair_bootstrap, pairwise
-from harness.report.completeness import Completeness, Plan, completeness
+from harness.report.completeness import Completeness, Plan
+from harness.report.digest import Digest, EntrantDigest, digest
 from harness.report.leaderboards import (
     Specs,
     identical_entrants,
@@ -35,7 +37,7 @@ from harness.report.leaderboards import (
     leaderboards,
     ranked,
 )
-from harness.report.servers import deadline_count, fallback_flags, server_rows
+from harness.report.servers import flags_of, server_row
 from harness.report.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -88,39 +90,44 @@ def canonical_order(summaries: Sequence[EpisodeSummary]) -> list[EpisodeSummary]
     )  # fmt: skip
 
 
-#: Draws kept for reuse within one report while they take at most this many indices
-#: (80 MB); bigger sets of cells are drawn again for each statistic (same numbers).
-KEEP_DRAWS = 10_000_000
+#: Draws kept for reuse within one report while they take at most this many indices in
+#: all (4 MB, two bytes an index); beyond it, cells are drawn again for each statistic
+#: (the same numbers). Kept small so that a report's memory stays flat in the size of
+#: its tournament: a bigger cap was most of a mid-sized report's peak.
+KEEP_DRAWS = 2_000_000
 
 
 class _Resampler:
-    """The seeded draws over n cells, made once per n for one report."""
+    """The seeded draws over n cells, made once per n for one report (while they fit)."""
 
     def __init__(self) -> None:
         self.kept: dict[int, list[array[int]]] = {}
+        self.held = 0
 
     def __call__(self, n: int) -> Iterable[Sequence[int]]:
-        if n * BOOTSTRAP_RESAMPLES > KEEP_DRAWS:
+        if n in self.kept:
+            return self.kept[n]
+        if self.held + n * BOOTSTRAP_RESAMPLES > KEEP_DRAWS:
             return draws(n)
-        if n not in self.kept:
-            self.kept[n] = [array("l", d) for d in draws(n)]
+        self.held += n * BOOTSTRAP_RESAMPLES
+        code = "H" if n <= 1 << 16 else "L"  # an index into n cells: two bytes suffice
+        self.kept[n] = [array(code, d) for d in draws(n)]
         return self.kept[n]
 
 
-def _cells(episodes: Sequence[EpisodeSummary]) -> dict[Cell, float]:
-    return cell_means(((ep.seed, ep.variant), ep.score) for ep in episodes)
+def _cells(entry: EntrantDigest, variants: Sequence[str]) -> dict[Cell, float]:
+    return cell_means(entry.cell_scores(variants))
 
 
 def _num(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def _labels(game: GameEntry, first: EpisodeSummary) -> dict[str, str]:
+def _labels(game: GameEntry, first: EpisodeSummary | None) -> dict[str, str]:
     """Each seat group's agents as the tables show them (from an episode's seats)."""
+    seats = first.seats if first is not None else {}
     return {
-        group.key: ", ".join(
-            sorted({first.seats[s].agent for s in group.seats if s in first.seats})
-        )
+        group.key: ", ".join(sorted({seats[s].agent for s in group.seats if s in seats}))
         for group in game.seat_groups
     }
 
@@ -128,74 +135,61 @@ def _labels(game: GameEntry, first: EpisodeSummary) -> dict[str, str]:
 def _entrant_row(
     game: GameEntry,
     name: str,
-    episodes: list[EpisodeSummary],
+    entry: EntrantDigest,
+    variants: Sequence[str],
     planned: int | None,
     resample: _Resampler,
     ceiling: Ceiling | None = None,
 ) -> dict[str, Any]:
-    turns: Counter[str] = Counter()
-    fallbacks: Counter[str] = Counter()
-    latencies: list[float] = []
-    tokens_in = tokens_out = 0
-    costs: list[float] = []
-    calls = retries = rescued = 0
-    for ep in episodes:
-        for seat in ep.seats.values():
-            if seat.calls:
-                turns[seat.role] += seat.turns
-                fallbacks[seat.role] += sum(seat.fallbacks.values())
-                # a turn makes one call, and a second when it sends the retry
-                retries += seat.calls - seat.turns
-            latencies.extend(seat.latencies_ms)
-            tokens_in += seat.input_tokens
-            tokens_out += seat.output_tokens
-            costs.append(seat.cost_usd)
-            calls += seat.calls
-            rescued += seat.retries
-    metrics = [ep.metrics for ep in episodes]
-    by_cell = _cells(episodes)
+    by_cell = _cells(entry, variants)
     values = list(by_cell.values())
-    score = interval_from(values, resample(len(values)), episodes=len(episodes))
+    score = interval_from(values, resample(len(values)), episodes=len(entry))
+    turns, fallbacks = entry.turns, entry.fallbacks
     return {
         "entrant": name,
-        "seats": _labels(game, episodes[0]),
-        "episodes": len(episodes),
+        "seats": _labels(game, entry.first),
+        "episodes": len(entry),
         "planned": planned,
         "cells": len(values),
         "score": interval_dict(score),
         "ceilingShare": ceiling.share(by_cell) if ceiling is not None else None,
         "rank": None,
-        "columns": {c.key: c.value(metrics) for c in game.report.report_columns()},
-        "reasons": dict(sorted(Counter(ep.reason for ep in episodes).items())),
-        "calls": calls,
-        "retries": retries,
-        "rescued": rescued,
+        "columns": {
+            c.key: c.from_sums(*entry.column(c.numerator, c.denominator), len(entry))
+            for c in game.report.report_columns()
+        },
+        "reasons": dict(sorted(entry.reasons.items())),
+        "calls": entry.calls,
+        "retries": entry.retries,
+        "rescued": entry.rescued,
         "fallbackRate": {
             role: fallbacks[role] / turns[role] for role in sorted(turns) if turns[role]
         },
-        "inputTokens": tokens_in,
-        "outputTokens": tokens_out,
-        "costUsd": math.fsum(costs),
+        "inputTokens": entry.input_tokens,
+        "outputTokens": entry.output_tokens,
+        "costUsd": entry.cost.value(),
         "latencyMs": {
-            "p50": _num(percentile(latencies, 50)),
-            "p95": _num(percentile(latencies, 95)),
+            "p50": _num(percentile(entry.latencies, 50)),
+            "p95": _num(percentile(entry.latencies, 95)),
         },
-        "fallbackFreeEpisodes": sum(1 for ep in episodes if ep.fallback_free),
+        "fallbackFreeEpisodes": entry.fallback_free,
     }
 
 
 def _paired(
-    by_entrant: dict[str, list[EpisodeSummary]], reference: str | None, resample: _Resampler
+    by_entrant: Mapping[str, EntrantDigest],
+    variants: Sequence[str],
+    reference: str | None,
+    resample: _Resampler,
 ) -> list[dict[str, Any]]:
     if reference is None or reference not in by_entrant:
         return []
-    ref = [((ep.seed, ep.variant), ep.score) for ep in by_entrant[reference]]
+    ref = list(by_entrant[reference].cell_scores(variants))
     rows = []
-    for name, episodes in by_entrant.items():
+    for name, entry in by_entrant.items():
         if name == reference:
             continue
-        mine = [((ep.seed, ep.variant), ep.score) for ep in episodes]
-        paired = paired_difference(mine, ref, resample=resample)
+        paired = paired_difference(entry.cell_scores(variants), ref, resample=resample)
         rows.append(
             {
                 "entrant": name,
@@ -233,14 +227,9 @@ def _pairwise(
     return {"comparisons": tested, "alpha": ALPHA, "rows": rows}
 
 
-def _group(
-    summaries: Sequence[EpisodeSummary], order: Sequence[str]
-) -> dict[str, list[EpisodeSummary]]:
-    groups: dict[str, list[EpisodeSummary]] = defaultdict(list)
-    for ep in summaries:
-        groups[ep.entrant].append(ep)
-    names = [n for n in order if n in groups] + sorted(n for n in groups if n not in order)
-    return {name: groups[name] for name in names}
+def _group(table: Mapping[str, EntrantDigest], order: Sequence[str]) -> dict[str, EntrantDigest]:
+    names = [n for n in order if n in table] + sorted(n for n in table if n not in order)
+    return {name: table[name] for name in names}
 
 
 def _completeness_json(done: Completeness, plan: Plan | None) -> dict[str, Any]:
@@ -258,9 +247,38 @@ def _completeness_json(done: Completeness, plan: Plan | None) -> dict[str, Any]:
     }
 
 
+def _server(name: str, entry: EntrantDigest) -> dict[str, Any] | None:
+    """The entrant's server figures (:func:`server_row`), when it made model calls."""
+    if not entry.model_seats:
+        return None
+    waits: list[float] = []
+    requests: list[float] = []
+    call_ms: float = 0
+    tick_ms: float = 0
+    # summed in canonical order, as a list of every episode would be: the same floats
+    for ep in entry.ordered_with_calls():
+        for seat in ep.seats.values():
+            if seat.calls:
+                waits.extend(seat.wait_ms)
+                requests.extend(seat.request_ms)
+        call_ms += ep.batch.call_ms
+        tick_ms += ep.batch.tick_ms
+    return server_row(
+        name,
+        calls=entry.calls,
+        cached=entry.cached,
+        waits=waits,
+        requests=requests,
+        ticks=entry.batch_ticks,
+        batch_calls=entry.batch_calls,
+        call_ms=call_ms,
+        tick_ms=tick_ms,
+    )
+
+
 def build_report(
     game: GameEntry,
-    summaries: Sequence[EpisodeSummary],
+    summaries: Sequence[EpisodeSummary] | Digest,
     *,
     reference: str | None = None,
     order: Sequence[str] = (),
@@ -279,20 +297,26 @@ def build_report(
     (see :func:`harness.report.selection.select`) says what the folder holds beyond
     ``summaries`` and why a run stopped early; the report repeats it.
     """
-    episodes = canonical_order(summaries)
+    if isinstance(summaries, Digest):
+        if summaries.plan is not plan:
+            raise ValueError("build_report: the digest was folded against another plan")
+        folded = summaries
+    else:
+        folded = digest(game, summaries, plan)
+    variants = folded.variant_names
     resample = _Resampler()
-    done = completeness(plan, episodes)
-    by_entrant = _group(episodes, order)
+    done = folded.completeness()
+    by_entrant = _group(folded.entrants, order)
     names = list(by_entrant)
-    clean = _group([ep for ep in episodes if ep.fallback_free], order)
+    clean = _group(folded.clean, order)
     groups = game.seat_groups
-    labels = {name: _labels(game, eps[0]) for name, eps in by_entrant.items()}
+    labels = {name: _labels(game, entry.first) for name, entry in by_entrant.items()}
     known = {n: dict(specs[n]) for n in names if specs is not None and n in specs}
     identity = {n: known.get(n, labels[n]) for n in names}
-    cells = {name: _cells(eps) for name, eps in by_entrant.items()}
+    cells = {name: _cells(entry, variants) for name, entry in by_entrant.items()}
     rows = [
-        _entrant_row(game, n, eps, done.planned.get(n), resample, ceiling)
-        for n, eps in by_entrant.items()
+        _entrant_row(game, n, entry, variants, done.planned.get(n), resample, ceiling)
+        for n, entry in by_entrant.items()
     ]
     ranks = ranked(names, cells, resample) if len(names) > 1 else {}
     for row in rows:
@@ -305,7 +329,7 @@ def build_report(
         "seatGroups": [g.key for g in groups],
         "roles": sorted({g.role for g in groups}),
         "leader": groups[0].key,
-        "episodes": len(episodes),
+        "episodes": folded.episodes,
         "cells": len(set().union(*cells.values())) if cells else 0,
         "completeness": _completeness_json(done, plan),
         "selection": dict(selection) if selection is not None else None,
@@ -332,20 +356,23 @@ def build_report(
         ],
         "legend": legend(game.report.report_columns()),
         "entrants": rows,
-        "paired": _paired(by_entrant, reference, resample),
+        "paired": _paired(by_entrant, variants, reference, resample),
         "pairwise": _pairwise(names, cells, resample),
         "fallbackFree": {
             # no planned count: these are a selection of the finished episodes
             "entrants": [
-                _entrant_row(game, n, eps, None, resample, ceiling) for n, eps in clean.items()
+                _entrant_row(game, n, entry, variants, None, resample, ceiling)
+                for n, entry in clean.items()
             ],
-            "paired": _paired(clean, reference, resample),
+            "paired": _paired(clean, variants, reference, resample),
         },
         "identical": identical_entrants(names, identity),
         "leaderboards": leaderboards(game, names, labels, identity, cells, resample),
-        "fallbackFlags": fallback_flags(by_entrant),
-        "servers": server_rows(by_entrant),
-        "deadlines": deadline_count(episodes),
+        "fallbackFlags": flags_of(
+            {n: (sum(e.turns.values()), sum(e.fallbacks.values())) for n, e in by_entrant.items()}
+        ),
+        "servers": [s for n, e in by_entrant.items() if (s := _server(n, e)) is not None],
+        "deadlines": sum(e.reasons["deadline"] for e in by_entrant.values()),
     }
 
 

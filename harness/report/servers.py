@@ -37,7 +37,7 @@ def _flag(turns: int, fallbacks: int) -> str | None:
 
 def fallback_flags(by_entrant: Mapping[str, Sequence[EpisodeSummary]]) -> dict[str, str]:
     """Entrant -> its flag, for entrants whose model seats fell back too often."""
-    flags = {}
+    counts = {}
     for name, episodes in by_entrant.items():
         turns = fallbacks = 0
         for ep in episodes:
@@ -45,6 +45,14 @@ def fallback_flags(by_entrant: Mapping[str, Sequence[EpisodeSummary]]) -> dict[s
                 if seat.calls:
                     turns += seat.turns
                     fallbacks += sum(seat.fallbacks.values())
+        counts[name] = (turns, fallbacks)
+    return flags_of(counts)
+
+
+def flags_of(counts: Mapping[str, tuple[int, int]]) -> dict[str, str]:
+    """Entrant -> its flag, from each entrant's (turns, fallbacks) of its model seats."""
+    flags = {}
+    for name, (turns, fallbacks) in counts.items():
         flag = _flag(turns, fallbacks)
         if flag is not None:
             flags[name] = flag
@@ -68,45 +76,67 @@ def server_rows(by_entrant: Mapping[str, Sequence[EpisodeSummary]]) -> list[dict
         seats = [s for ep in episodes for s in ep.seats.values() if s.calls]
         if not seats:
             continue
-        waits = [w for s in seats for w in s.wait_ms]
-        requests = [r for s in seats for r in s.request_ms]
-        ticks = sum(ep.batch.ticks for ep in episodes)
-        calls = sum(ep.batch.calls for ep in episodes)
-        call_ms = sum(ep.batch.call_ms for ep in episodes)
-        tick_ms = sum(ep.batch.tick_ms for ep in episodes)
-        concurrency = call_ms / tick_ms if ticks and tick_ms > 0 else None
-        per_tick = calls / ticks if ticks else None
-        warning = None
-        serial = (
-            concurrency is not None
-            and per_tick is not None
-            and per_tick >= 2
-            and concurrency <= serial_ceiling(per_tick)
-        )
-        if serial and concurrency is not None and per_tick is not None:
-            held = sum(waits) > 0.25 * sum(requests)
-            who = "the harness's max_in_flight held the calls back" if held else (
-                "the server answered one request at a time"
-            )  # fmt: skip
-            warning = (
-                f"{who}: observed concurrency {concurrency:.2f} with {per_tick:.1f} "
-                f"requests per tick (all at once would give {per_tick:.1f}, one at a "
-                f"time {(per_tick + 1) / 2:.1f})"
-            )
         rows.append(
-            {
-                "entrant": name,
-                "calls": sum(s.calls for s in seats),
-                "cached": sum(s.cached for s in seats),
-                "waitMsP50": _median(waits),
-                "requestMsP50": _median(requests),
-                "batchTicks": ticks,
-                "requestsPerTick": per_tick,
-                "concurrency": concurrency,
-                "warning": warning,
-            }
+            server_row(
+                name,
+                calls=sum(s.calls for s in seats),
+                cached=sum(s.cached for s in seats),
+                waits=[w for s in seats for w in s.wait_ms],
+                requests=[r for s in seats for r in s.request_ms],
+                ticks=sum(ep.batch.ticks for ep in episodes),
+                batch_calls=sum(ep.batch.calls for ep in episodes),
+                call_ms=sum(ep.batch.call_ms for ep in episodes),
+                tick_ms=sum(ep.batch.tick_ms for ep in episodes),
+            )
         )
     return rows
+
+
+def server_row(
+    name: str,
+    *,
+    calls: int,
+    cached: int,
+    waits: list[float],
+    requests: list[float],
+    ticks: int,
+    batch_calls: int,
+    call_ms: float,
+    tick_ms: float,
+) -> dict[str, Any]:
+    """One entrant's server figures from its totals: the model seats' calls and cached
+    calls, every wait and request time (in the report's order), and the batch ticks'
+    counts and times."""
+    concurrency = call_ms / tick_ms if ticks and tick_ms > 0 else None
+    per_tick = batch_calls / ticks if ticks else None
+    warning = None
+    serial = (
+        concurrency is not None
+        and per_tick is not None
+        and per_tick >= 2
+        and concurrency <= serial_ceiling(per_tick)
+    )
+    if serial and concurrency is not None and per_tick is not None:
+        held = sum(waits) > 0.25 * sum(requests)
+        who = "the harness's max_in_flight held the calls back" if held else (
+            "the server answered one request at a time"
+        )  # fmt: skip
+        warning = (
+            f"{who}: observed concurrency {concurrency:.2f} with {per_tick:.1f} "
+            f"requests per tick (all at once would give {per_tick:.1f}, one at a "
+            f"time {(per_tick + 1) / 2:.1f})"
+        )
+    return {
+        "entrant": name,
+        "calls": calls,
+        "cached": cached,
+        "waitMsP50": _median(waits),
+        "requestMsP50": _median(requests),
+        "batchTicks": ticks,
+        "requestsPerTick": per_tick,
+        "concurrency": concurrency,
+        "warning": warning,
+    }
 
 
 def deadline_count(summaries: Sequence[EpisodeSummary]) -> int:
@@ -181,6 +211,8 @@ __all__ = [
     "deadline_count",
     "fallback_flags",
     "flagged",
+    "flags_of",
+    "server_row",
     "server_rows",
     "server_section",
     "unshown_line",

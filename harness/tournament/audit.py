@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,19 +133,51 @@ class Audit:
 
 def audit(episodes: Path, records: Path, game: GameEntry) -> Audit:
     """Check every line of ``episodes`` against its record in ``records`` (reads only)."""
-    data = episodes.read_bytes() if episodes.exists() else b""
-    whole = data[: data.rfind(b"\n") + 1]
-    checks: list[LineCheck] = []
-    first_line: dict[str, int] = {}
-    for number, raw in enumerate(whole.split(b"\n")[:-1], start=1):
-        checks.append(_check(game, records, number, raw, first_line))
-    named = {c.episode_id for c in checks}
-    orphans = sorted(
-        p.name.removesuffix(".jsonl")
-        for p in records.glob("*.jsonl")
-        if p.name.removesuffix(".jsonl") not in named
-    )
-    return Audit(checks, orphans, torn=len(whole) != len(data))
+    stream = AuditStream(episodes, records, game)
+    checks = list(stream)
+    return Audit(checks, stream.orphans(), torn=stream.torn)
+
+
+class AuditStream:
+    """:func:`audit` one line at a time: iterate it once for every line's check (each
+    read from the file and checked as it is asked for), then ask for the orphans.
+
+    What it keeps while it reads is each episode id's first line number (to name a
+    second line for one episode), not the lines.
+    """
+
+    def __init__(self, episodes: Path, records: Path, game: GameEntry) -> None:
+        self.episodes = episodes
+        self.records = records
+        self.game = game
+        self.torn = False
+        """Whether episodes.jsonl ends in a line cut short (known once read to the end)."""
+        self._first_line: dict[str, int] = {}
+
+    def __iter__(self) -> Iterator[LineCheck]:
+        try:
+            handle = self.episodes.open("rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.endswith(b"\n"):
+                    self.torn = True
+                    return
+                yield _check(self.game, self.records, number, raw[:-1], self._first_line)
+
+    def first_line(self, episode: str) -> int | None:
+        """The number of the first line read so far that names ``episode``, or None."""
+        return self._first_line.get(episode)
+
+    def orphans(self) -> list[str]:
+        """Episodes with a record in records/ but no results line (after iterating)."""
+        named = self._first_line
+        return sorted(
+            p.name.removesuffix(".jsonl")
+            for p in self.records.glob("*.jsonl")
+            if p.name.removesuffix(".jsonl") not in named
+        )
 
 
 def _check(
@@ -181,4 +214,4 @@ def _check(
     return LineCheck(number, line, derived, None)
 
 
-__all__ = ["Audit", "LineCheck", "audit", "derive", "engine_problem", "file_sha256"]
+__all__ = ["Audit", "AuditStream", "LineCheck", "audit", "derive", "engine_problem", "file_sha256"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import GameEntry
 from harness.report.build import Ceiling
+from harness.report.digest import Digest
 from harness.report.stats import Cell
 from harness.seats import BaselineSeat, Seat
 from harness.summary import EpisodeSummary
@@ -82,26 +83,36 @@ def _entrant_team(entrant: Mapping[str, Any]) -> dict[str, str] | None:
     return team
 
 
-def _cell_means(summaries: Iterable[EpisodeSummary], entrant: str) -> dict[Cell, float]:
+def _cell_means(summaries: Sequence[EpisodeSummary] | Digest, entrant: str) -> dict[Cell, float]:
     scores: dict[Cell, list[float]] = defaultdict(list)
-    for ep in summaries:
-        if ep.entrant == entrant:
-            scores[(ep.seed, ep.variant)].append(ep.score)
+    if isinstance(summaries, Digest):
+        for cell, score in summaries.cell_scores(entrant):  # in the order read
+            scores[cell].append(score)
+    else:
+        for ep in summaries:
+            if ep.entrant == entrant:
+                scores[(ep.seed, ep.variant)].append(ep.score)
     return {cell: sum(v) / len(v) for cell, v in scores.items()}
+
+
+def _cells(summaries: Sequence[EpisodeSummary] | Digest) -> list[Cell]:
+    if isinstance(summaries, Digest):
+        return sorted(summaries.cells())
+    return sorted({(ep.seed, ep.variant) for ep in summaries})
 
 
 def find_ceiling(
     game: GameEntry,
     root: Path,
     manifest: Mapping[str, Any],
-    summaries: Sequence[EpisodeSummary],
+    summaries: Sequence[EpisodeSummary] | Digest,
     asked: str | None = None,
 ) -> Ceiling | None:
     """The ceiling of the results folder ``root`` (see the module docstring), or None.
 
     Plays the hidden ceiling team on the folder's cells only when ``asked`` names a
     baseline that no entrant plays; without ``asked``, a hidden ceiling kept from an
-    earlier ``--ceiling`` is reused.
+    earlier ``--ceiling`` is reused. ``summaries`` may be a report's :class:`Digest`.
     """
     config = manifest.get("config", {})
     entrants = config.get("entrants", [])
@@ -118,7 +129,7 @@ def find_ceiling(
     kept = _read_hidden(path, baseline, team)
     if asked is None:
         return Ceiling(baseline, kept, hidden=True) if kept else None
-    cells = sorted({(ep.seed, ep.variant) for ep in summaries})
+    cells = _cells(summaries)
     missing = [cell for cell in cells if cell not in kept]
     if missing:
         kept |= asyncio.run(_play(game, config, team, missing))

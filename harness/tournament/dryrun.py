@@ -22,7 +22,7 @@ import asyncio
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +41,15 @@ from harness.tournament.config import (
     TournamentConfig,
 )
 from harness.tournament.growth import (
-    read_lines_leniently,
+    classify,
+    iter_lines_leniently,
+    iter_superseded_lines,
     recorded_cost,
     sort_finished,
-    superseded_lines,
 )
 from harness.tournament.identity import entrant_identities, legacy_identities
 from harness.tournament.narrow import Narrowing
-from harness.tournament.plan import PlanIndex
+from harness.tournament.plan import DoneSet, PlanIndex
 from harness.tournament.run import game_of, prompt_hashes
 from harness.tournament.store import ResultsFolder
 
@@ -70,21 +71,30 @@ def _count(value: int) -> str:
 
 def _finished(
     folder: ResultsFolder, game: GameEntry, plans: PlanIndex, identities: Any
-) -> tuple[list[EpisodeSummary], float]:
-    """The folder's finished episodes that count now, and its recorded cost."""
+) -> tuple[DoneSet, float, Callable[[], Iterator[EpisodeSummary]]]:
+    """The folder's finished episodes that count now, its recorded cost, and the lines
+    of those episodes (read again when asked for)."""
     if not folder.manifest_path.exists():
-        return [], 0.0
+        return DoneSet(plans), 0.0, lambda: iter(())
     try:
         legacy = legacy_identities(game, folder.manifest())
     except RecordError:
         legacy = {}
-    lines = [
-        line
-        for line in read_lines_leniently(folder.episodes_path)
-        if folder.record_path(line.episode_id).is_file()
-    ]
-    done = sort_finished(lines, plans, identities, legacy).done
-    return done, recorded_cost(lines) + recorded_cost(superseded_lines(folder.root))
+
+    def lines() -> Iterator[EpisodeSummary]:  # read again for each pass, one at a time
+        return (
+            line
+            for line in iter_lines_leniently(folder.episodes_path)
+            if folder.record_path(line.episode_id).is_file()
+        )
+
+    done = sort_finished(lines(), plans, identities, legacy).done
+    spent = recorded_cost(lines()) + recorded_cost(iter_superseded_lines(folder.root))
+    return (
+        done,
+        spent,
+        lambda: (line for line in lines() if classify(line, plans, identities, legacy) == "done"),
+    )
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -165,15 +175,14 @@ def dry_run(
         game, json.loads(config.canonical_json()), prompt_hashes(config, game)
     )
     folder = ResultsFolder(out)
-    done, spent = _finished(folder, game, plans, identities)
-    done_ids = {s.episode_id for s in done}
+    done, spent, done_lines = _finished(folder, game, plans, identities)
     # one pass over the plan (it may be a million episodes long): counts, not lists
     planned_by: dict[str, int] = dict.fromkeys(identities, 0)
     to_play_by: dict[str, int] = dict.fromkeys(identities, 0)
     left = narrowing.limit
-    for plan in plans.plans():
+    for place, plan in enumerate(plans.plans()):
         planned_by[plan.entrant.name] += 1
-        if plan.episode_id not in done_ids and (left is None or left > 0):
+        if not done.has(place) and (left is None or left > 0):
             to_play_by[plan.entrant.name] += 1
             left = None if left is None else left - 1
     planned, to_play_all = sum(planned_by.values()), sum(to_play_by.values())
@@ -183,7 +192,7 @@ def dry_run(
     for entrant in config.entrants:
         bound = bounds[entrant.name]
         to_play = to_play_by[entrant.name]
-        done_here = sum(s.entrant == entrant.name for s in done)
+        done_here = done.count(entrant.name)
         cost = None if bound.cost_usd is None else bound.cost_usd * to_play
         calls, tokens_in, tokens_out = (
             bound.calls * to_play,
@@ -211,7 +220,12 @@ def dry_run(
     playing = [e for e in config.entrants if to_play_by[e.name]]
     lines.append(_keys_line(config, game, playing, environ))
     if detect is not None:
-        lines += ["", *describe(detect, _spread(config, game, done), len(config.variant_list()))]
+        lines += [
+            "",
+            *describe(
+                detect, _spread(config, game, list(done_lines())), len(config.variant_list())
+            ),
+        ]
     return "\n".join(lines) + "\n"
 
 

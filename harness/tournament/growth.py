@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -33,6 +33,7 @@ from harness.errors import RecordError
 from harness.game import GameEntry
 from harness.summary import EpisodeSummary
 from harness.tournament.identity import legacy_identities, line_identity
+from harness.tournament.plan import DoneSet, PlanIndex
 from harness.tournament.store import ResultsFolder, fsync_dir, write_atomically
 
 SUPERSEDED = "superseded"
@@ -42,32 +43,48 @@ SUPERSEDED = "superseded"
 class Sorting:
     """A folder's finished episodes, sorted against the config run now."""
 
-    done: list[EpisodeSummary]
-    """Planned now and played by the entrant's current identity: not played again."""
+    done: DoneSet
+    """Planned now and played by the entrant's current identity: not played again
+    (a bit each, not the lines)."""
     superseded: list[EpisodeSummary]
     """Played by an earlier identity of an entrant of the config: set aside."""
-    kept: list[EpisodeSummary]
-    """Everything else (not planned now): left in place, out of the report."""
+    kept: int
+    """How many else (not planned now): left in place, out of the report."""
 
 
 def sort_finished(
     finished: Iterable[EpisodeSummary],
-    planned: Container[str],
+    planned: PlanIndex,
     identities: Mapping[str, str | None],
     legacy: Mapping[str, str],
 ) -> Sorting:
-    """Sort ``finished`` by the planned episode ids and each entrant's identity now."""
-    ids = planned
-    done, superseded, kept = [], [], []
+    """Sort ``finished`` (read one at a time) by the plan and each entrant's identity now."""
+    done = DoneSet(planned)
+    superseded, kept = [], 0
     for line in finished:
-        own = line_identity(line.identity, line.entrant, legacy)
-        if line.entrant in identities and (own is None or own != identities[line.entrant]):
+        found = classify(line, planned, identities, legacy)
+        if found == "superseded":
             superseded.append(line)
-        elif line.episode_id in ids and line.entrant in identities:
-            done.append(line)
+        elif found == "done":
+            done.add(line.episode_id)
         else:
-            kept.append(line)
+            kept += 1
     return Sorting(done, superseded, kept)
+
+
+def classify(
+    line: EpisodeSummary,
+    planned: Container[str],
+    identities: Mapping[str, str | None],
+    legacy: Mapping[str, str],
+) -> Literal["done", "superseded", "kept"]:
+    """Which part of a :class:`Sorting` the finished ``line`` belongs to."""
+    own = line_identity(line.identity, line.entrant, legacy)
+    if line.entrant in identities and (own is None or own != identities[line.entrant]):
+        return "superseded"
+    if line.episode_id in planned and line.entrant in identities:
+        return "done"
+    return "kept"
 
 
 def changed_keys(old: Any, new: Any, *, skip: Iterable[str] = ("entrants",)) -> list[str]:
@@ -172,16 +189,19 @@ def set_aside(folder: ResultsFolder, lines: Sequence[EpisodeSummary]) -> str | N
 
 def superseded_lines(root: Path) -> list[EpisodeSummary]:
     """Every superseded episode kept under ``root`` whose record is there too."""
+    return list(iter_superseded_lines(root))
+
+
+def iter_superseded_lines(root: Path) -> Iterator[EpisodeSummary]:
+    """:func:`superseded_lines` one at a time, each file read line by line."""
     base = root / SUPERSEDED
-    out: list[EpisodeSummary] = []
     if not base.is_dir():
-        return out
+        return
     for part in sorted(base.iterdir()):
         path = part / "episodes.jsonl"
-        for line in read_lines_leniently(path):
+        for line in iter_lines_leniently(path):
             if (part / "records" / f"{line.episode_id}.jsonl").is_file():
-                out.append(line)
-    return out
+                yield line
 
 
 def read_lines_leniently(path: Path) -> list[EpisodeSummary]:
@@ -190,52 +210,52 @@ def read_lines_leniently(path: Path) -> list[EpisodeSummary]:
     For estimates that must never stop a command (a dry run, the keys a run needs):
     a run itself checks every line against its record.
     """
+    return list(iter_lines_leniently(path))
+
+
+def iter_lines_leniently(path: Path) -> Iterator[EpisodeSummary]:
+    """:func:`read_lines_leniently` one line at a time, read as they are asked for."""
     try:
-        data = path.read_bytes()
+        handle = path.open("rb")
     except OSError:
-        return []
-    out = []
-    for raw in data.split(b"\n"):
+        return
+    with handle:
         try:
-            out.append(EpisodeSummary.model_validate_json(raw))
-        except (ValidationError, ValueError):
-            continue
-    return out
+            for raw in handle:
+                try:
+                    yield EpisodeSummary.model_validate_json(raw.removesuffix(b"\n"))
+                except (ValidationError, ValueError):
+                    continue
+        except OSError:
+            return
 
 
 def pending_entrants(
     folder: ResultsFolder,
     game: GameEntry,
-    planned: Mapping[str, tuple[str, int]],
+    planned: PlanIndex,
     identities: Mapping[str, str | None],
 ) -> set[str]:
     """The entrants with planned episodes the folder lacks, by its results lines as they
     are (read leniently, without the lock: an estimate, for what a run must check
-    before it touches the folder). ``planned`` maps episode ids to (entrant,
-    repetition), as a :class:`PlanIndex` does."""
+    before it touches the folder). ``planned`` is the plan's :class:`PlanIndex`."""
     if not folder.manifest_path.exists():
         return set(identities)
     try:
         legacy = legacy_identities(game, folder.manifest())
     except RecordError:
         return set(identities)
-    done = {
-        line.episode_id
-        for line in read_lines_leniently(folder.episodes_path)
-        if line.entrant in identities
-        and line_identity(line.identity, line.entrant, legacy) == identities[line.entrant]
-        and folder.record_path(line.episode_id).is_file()
-    }
-    # count the plan per entrant rather than list it: it may be a million episodes long
-    have: dict[str, int] = {}
-    for episode in done:
-        if episode in planned:
-            entrant = planned[episode][0]
-            have[entrant] = have.get(entrant, 0) + 1
-    wanted: dict[str, int] = {}
-    for entrant, _ in planned.values():
-        wanted[entrant] = wanted.get(entrant, 0) + 1
-    return {entrant for entrant, count in wanted.items() if have.get(entrant, 0) < count}
+    done = DoneSet(planned)
+    for line in iter_lines_leniently(folder.episodes_path):
+        if (
+            line.entrant in identities
+            and line_identity(line.identity, line.entrant, legacy) == identities[line.entrant]
+            and folder.record_path(line.episode_id).is_file()
+        ):
+            done.add(line.episode_id)
+    # counted from the plan's shape rather than listed: it may be a million episodes long
+    wanted = planned.entrant_counts()
+    return {entrant for entrant, count in wanted.items() if done.count(entrant) < count}
 
 
 def recorded_cost(lines: Iterable[EpisodeSummary]) -> float:
@@ -247,7 +267,10 @@ __all__ = [
     "SUPERSEDED",
     "Sorting",
     "changed_keys",
+    "classify",
     "describe_growth",
+    "iter_lines_leniently",
+    "iter_superseded_lines",
     "next_manifest",
     "pending_entrants",
     "read_lines_leniently",

@@ -8,6 +8,7 @@ id, so a run over a million seeds holds no more than a run over ten.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -112,7 +113,35 @@ class PlanIndex(Mapping[str, tuple[str, int]]):
     def __len__(self) -> int:
         return count_episodes(self._config, self._shard)
 
+    def position(self, key: str) -> int | None:
+        """Where the episode ``key`` comes in :meth:`plans` (0-based), or None when it
+        is not planned; with :meth:`__len__`, what a bitmap of finished episodes needs."""
+        found = self._place(key)
+        return None if found is None else found[2] // self._shard[1]
+
+    def locate(self, key: str) -> tuple[str, int] | None:
+        """The entrant ``key`` is planned for and its :meth:`position`, or None."""
+        found = self._place(key)
+        return None if found is None else (found[0], found[2] // self._shard[1])
+
+    def entrant_counts(self) -> dict[str, int]:
+        """How many episodes the plan (this shard) holds per entrant, without listing them."""
+        index, count = self._shard
+        entrants = len(self._entrants)
+        total = self._config.repetitions * len(self._variants) * len(self._seeds) * entrants
+        out = {}
+        for name, i in self._entrants.items():
+            # positions p < total with p = i (mod entrants) and p = index - 1 (mod count)
+            step = math.lcm(entrants, count)
+            first = next((p for p in range(i, step, entrants) if p % count == index - 1), None)
+            out[name] = 0 if first is None or first >= total else (total - first - 1) // step + 1
+        return out
+
     def _locate(self, key: str) -> tuple[str, int] | None:
+        found = self._place(key)
+        return None if found is None else (found[0], found[1])
+
+    def _place(self, key: str) -> tuple[str, int, int] | None:
         head, _, rep_text = key.rpartition("--r")
         head, _, seed_text = head.rpartition("--s")
         entrant, _, variant = head.rpartition("--")
@@ -133,10 +162,63 @@ class PlanIndex(Mapping[str, tuple[str, int]]):
             (rep * len(self._variants) + self._variants[variant]) * len(self._seeds) + seed_index
         ) * len(self._entrants) + self._entrants[entrant]
         index, count = self._shard
-        return (entrant, rep) if position % count == index - 1 else None
+        return (entrant, rep, position) if position % count == index - 1 else None
+
+
+class DoneSet:
+    """Episodes of a plan marked done, in constant memory per episode: one bit at each
+    episode's place in the plan, and a count per entrant.
+
+    What a resumed run holds of the episodes a folder has finished (not their lines).
+    """
+
+    def __init__(self, plans: PlanIndex) -> None:
+        self.plans = plans
+        self._bits = bytearray((len(plans) + 7) // 8)
+        self._by_entrant: dict[str, int] = {}
+        self._count = 0
+
+    def add(self, episode: str) -> bool:
+        """Mark ``episode`` done; False when it is not planned or was marked already."""
+        found = self.plans.locate(episode)
+        if found is None:
+            return False
+        entrant, place = found
+        byte, bit = divmod(place, 8)
+        if self._bits[byte] >> bit & 1:
+            return False
+        self._bits[byte] |= 1 << bit
+        self._by_entrant[entrant] = self._by_entrant.get(entrant, 0) + 1
+        self._count += 1
+        return True
+
+    def has(self, place: int) -> bool:
+        """Whether the episode at ``place`` in the plan is done."""
+        byte, bit = divmod(place, 8)
+        return bool(self._bits[byte] >> bit & 1)
+
+    def __contains__(self, episode: object) -> bool:
+        found = self.plans.locate(episode) if isinstance(episode, str) else None
+        return found is not None and self.has(found[1])
+
+    def __len__(self) -> int:
+        return self._count
+
+    def count(self, entrant: str) -> int:
+        """How many of ``entrant``'s episodes are done."""
+        return self._by_entrant.get(entrant, 0)
+
+    def todo(self) -> Iterator[EpisodePlan]:
+        """The plan's episodes not done, in order."""
+        return (p for place, p in enumerate(self.plans.plans()) if not self.has(place))
+
+    def held_bytes(self) -> int:
+        """Bytes held, whatever the number done: an eighth of one per planned episode."""
+        return len(self._bits)
 
 
 __all__ = [
+    "DoneSet",
     "EpisodePlan",
     "PlanIndex",
     "count_episodes",

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from harness.errors import ConfigError
 from harness.report.completeness import Plan
 from harness.tournament.config import TournamentConfig
-from harness.tournament.plan import iter_episodes, parse_shard
+from harness.tournament.plan import PlanIndex, parse_shard
 
 MERGED = "merged"
 
@@ -72,10 +72,8 @@ def plan_of(manifest: Mapping[str, Any]) -> Plan | None:
         shard, gaps = _shard(label), ()
     if shard is None:
         return None
-    by_entrant: dict[str, set[str]] = {e.name: set() for e in config.entrants}
-    for plan in iter_episodes(config, shard):
-        by_entrant[plan.entrant.name].add(plan.episode_id)
-    return Plan({k: frozenset(v) for k, v in by_entrant.items()}, label, gaps)
+    index = PlanIndex(config, shard)  # answers by parsing ids: nothing listed
+    return Plan(index.entrant_counts(), index, label, gaps)
 
 
 __all__ = ["MERGED", "missing_shards", "plan_of", "shards_of"]

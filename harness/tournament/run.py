@@ -22,6 +22,7 @@ from harness.llm.prompts import PromptSet
 from harness.llm.seat import SeatFactory
 from harness.records import RecordWriter
 from harness.registry import get_game
+from harness.report.digest import ExactSum
 from harness.seat_builder import build_seats, llm_providers, prompt_files
 from harness.seats import Seat
 from harness.summary import EpisodeSummary
@@ -30,12 +31,12 @@ from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.episode_setup import entrant_game_config, start_state
 from harness.tournament.growth import (
     describe_growth,
+    iter_superseded_lines,
     next_manifest,
     pending_entrants,
     recorded_cost,
     set_aside,
     sort_finished,
-    superseded_lines,
 )
 from harness.tournament.identity import (
     entrant_identities,
@@ -55,7 +56,7 @@ from harness.tournament.plan import (
 )
 from harness.tournament.pool import ScriptedPool, WorkerSetup, check_workers, is_scripted
 from harness.tournament.progress import Progress
-from harness.tournament.store import Repair, ResultsFolder
+from harness.tournament.store import ResultsFolder
 from harness.validation import short_repr
 
 T = TypeVar("T")
@@ -192,15 +193,25 @@ async def run_tournament(
         old = folder.manifest() if resuming else None
         repair = await asyncio.to_thread(folder.examine, game, plans)
         legacy = legacy_identities(game, old) if old is not None else {}
-        sorting = sort_finished(repair.finished, plans, identities, legacy)
-        done_ids = {s.episode_id for s in sorting.done}
+        # the finished lines are read again one at a time: a done episode is a bit, and
+        # their cost is summed on the way (exactly: math.fsum's float)
+        cost = ExactSum()
+
+        def costed(lines: Iterable[EpisodeSummary]) -> Iterator[EpisodeSummary]:
+            for line in lines:
+                for seat in line.seats.values():
+                    cost.add(seat.cost_usd)
+                yield line
+
+        sorting = sort_finished(costed(repair.finished()), plans, identities, legacy)
+        done = sorting.done
 
         def todo() -> Iterator[EpisodePlan]:
-            return (p for p in plans.plans() if p.episode_id not in done_ids)
+            return done.todo()
 
         entrants = _entrants(todo())
         bounds = _check_can_play(config, game, entrants, environ, cap)
-        spent = recorded_cost(repair.finished) + recorded_cost(superseded_lines(out))
+        spent = cost.value() + recorded_cost(iter_superseded_lines(out))
         calls = CallCache(out / CACHE_FILE) if (config.cache if cache is None else cache) else None
         async with SeatFactory(environ, cache=calls, notify=_notifier(progress)) as factory:
             seats = {
@@ -221,7 +232,8 @@ async def run_tournament(
                 manifest["legacyIdentities"] = legacy
             await asyncio.to_thread(folder.open, next_manifest(old, manifest))
             moved = await asyncio.to_thread(set_aside, folder, sorting.superseded)
-            await asyncio.to_thread(folder.apply, _without(repair, sorting.superseded))
+            gone = frozenset(line.episode_id for line in sorting.superseded)
+            await asyncio.to_thread(folder.apply, repair.without(gone))
             if calls is not None:
                 await asyncio.to_thread(calls.open)
             if old is not None:
@@ -240,8 +252,8 @@ async def run_tournament(
                     progress.stream.write(f"{line}\n")
                 progress.total, progress.done, progress.started_with = (
                     planned,
-                    len(done_ids),
-                    len(done_ids),
+                    len(done),
+                    len(done),
                 )
                 progress.show()
             gate = Admission(cap_usd=cap, spent_usd=spent, limit=narrowing.limit)
@@ -288,7 +300,7 @@ async def run_tournament(
     return TournamentOutcome(
         folder,
         planned,
-        len(done_ids),
+        len(done),
         gate.admitted,
         repair.notes,
         set_aside=len(sorting.superseded),
@@ -296,19 +308,6 @@ async def run_tournament(
         spent_usd=gate.spent_usd,
         in_workers=in_workers,
         workers=started,
-    )
-
-
-def _without(repair: Repair, lines: list[EpisodeSummary]) -> Repair:
-    """``repair`` less the lines that are set aside (episodes.jsonl is then rewritten)."""
-    if not lines:
-        return repair
-    gone = {line.episode_id for line in lines}
-    return Repair(
-        [s for s in repair.keep if s.episode_id not in gone],
-        [s for s in repair.add if s.episode_id not in gone],
-        repair.notes,
-        rewrite=True,
     )
 
 

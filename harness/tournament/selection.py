@@ -12,14 +12,15 @@ the report as its ``selection`` (rendered by :mod:`harness.report.selection`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.game import GameEntry
+from harness.report.digest import Digest
 from harness.summary import EpisodeSummary
-from harness.tournament.growth import superseded_lines
+from harness.tournament.growth import iter_superseded_lines
 from harness.tournament.identity import legacy_identities, line_identity
 from harness.tournament.planned import plan_of
 
@@ -29,6 +30,7 @@ class Selection:
     """The episodes a report counts, and what it left out."""
 
     episodes: list[EpisodeSummary]
+    """The counted lines (none when they were folded into a digest instead)."""
     set_aside: int
     """Finished episodes in episodes.jsonl that are not counted."""
     superseded: int
@@ -46,10 +48,45 @@ class Selection:
         }
 
 
+class Selector:
+    """Decides, one results line at a time, whether a report on a folder counts it."""
+
+    def __init__(self, game: GameEntry, manifest: Mapping[str, Any]) -> None:
+        self.manifest = manifest
+        self.plan = plan_of(manifest)
+        kept = manifest.get("identities")
+        self._current = kept if isinstance(kept, Mapping) else None
+        self._legacy = legacy_identities(game, manifest)
+        self.set_aside = 0
+        """Lines seen and not counted."""
+
+    def counts(self, s: EpisodeSummary) -> bool:
+        """Whether the report counts ``s`` (planned now, by its entrant's identity now)."""
+        planned = self.plan is None or s.episode_id in self.plan.index
+        counted = planned and (
+            self._current is None
+            or line_identity(s.identity, s.entrant, self._legacy) == self._current.get(s.entrant)
+        )
+        self.set_aside += not counted
+        return counted
+
+    def selection(self, episodes: list[EpisodeSummary], root: Path | None) -> Selection:
+        """The :class:`Selection` of the lines seen so far (``episodes``: those counted)."""
+        stopped = self.manifest.get("stopped")
+        narrowing = self.manifest.get("narrowing")
+        return Selection(
+            episodes,
+            self.set_aside,
+            sum(1 for _ in iter_superseded_lines(root)) if root is not None else 0,
+            stopped if isinstance(stopped, dict) else None,
+            narrowing if isinstance(narrowing, dict) else None,
+        )
+
+
 def select(
     game: GameEntry,
     manifest: Mapping[str, Any],
-    summaries: Sequence[EpisodeSummary],
+    summaries: Iterable[EpisodeSummary],
     root: Path | None = None,
 ) -> Selection:
     """The episodes of ``summaries`` a report on the folder of ``manifest`` counts.
@@ -57,29 +94,22 @@ def select(
     Without a readable plan every episode is planned; without recorded identities
     (a folder no run of this version has touched) every identity is current.
     """
-    plan = plan_of(manifest)
-    planned = set().union(*plan.by_entrant.values()) if plan is not None else None
-    kept = manifest.get("identities")
-    current = kept if isinstance(kept, Mapping) else None
-    legacy = legacy_identities(game, manifest)
-    counted = [
-        s
-        for s in summaries
-        if (planned is None or s.episode_id in planned)
-        and (
-            current is None
-            or line_identity(s.identity, s.entrant, legacy) == current.get(s.entrant)
-        )
-    ]
-    stopped = manifest.get("stopped")
-    narrowing = manifest.get("narrowing")
-    return Selection(
-        counted,
-        len(summaries) - len(counted),
-        len(superseded_lines(root)) if root is not None else 0,
-        stopped if isinstance(stopped, dict) else None,
-        narrowing if isinstance(narrowing, dict) else None,
-    )
+    selector = Selector(game, manifest)
+    return selector.selection([s for s in summaries if selector.counts(s)], root)
 
 
-__all__ = ["Selection", "select"]
+def select_digest(
+    game: GameEntry, manifest: Mapping[str, Any], summaries: Iterable[EpisodeSummary], root: Path
+) -> tuple[Digest, Selection]:
+    """:func:`select`, each counted line folded into a :class:`Digest` as it streams
+    past (the selection's ``episodes`` stay empty): what a report on a folder holds
+    does not grow with the folder beyond each episode's cell and score."""
+    selector = Selector(game, manifest)
+    folded = Digest(game, selector.plan)
+    for s in summaries:
+        if selector.counts(s):
+            folded.add(s)
+    return folded, selector.selection([], root)
+
+
+__all__ = ["Selection", "Selector", "select", "select_digest"]

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from harness.errors import ConfigError, RecordError
 from harness.game import GameEntry
 from harness.reader import open_record
 from harness.summary import EpisodeSummary, summarize
-from harness.tournament.audit import audit, derive, engine_problem, file_sha256
+from harness.tournament.audit import AuditStream, derive, engine_problem, file_sha256
 
 MANIFEST = "manifest.json"
 EPISODES = "episodes.jsonl"
@@ -53,9 +53,16 @@ def fsync_dir(path: Path) -> None:
 
 def write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` so a reader sees the old file or the new, never half."""
+    write_lines_atomically(path, [text])
+
+
+def write_lines_atomically(path: Path, parts: Iterable[str]) -> None:
+    """:func:`write_atomically` of the text ``parts`` make, written as they come (the
+    whole text is never held: ``parts`` may be read from the file being replaced)."""
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
+        for part in parts:
+            handle.write(part)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)
@@ -64,21 +71,68 @@ def write_atomically(path: Path, text: str) -> None:
 
 @dataclass(frozen=True)
 class Repair:
-    """What resuming a folder will do, worked out before anything is written."""
+    """What resuming a folder will do, worked out before anything is written.
 
-    keep: list[EpisodeSummary]
-    """Results lines that match their records, in the order written."""
+    The lines kept are not held: they are named by their line numbers in
+    episodes.jsonl (a bit each) and read again, one at a time, when they are needed
+    (:meth:`finished`; the folder is locked, so the file is the one examined).
+    """
+
+    episodes: Path
+    """The episodes.jsonl examined."""
+    kept: bytearray
+    """Bit n - 1 set: line n matches its record and is kept."""
+    rehashed: dict[int, str]
+    """Kept lines written before lines carried their record's sha256: the sha256 each
+    is written again with."""
     add: list[EpisodeSummary]
     """Lines written again from records that replay clean (lost in a crash, or untrusted)."""
     notes: list[str]
     """What was dropped or replaced, and why: the run prints these as warnings."""
     rewrite: bool
     """episodes.jsonl is written anew (a line dropped, replaced, re-hashed or torn)."""
+    gone: frozenset[str] = frozenset()
+    """Episodes left out of :meth:`finished` (set aside; episodes.jsonl is rewritten)."""
 
-    @property
-    def finished(self) -> list[EpisodeSummary]:
-        """Every finished episode once the repair is applied."""
-        return self.keep + self.add
+    def keeps(self, number: int) -> bool:
+        """Whether line ``number`` (1-based) of episodes.jsonl is kept."""
+        return _marked(self.kept, number)
+
+    def finished(self) -> Iterator[EpisodeSummary]:
+        """Every finished episode once the repair is applied, in order: the lines kept
+        (read again from episodes.jsonl), then those added."""
+        if any(self.kept):
+            with self.episodes.open("rb") as handle:
+                for number, raw in enumerate(handle, start=1):
+                    if not self.keeps(number):
+                        continue
+                    line = EpisodeSummary.model_validate_json(raw.removesuffix(b"\n"))
+                    digest = self.rehashed.get(number)
+                    if digest is not None:
+                        line = line.model_copy(update={"record_sha256": digest})
+                    if line.episode_id not in self.gone:
+                        yield line
+        for line in self.add:
+            if line.episode_id not in self.gone:
+                yield line
+
+    def without(self, episodes: frozenset[str]) -> Repair:
+        """This repair less ``episodes`` (set aside): episodes.jsonl is then rewritten."""
+        if not episodes:
+            return self
+        return replace(self, gone=self.gone | episodes, rewrite=True)
+
+
+def _marked(bits: bytearray, number: int) -> bool:
+    byte, bit = divmod(number - 1, 8)
+    return byte < len(bits) and bool(bits[byte] >> bit & 1)
+
+
+def _mark(bits: bytearray, number: int) -> None:
+    byte, bit = divmod(number - 1, 8)
+    if byte >= len(bits):
+        bits.extend(bytes(byte - len(bits) + 1))
+    bits[byte] |= 1 << bit
 
 
 class ResultsFolder:
@@ -159,19 +213,25 @@ class ResultsFolder:
 
     def summaries(self) -> list[EpisodeSummary]:
         """Every results line, in the order written (a torn last line is ignored)."""
-        if not self.episodes_path.exists():
-            return []
-        data = self.episodes_path.read_bytes()
-        whole = data[: data.rfind(b"\n") + 1]
-        out = []
-        for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
-            try:
-                out.append(EpisodeSummary.model_validate_json(line))
-            except ValidationError as exc:
-                raise RecordError(
-                    f"{self.episodes_path}:{number}: {exc.errors()[0]['msg']}"
-                ) from None
-        return out
+        return list(self.iter_summaries())
+
+    def iter_summaries(self) -> Iterator[EpisodeSummary]:
+        """:meth:`summaries` one line at a time, read as they are asked for: what a
+        report over a folder of any size holds is one line, not the file."""
+        try:
+            handle = self.episodes_path.open("rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.endswith(b"\n"):
+                    return  # a torn last line: an append a crash cut short
+                try:
+                    yield EpisodeSummary.model_validate_json(line[:-1])
+                except ValidationError as exc:
+                    raise RecordError(
+                        f"{self.episodes_path}:{number}: {exc.errors()[0]['msg']}"
+                    ) from None
 
     def readable_summaries(self) -> tuple[list[EpisodeSummary], list[str]]:
         """Every results line that parses, in the order written, and a note for each
@@ -210,33 +270,40 @@ class ResultsFolder:
         an episode not planned now is dropped and its record left as it is.
         """
         if not self.root.is_dir():
-            return Repair([], [], [], rewrite=False)
-        found = audit(self.episodes_path, self.records, game)
-        keep: list[EpisodeSummary] = []
+            return Repair(self.episodes_path, bytearray(), {}, [], [], rewrite=False)
+        found = AuditStream(self.episodes_path, self.records, game)
+        kept = bytearray()
+        rehashes: dict[int, str] = {}
         notes: list[str] = []
         suspect: dict[str, str] = {}
-        named: set[str] = set()
-        rewrite, rehashed = found.torn, 0
-        for check in found.checks:
+
+        def named(episode: str) -> bool:
+            # an earlier line of the episode was kept or is to be written again
+            first = found.first_line(episode)
+            return episode in suspect or (first is not None and _marked(kept, first))
+
+        rewrite, rehashed = False, 0
+        for check in found:  # one line at a time: a kept line is a bit, not the line
             episode, where = check.episode_id, f"{EPISODES}:{check.describe()}"
             if check.problem is None and check.line is not None:
-                named.add(check.line.episode_id)
-                keep.append(check.derived if check.unhashed and check.derived else check.line)
+                _mark(kept, check.number)
+                if check.unhashed and check.derived:
+                    rehashes[check.number] = check.derived.record_sha256 or ""
                 rehashed += check.unhashed
                 rewrite |= check.unhashed
                 continue
             rewrite = True
             if episode is None:
                 notes.append(f"{where}: dropped (not a results line)")
-            elif episode in named:
+            elif named(episode):
                 notes.append(f"{where}: dropped")
             elif not self.record_path(episode).is_file():
                 notes.append(f"{where}: dropped; the episode is played again")
             elif episode not in plans:
                 notes.append(f"{where}: dropped (not planned now; its record stays)")
             else:
-                named.add(episode)
                 suspect[episode] = check.problem or ""
+        rewrite |= found.torn
         if rehashed:
             notes.append(
                 f"{rehashed} results line(s) written before lines carried their record's "
@@ -244,7 +311,7 @@ class ResultsFolder:
             )
         add: list[EpisodeSummary] = []
         refused: list[str] = []
-        for episode in [*suspect, *(o for o in found.orphans if o in plans)]:
+        for episode in [*suspect, *(o for o in found.orphans() if o in plans)]:
             summary, problem = self._from_record(game, episode, plans[episode])
             if summary is None:
                 refused.append(f"{episode}: {problem}")
@@ -262,7 +329,7 @@ class ResultsFolder:
                 f"({'; '.join(refused)}); nothing was changed. `lighthouse replay "
                 f"{self.root}` shows every problem; delete a record to play its episode again"
             )
-        return Repair(keep, add, notes, rewrite=rewrite)
+        return Repair(self.episodes_path, kept, rehashes, add, notes, rewrite=rewrite)
 
     def _from_record(
         self, game: GameEntry, episode: str, plan: tuple[str, int]
@@ -285,17 +352,20 @@ class ResultsFolder:
         for partial in self.records.glob(f"*{PARTIAL}"):
             partial.unlink()
         if repair.rewrite:
-            text = "".join(s.model_dump_json(by_alias=True) + "\n" for s in repair.finished)
-            write_atomically(self.episodes_path, text)
+            write_lines_atomically(
+                self.episodes_path,
+                (s.model_dump_json(by_alias=True) + "\n" for s in repair.finished()),
+            )
         else:
             for summary in repair.add:
                 self.append(summary)
 
-    def repair(self, game: GameEntry, plans: Mapping[str, tuple[str, int]]) -> list[EpisodeSummary]:
-        """Examine the folder and apply the repair; return the finished episodes."""
+    def repair(self, game: GameEntry, plans: Mapping[str, tuple[str, int]]) -> int:
+        """Examine the folder and apply the repair; return how many episodes are finished."""
         repair = self.examine(game, plans)
+        finished = sum(1 for _ in repair.finished())
         self.apply(repair)
-        return repair.finished
+        return finished
 
     def commit(
         self, game: GameEntry, episode_id: str, entrant: str, repetition: int
@@ -364,4 +434,5 @@ __all__ = [
     "ResultsFolder",
     "fsync_dir",
     "write_atomically",
+    "write_lines_atomically",
 ]

@@ -203,7 +203,7 @@ def plan_for(
         by_entrant.setdefault(s.entrant, set()).add(s.episode_id)
     for name, ids in by_entrant.items():
         ids.update(f"{name}--default--s{100 + k}--r0" for k in range(extra))
-    return Plan({k: frozenset(v) for k, v in by_entrant.items()}, "merged", shards)
+    return Plan.listed(by_entrant, "merged", shards)
 
 
 def incomplete_column(csv_text: str) -> list[str]:

@@ -1,0 +1,270 @@
+"""A report's episodes in compact form, folded one results line at a time.
+
+A report needs, of each episode, only its cell (seed, variant) and score: the
+statistics resample cells. Everything else it shows is a total or a count per
+entrant (calls, tokens, fallbacks, the game's columns, reasons), so a
+:class:`Digest` adds each results line into per-entrant accumulators as the lines
+stream past and keeps, per episode, a seed, a variant number and a score in flat
+arrays (and a bit for "without a fallback"): 20 bytes an episode, however large the
+tournament. Exact sums
+(:class:`ExactSum`) give the same floats as :func:`math.fsum` over every episode, so
+the report is the same, byte for byte, as one built from every line held at once.
+
+What grows beyond that is what a report shows over every model call: the latencies
+(their percentiles are exact, so every latency is kept, as a float) and, for the
+server figures, each episode that made model calls, kept as its results line
+(their sums are taken in the report's canonical order, as they always were).
+Scripted episodes make no calls and keep none of this.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from harness.game import GameEntry
+from harness.report.completeness import Completeness, FinishedCount, Plan
+from harness.summary import EpisodeSummary
+
+#: The canonical order of one entrant's episodes (the entrant itself compared first).
+EpisodeKey = tuple[str, int, int, str]
+
+
+def episode_key(ep: EpisodeSummary) -> EpisodeKey:
+    """(variant, seed, repetition, id): an entrant's episodes in the report's order."""
+    return (ep.variant, ep.seed, ep.repetition, ep.episode_id)
+
+
+class ExactSum:
+    """A running :func:`math.fsum`: the same float as ``math.fsum`` over every value
+    added, in memory that does not grow with the values (Shewchuk's partials, the
+    algorithm ``math.fsum`` itself runs)."""
+
+    __slots__ = ("_overflow", "_partials", "_specials")
+
+    def __init__(self) -> None:
+        self._partials: list[float] = []
+        self._specials: list[float] = []  # inf, -inf, nan: at most one of each
+        self._overflow = False
+
+    def add(self, value: float) -> None:
+        """Add one value."""
+        x = float(value)
+        if not math.isfinite(x):
+            if repr(x) not in {repr(s) for s in self._specials}:
+                self._specials.append(x)
+            return
+        partials = self._partials
+        i = 0
+        for y in partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        if not math.isfinite(x):
+            self._overflow = True  # math.fsum raises on this; so does value()
+        partials[i:] = [x]
+
+    def value(self) -> float:
+        """``math.fsum`` of every value added."""
+        if self._overflow and not self._specials:
+            raise OverflowError("intermediate overflow in fsum")
+        return math.fsum(self._partials + self._specials)
+
+
+class EntrantDigest:
+    """One entrant's episodes (or its fallback-free ones) as a report needs them."""
+
+    def __init__(
+        self,
+        numerators: Sequence[str],
+        denominators: Sequence[str],
+        of: EntrantDigest | None = None,
+    ) -> None:
+        self.of = of
+        """For a selection of an entrant's episodes (those without a fallback): the
+        digest of all of them, whose arrays it shares, marking its own in a bitmap."""
+        self.marks = bytearray()
+        self.count = 0
+        self.seeds: array[int] | list[int] = array("q")
+        self.variants: array[int] = array("I")
+        self.scores: array[float] = array("d")
+        self.first: EpisodeSummary | None = None
+        """The first episode in canonical order: its seats name the entrant's agents."""
+        self.first_key: EpisodeKey | None = None
+        self.sums = {key: ExactSum() for key in {*numerators, *denominators}}
+        self.reasons: Counter[str] = Counter()
+        self.turns: Counter[str] = Counter()
+        """Turns of seats with model calls, by role."""
+        self.fallbacks: Counter[str] = Counter()
+        """Fallbacks of seats with model calls, by role."""
+        self.retries = 0
+        self.rescued = 0
+        self.calls = 0
+        self.cached = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cost = ExactSum()
+        self.latencies: array[float] = array("d")
+        self.fallback_free = 0
+        self.model_seats = False
+        """Whether any seat of any episode made a model call."""
+        self.batch_ticks = 0
+        self.batch_calls = 0
+        self.with_calls: list[tuple[EpisodeKey, str]] = []
+        """Each episode with model calls or batch times: its key and results line."""
+
+    def __len__(self) -> int:
+        return self.count
+
+    def add(self, ep: EpisodeSummary, variant: int, *, keep_calls: bool) -> None:
+        """Fold one episode in (``variant``: the variant's number in the digest).
+
+        With :attr:`of`, ``ep`` must be the episode just added to it.
+        """
+        if self.of is not None:
+            byte, bit = divmod(len(self.of.scores) - 1, 8)
+            self.marks.extend(bytes(byte + 1 - len(self.marks)))
+            self.marks[byte] |= 1 << bit
+        else:
+            try:
+                self.seeds.append(ep.seed)
+            except OverflowError:  # a seed past 64 bits (none of this harness's): ints
+                self.seeds = [*self.seeds, ep.seed]
+            self.variants.append(variant)
+            self.scores.append(ep.score)
+        self.count += 1
+        self._first(ep)
+        for key, total in self.sums.items():
+            total.add(ep.metrics.get(key, 0.0))
+        self.reasons[ep.reason] += 1
+        self.fallback_free += ep.fallback_free
+        for seat in ep.seats.values():
+            if seat.calls:
+                self.model_seats = True
+                self.turns[seat.role] += seat.turns
+                self.fallbacks[seat.role] += sum(seat.fallbacks.values())
+                # a turn makes one call, and a second when it sends the retry
+                self.retries += seat.calls - seat.turns
+                self.cached += seat.cached
+            self.latencies.extend(seat.latencies_ms)
+            self.input_tokens += seat.input_tokens
+            self.output_tokens += seat.output_tokens
+            self.cost.add(seat.cost_usd)
+            self.calls += seat.calls
+            self.rescued += seat.retries
+        self.batch_ticks += ep.batch.ticks
+        self.batch_calls += ep.batch.calls
+        calls = any(s.calls for s in ep.seats.values())
+        if keep_calls and (calls or ep.batch.call_ms or ep.batch.tick_ms):
+            self.with_calls.append((episode_key(ep), ep.model_dump_json()))
+
+    def _first(self, ep: EpisodeSummary) -> None:
+        key = episode_key(ep)
+        if self.first is None or self.first_key is None or key < self.first_key:
+            self.first, self.first_key = ep, key
+        elif key == self.first_key and ep.model_dump_json() < self.first.model_dump_json():
+            self.first = ep
+
+    def column(self, numerator: str, denominator: str | None) -> tuple[float, float | None]:
+        """The exact sums of a column's numerator and denominator."""
+        top = self.sums[numerator].value()
+        return top, None if denominator is None else self.sums[denominator].value()
+
+    def cell_scores(self, names: Sequence[str]) -> Iterator[tuple[tuple[int, str], float]]:
+        """((seed, variant), score) of every episode, in the order the lines came."""
+        source = self.of if self.of is not None else self
+        rows = zip(source.seeds, source.variants, source.scores, strict=True)
+        for index, (seed, variant, score) in enumerate(rows):
+            if self.of is None or self.marks[index // 8] >> index % 8 & 1:
+                yield (seed, names[variant]), score
+
+    def ordered_with_calls(self) -> Iterator[EpisodeSummary]:
+        """The episodes with model calls, in canonical order (equal keys by their JSON)."""
+        for _, text in sorted(self.with_calls):
+            yield EpisodeSummary.model_validate_json(text)
+
+    def held_bytes(self) -> int:
+        """Bytes the per-episode arrays and marks hold (for tests and benchmarks)."""
+        if self.of is not None:
+            return len(self.marks)
+        seeds = self.seeds.itemsize if isinstance(self.seeds, array) else 8
+        return (seeds + self.variants.itemsize + self.scores.itemsize) * len(self.scores)
+
+
+class Digest:
+    """Every episode of a report, folded in one results line at a time (see module doc)."""
+
+    def __init__(self, game: GameEntry, plan: Plan | None = None) -> None:
+        self.game = game
+        self.plan = plan
+        columns = game.report.report_columns()
+        self._numerators = [c.numerator for c in columns]
+        self._denominators = [c.denominator for c in columns if c.denominator is not None]
+        self.variant_names: list[str] = []
+        self._variant_numbers: dict[str, int] = {}
+        self.entrants: dict[str, EntrantDigest] = {}
+        self.clean: dict[str, EntrantDigest] = {}
+        """The episodes without any LLM fallback, by entrant."""
+        self._finished = FinishedCount(plan)
+        self.episodes = 0
+
+    def add(self, ep: EpisodeSummary) -> None:
+        """Fold in one results line."""
+        number = self._variant_numbers.get(ep.variant)
+        if number is None:
+            number = self._variant_numbers[ep.variant] = len(self.variant_names)
+            self.variant_names.append(ep.variant)
+        entry = self._entrant(self.entrants, ep.entrant, None)
+        entry.add(ep, number, keep_calls=True)
+        if ep.fallback_free:
+            self._entrant(self.clean, ep.entrant, entry).add(ep, number, keep_calls=False)
+        self._finished.add(ep.entrant, ep.episode_id)
+        self.episodes += 1
+
+    def _entrant(
+        self, table: dict[str, EntrantDigest], name: str, of: EntrantDigest | None
+    ) -> EntrantDigest:
+        found = table.get(name)
+        if found is None:
+            found = table[name] = EntrantDigest(self._numerators, self._denominators, of)
+        return found
+
+    def completeness(self) -> Completeness:
+        """Planned against finished (:func:`harness.report.completeness.completeness`)."""
+        return self._finished.result()
+
+    def cell_scores(self, entrant: str) -> Iterator[tuple[tuple[int, str], float]]:
+        """((seed, variant), score) of each of ``entrant``'s episodes, in the order read."""
+        found = self.entrants.get(entrant)
+        return found.cell_scores(self.variant_names) if found is not None else iter(())
+
+    def cells(self) -> set[tuple[int, str]]:
+        """Every (seed, variant) cell any entrant played."""
+        return {
+            (seed, self.variant_names[variant])
+            for e in self.entrants.values()
+            for seed, variant in zip(e.seeds, e.variants, strict=True)
+        }
+
+    def held_bytes(self) -> int:
+        """Bytes the per-episode arrays hold, all entrants (for tests and benchmarks)."""
+        return sum(e.held_bytes() for t in (self.entrants, self.clean) for e in t.values())
+
+
+def digest(game: GameEntry, summaries: Any, plan: Plan | None = None) -> Digest:
+    """``summaries`` (any iterable of results lines) folded into a :class:`Digest`."""
+    out = Digest(game, plan)
+    for s in summaries:
+        out.add(s)
+    return out
+
+
+__all__ = ["Digest", "EntrantDigest", "EpisodeKey", "ExactSum", "digest", "episode_key"]
