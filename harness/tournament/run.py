@@ -412,7 +412,8 @@ async def _play_one(
     state = game.rules.new_state(
         entrant_game_config(config, game, plan.entrant, plan.variant), plan.seed
     )
-    writer = RecordWriter(folder.partial_path(plan.episode_id))
+    # no reader follows a partial record: its lines need not be flushed one by one
+    writer = RecordWriter(folder.partial_path(plan.episode_id), flush_lines=False)
     try:
         with call_scope(plan.episode_id):  # the cache keys this episode's calls apart
             await run_episode(
