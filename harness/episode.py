@@ -155,6 +155,12 @@ class _Episode:
             raise HarnessError(f"no seat given for {', '.join(missing)}")
         self.seats = seats
         self.roles: dict[str, SeatSpec] = {spec.seat: spec for spec in self.specs}
+        # Every seat scripted: each answers at once (decide_now), no task per seat.
+        scripted: dict[str, ScriptedSeat] = {}
+        for seat_id, player in seats.items():
+            if is_scripted(player):
+                scripted[seat_id] = player
+        self.scripted = scripted if len(scripted) == len(seats) else None
         # The fast paths a game may offer: its tick state and decisions already in the
         # form they are written (pinned against its models by the record tests).
         rules, codec = self.rules, self.codec
@@ -365,10 +371,20 @@ async def _play_tick(episode: _Episode, state: Any, tick: int, deadline: float) 
     and there is no next state (D2).
     """
     requests = episode.requests(state, tick, deadline)
-    seats = episode.seats
-    window = asyncio.timeout_at(deadline)
     loop = asyncio.get_running_loop()
     asked = loop.time()
+    if episode.scripted is not None:
+        # scripted seats answer at once, as in play_scripted: no task per seat
+        scripted = episode.scripted
+        answers = [scripted[r.seat.seat].decide_now(r) for r in requests]
+        answered = loop.time()
+        if answered >= deadline:
+            return None
+        state = episode.resolve(state, tick, requests, answers, answered - asked)
+        await asyncio.sleep(0)  # the other episodes on the loop get their turn each tick
+        return state
+    seats = episode.seats
+    window = asyncio.timeout_at(deadline)
     try:
         async with window:
             replies: list[SeatReply] = await gather_all(
@@ -400,12 +416,12 @@ def play_scripted(
     tick whose answers come in past it is not resolved (D2). A seat that is not
     scripted is a :class:`HarnessError`.
     """
-    scripted: dict[str, ScriptedSeat] = {}
-    for seat_id, player in seats.items():
-        if not is_scripted(player):
-            raise HarnessError(f"seat {seat_id} is not scripted: play it with run_episode")
-        scripted[seat_id] = player
+    unscripted = [seat_id for seat_id, player in seats.items() if not is_scripted(player)]
+    if unscripted:
+        raise HarnessError(f"not scripted: {', '.join(unscripted)}; play them with run_episode")
     episode = _Episode(game, state, seats, episode_id, writer)
+    scripted = episode.scripted
+    assert scripted is not None  # every seat is scripted
     episode.header(state, seed, variant, derived_from)
     rules = game.rules
     started = time.monotonic()

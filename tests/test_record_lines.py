@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from harness.agents import PythonSeat
-from harness.episode import EpisodeOutcome, play_scripted, run_episode
+from harness.episode import play_scripted, run_episode
 from harness.errors import HarnessError
 from harness.game import DecidedBaseline, GameEntry
 from harness.llm.prompts import PromptSet, default_prompt_files
@@ -107,13 +107,32 @@ def test_the_outcomes_lines_are_the_written_record_validated(tmp_path: Path) -> 
     assert outcome.lines is outcome.lines  # validated once
 
 
-def write(game: GameEntry, variant: str, seed: int, seats: dict[str, Seat], path: Path) -> Any:
+class AskedOnTheLoop:
+    """A seat that answers as the seat it wraps, but only through ``decide``: the
+    runner asks it in a task of its own, as it asks a model."""
+
+    def __init__(self, seat: Seat) -> None:
+        self.seat = seat
+
+    @property
+    def agent(self) -> Any:
+        return self.seat.agent
+
+    async def decide(self, request: SeatRequest) -> Any:
+        return await self.seat.decide(request)
+
+
+def write(
+    game: GameEntry, variant: str, seed: int, seats: dict[str, Seat], path: Path, how: str
+) -> Any:
     state = game.rules.new_state(game.rules.make_config(variant, {}), seed)
     with RecordWriter(path) as writer:
-        if path.stem.endswith("sync"):
+        if how == "plain loop":
             return play_scripted(
                 game, state, seats, episode_id="e", seed=seed, variant=variant, writer=writer
             )
+        if how == "tasks":
+            seats = {seat_id: AskedOnTheLoop(seat) for seat_id, seat in seats.items()}
         return asyncio.run(
             run_episode(
                 game, state, seats, episode_id="e", seed=seed, variant=variant, writer=writer
@@ -125,14 +144,18 @@ def write(game: GameEntry, variant: str, seed: int, seats: dict[str, Seat], path
 def test_the_scripted_loop_writes_the_event_loops_records(game: GameEntry, tmp_path: Path) -> None:
     played = 0
     for index, (variant, seed, seats) in enumerate(episodes(game)):
-        a, b = tmp_path / f"{index}-async.jsonl", tmp_path / f"{index}-sync.jsonl"
-        outcome_a: EpisodeOutcome = write(game, variant, seed, seats, a)
-        outcome_b: EpisodeOutcome = write(game, variant, seed, seats, b)
-        assert stable_lines(a) == stable_lines(b)  # as the golden records are compared
-        text_a, text_b = a.read_text(encoding="utf-8"), b.read_text(encoding="utf-8")
-        assert WALL_CLOCK.sub("", text_a) == WALL_CLOCK.sub("", text_b)  # and byte for byte
-        assert outcome_a.state == outcome_b.state
-        assert outcome_a.results == outcome_b.results
+        paths, outcomes = [], []
+        for how in ("plain loop", "event loop", "tasks"):
+            path = tmp_path / f"{index}-{how}.jsonl"
+            outcomes.append(write(game, variant, seed, seats, path, how))
+            paths.append(path)
+        a, *others = paths
+        text_a = WALL_CLOCK.sub("", a.read_text(encoding="utf-8"))
+        for b, outcome in zip(others, outcomes[1:], strict=True):
+            assert stable_lines(a) == stable_lines(b)  # as the golden records are compared
+            assert text_a == WALL_CLOCK.sub("", b.read_text(encoding="utf-8"))  # byte for byte
+            assert outcome.state == outcomes[0].state
+            assert outcome.results == outcomes[0].results
         played += 1
     assert played == len(game.variants) * len(SEEDS) * len(
         game.baseline_names(game.seat_groups[0].role)
@@ -170,7 +193,7 @@ def test_the_scripted_loop_refuses_a_seat_that_is_not_scripted() -> None:
     state = game.rules.new_state(game.rules.make_config("default", {}), 1)
     seats = baseline_seats(game, state)
     seats["keeper"] = IdentifiedSeat(agent_seat(game), "abc")
-    with pytest.raises(HarnessError, match="keeper is not scripted"):
+    with pytest.raises(HarnessError, match="not scripted: keeper"):
         play_scripted(game, state, seats, episode_id="e")
 
 
