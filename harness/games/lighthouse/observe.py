@@ -188,7 +188,9 @@ def observe_runner(state: GameState, seat: int) -> RunnerObservation:
     """Runner ``seat``'s observation of ``state`` (decisions O2, O4b, O5, T2)."""
     runner = state.runner(seat)
     u = state.tick
-    delivered = [m for m in state.transmissions if m.delivery_tick <= u]
+    # delivery_tick <= u, i.e. tick < u, compared without the property (every runner,
+    # every tick)
+    delivered = [m for m in state.transmissions if m.tick < u]
     inbox = delivered[-1].message if delivered and delivered[-1].delivery_tick == u else None
     latest = delivered[-1] if delivered else None
     standing = next(
