@@ -104,7 +104,6 @@ def test_the_outcomes_lines_are_the_written_record_validated(tmp_path: Path) -> 
             game, state, baseline_seats(game, state), episode_id="e", writer=writer
         )
     assert list(outcome.lines) == open_record(path).lines()
-    assert outcome.lines is outcome.lines  # validated once
 
 
 class AskedOnTheLoop:
