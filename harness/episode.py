@@ -1,9 +1,19 @@
-"""The async episode runner: one concurrent batch of seat calls per tick.
+"""The episode runner: one concurrent batch of seat calls per tick.
 
 Each tick it builds the observation of every active seat, asks all of them at once,
 resolves the tick and appends the tick's line to the record. It knows a game only
 through the parts it takes (:class:`Playable`: the rules, the seat I/O and the record
 codec, never the view), so every game runs through this same loop.
+
+Two loops share one line builder (:class:`_Episode`), so both write the same record:
+:func:`run_episode` asks its seats on the event loop; :func:`play_scripted`, for an
+episode whose every seat is scripted (:func:`~harness.seats.is_scripted`), asks them
+in a plain loop, with no event loop at all (a worker process calls it).
+
+Lines are built as plain JSON objects in the form they are written, and written as
+they are: validation happens where a record crosses a boundary, when it is read back
+(a tournament's commit reads every record it keeps). :attr:`EpisodeOutcome.lines`
+validates them on first use.
 
 The play budget (decision D1) runs on a monotonic clock from the first tick. When it
 runs out before a tick's decisions are all in, that tick is not resolved: the episode
@@ -13,19 +23,29 @@ ends with reason ``deadline`` and the results of the last resolved tick (D2).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property, lru_cache
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from harness import __version__
 from harness.errors import HarnessError, PlayBudgetExhausted, RecordError, RulesError
-from harness.game import Baseline, RecordCodec, Rules, SeatIO, SeatSpec
+from harness.game import (
+    Baseline,
+    DumpedDecisions,
+    DumpedResolve,
+    RecordCodec,
+    Rules,
+    SeatIO,
+    SeatSpec,
+)
 from harness.records import RECORD_VERSION, DerivedFrom, RecordWriter
-from harness.seats import Seat, SeatReply, SeatRequest
-from harness.text import clip_reply
+from harness.seats import ScriptedSeat, Seat, SeatReply, SeatRequest, is_scripted
+from harness.text import ClippedReply, clip_reply
 from harness.timing import tick_wall_clock
 
 T = TypeVar("T")
@@ -69,11 +89,21 @@ class Playable(Protocol):
 
 @dataclass(frozen=True)
 class EpisodeOutcome:
-    """What an episode produced: its final state, results and every record line."""
+    """What an episode produced: its final state, results and every record line.
+
+    ``docs`` holds the lines as written (JSON objects); :attr:`lines` holds them
+    validated by the game's record models, made on first use.
+    """
 
     state: Any
     results: BaseModel
-    lines: tuple[BaseModel, ...]
+    docs: tuple[dict[str, Any], ...]
+    adapter: TypeAdapter[Any] = field(repr=False, compare=False)
+
+    @cached_property
+    def lines(self) -> tuple[BaseModel, ...]:
+        """Every line as the game's record models parse it."""
+        return tuple(self.adapter.validate_python(doc) for doc in self.docs)
 
 
 def _json(model: BaseModel) -> Any:
@@ -98,6 +128,196 @@ async def gather_all(awaitables: Sequence[Awaitable[T]]) -> list[T]:
             task.cancel()
 
 
+class _Episode:
+    """One episode's record being made: its seats, its lines, the writer they go to.
+
+    Both loops ask it for the tick's requests and hand it the replies; it resolves the
+    tick and builds every line, so the two write the same bytes.
+    """
+
+    def __init__(
+        self,
+        game: Playable,
+        state: Any,
+        seats: Mapping[str, Seat],
+        episode_id: str,
+        writer: RecordWriter | None,
+    ) -> None:
+        self.game = game
+        self.rules = game.rules
+        self.codec = game.codec
+        self.episode_id = episode_id
+        self.writer = writer
+        self.docs: list[dict[str, Any]] = []
+        self.specs = self.rules.seats(state)
+        missing = [spec.seat for spec in self.specs if spec.seat not in seats]
+        if missing:
+            raise HarnessError(f"no seat given for {', '.join(missing)}")
+        self.seats = seats
+        self.roles: dict[str, SeatSpec] = {spec.seat: spec for spec in self.specs}
+        # Every seat scripted: each answers at once (decide_now), no task per seat.
+        scripted: dict[str, ScriptedSeat] = {}
+        for seat_id, player in seats.items():
+            if is_scripted(player):
+                scripted[seat_id] = player
+        self.scripted = scripted if len(scripted) == len(seats) else None
+        # The fast paths a game may offer: its tick state and decisions already in the
+        # form they are written (pinned against its models by the record tests).
+        rules, codec = self.rules, self.codec
+        self._resolve_dumped = rules.resolve_dumped if isinstance(rules, DumpedResolve) else None
+        self._decision_dumped = (
+            codec.decision_dumped if isinstance(codec, DumpedDecisions) else None
+        )
+
+    def emit(self, doc: dict[str, Any]) -> dict[str, Any]:
+        self.docs.append(doc)
+        if self.writer is not None:
+            self.writer.write_doc(doc)
+        return doc
+
+    def header(
+        self,
+        state: Any,
+        seed: int | None,
+        variant: str | None,
+        derived_from: DerivedFrom | None,
+    ) -> None:
+        codec, seats = self.codec, self.seats
+        # each prompt text once, however many seats read it (a keeper and three
+        # runners share a retry hint, the runners everything)
+        prompts = {
+            sha: text
+            for spec in self.specs
+            for sha, text in seats[spec.seat].agent.prompt_texts.items()
+        }
+        self.emit(
+            {
+                "type": "header",
+                "recordVersion": RECORD_VERSION,
+                "harnessVersion": __version__,
+                "game": self.game.name,
+                "episodeId": self.episode_id,
+                "seed": seed,
+                "variant": variant,
+                "config": _json(codec.config_model(state)),
+                "board": _json(codec.board_model(state)),
+                "seats": [
+                    {
+                        "seat": spec.seat,
+                        "role": spec.role,
+                        "name": spec.name,
+                        "agent": _json(seats[spec.seat].agent),
+                    }
+                    for spec in self.specs
+                ],
+                **({"prompts": prompts} if prompts else {}),  # absent when empty
+                "derivedFrom": _json(derived_from) if derived_from is not None else None,
+                "wallClock": {"startedAt": _now_iso()},
+            }
+        )
+
+    def requests(self, state: Any, tick: int, deadline: float) -> list[SeatRequest]:
+        """The tick's question to each active seat."""
+        game, rules, roles = self.game, self.rules, self.roles
+        requests = []
+        for seat in rules.active_seats(state):
+            spec = roles[seat]
+            requests.append(
+                SeatRequest(
+                    game.seat_io,
+                    game.baselines[spec.role],
+                    spec,
+                    tick,
+                    rules.observe(state, seat),
+                    deadline,
+                    self.episode_id,
+                    game.fallback(spec.role),
+                )
+            )
+        return requests
+
+    def resolve(
+        self,
+        state: Any,
+        tick: int,
+        requests: Sequence[SeatRequest],
+        replies: Sequence[SeatReply],
+        answered: float,
+    ) -> Any:
+        """Resolve the tick with ``replies`` and write its line; the next state."""
+        active = [r.seat.seat for r in requests]
+        decisions = {seat: reply.decision for seat, reply in zip(active, replies, strict=True)}
+        snapshot: Any
+        if self._resolve_dumped is not None:
+            state, snapshot = self._resolve_dumped(state, decisions)
+        else:
+            state, model = self.rules.resolve(state, decisions)
+            snapshot = _json(model)
+        self.emit(
+            {
+                "type": "tick",
+                "tick": tick,
+                "seats": {
+                    seat: self._turn(reply) for seat, reply in zip(active, replies, strict=True)
+                },
+                "state": snapshot,
+                "wallClock": tick_wall_clock(
+                    (call for reply in replies for call in reply.calls), answered
+                ),
+            }
+        )
+        return state
+
+    def _turn(self, reply: SeatReply) -> dict[str, Any]:
+        clipped = _clip(reply.raw)
+        decision = (
+            self._decision_dumped(reply.decision)
+            if self._decision_dumped is not None
+            else _json(self.codec.decision_model(reply.decision))
+        )
+        return {
+            "raw": clipped.text,
+            "rawLength": clipped.length,
+            "rawSha256": clipped.sha256,
+            "rawClipped": clipped.clipped,
+            "decision": decision,
+            "source": reply.source,
+            "replies": [_json(r) for r in reply.replies],
+            "calls": [_json(c) for c in reply.calls],
+            **({"error": reply.error} if reply.error is not None else {}),
+            "wallClock": {"latencyMs": round(float(reply.latency_s) * 1000, 3)},
+        }
+
+    def end(self, state: Any, play_seconds: float) -> EpisodeOutcome:
+        """Write the closing line; the episode's outcome."""
+        results = self.rules.results(state)
+        self.emit(
+            {
+                "type": "end",
+                "results": _json(results),
+                "wallClock": {
+                    "finishedAt": _now_iso(),
+                    "playSeconds": round(float(play_seconds), 6),
+                },
+            }
+        )
+        return EpisodeOutcome(state, results, tuple(self.docs), self.codec.record_adapter)
+
+
+#: Replies at most this long (in characters) have their clipped form and hash kept: a
+#: scripted seat gives the same few replies over and over.
+_SHORT_REPLY = 256
+
+
+@lru_cache(maxsize=4096)
+def _clip_short(raw: str) -> ClippedReply:
+    return clip_reply(raw)
+
+
+def _clip(raw: str) -> ClippedReply:
+    return _clip_short(raw) if len(raw) <= _SHORT_REPLY else clip_reply(raw)
+
+
 async def run_episode(
     game: Playable,
     state: Any,
@@ -112,58 +332,13 @@ async def run_episode(
 ) -> EpisodeOutcome:
     """Play ``state`` to the end with ``seats`` (one per seat id of the game).
 
-    Every record line is validated against the game's record models before it is
-    written to ``writer``; ``on_tick`` receives each tick line as it is resolved (and
-    is awaited when it is async). A :class:`RulesError` or :class:`RecordError` raised
-    during a tick carries its tick.
+    Every record line is written to ``writer`` as it is made; ``on_tick`` receives
+    each tick line, validated, as it is resolved (and is awaited when it is async). A
+    :class:`RulesError` or :class:`RecordError` raised during a tick carries its tick.
     """
-    rules, codec = game.rules, game.codec
-    specs = rules.seats(state)
-    missing = [spec.seat for spec in specs if spec.seat not in seats]
-    if missing:
-        raise HarnessError(f"no seat given for {', '.join(missing)}")
-    adapter = codec.record_adapter
-    lines: list[BaseModel] = []
-
-    def emit(doc: dict[str, Any]) -> BaseModel:
-        line: BaseModel = adapter.validate_python(doc)
-        lines.append(line)
-        if writer is not None:
-            writer.write(line)
-        return line
-
-    emit(
-        {
-            "type": "header",
-            "recordVersion": RECORD_VERSION,
-            "harnessVersion": __version__,
-            "game": game.name,
-            "episodeId": episode_id,
-            "seed": seed,
-            "variant": variant,
-            "config": _json(codec.config_model(state)),
-            "board": _json(codec.board_model(state)),
-            "seats": [
-                {
-                    "seat": spec.seat,
-                    "role": spec.role,
-                    "name": spec.name,
-                    "agent": _json(seats[spec.seat].agent),
-                }
-                for spec in specs
-            ],
-            # each prompt text once, however many seats read it (a keeper and three
-            # runners share a retry hint, the runners everything)
-            "prompts": {
-                sha: text
-                for spec in specs
-                for sha, text in seats[spec.seat].agent.prompt_texts.items()
-            },
-            "derivedFrom": _json(derived_from) if derived_from is not None else None,
-            "wallClock": {"startedAt": _now_iso()},
-        }
-    )
-    roles = {spec.seat: spec for spec in specs}
+    episode = _Episode(game, state, seats, episode_id, writer)
+    episode.header(state, seed, variant, derived_from)
+    rules = game.rules
     # The budget runs on the event loop's monotonic clock, the one asyncio's
     # timeouts use, so a seat can compare its own deadline against loop.time().
     loop = asyncio.get_running_loop()
@@ -172,61 +347,44 @@ async def run_episode(
     while not rules.is_over(state):
         tick = rules.tick(state)
         try:
-            state, line = await _play_tick(game, state, seats, roles, tick, deadline, episode_id)
+            next_state = await _play_tick(episode, state, tick, deadline)
         except (RecordError, RulesError) as exc:
             if exc.tick is None:
                 exc.tick = tick
             raise
-        if line is None:
-            break  # the play budget ran out: the episode ended at the last resolved tick
-        tick_line = emit(line)
+        if next_state is None:
+            # the play budget ran out: the episode ended at the last resolved tick
+            state = rules.end_by_deadline(state)
+            break
+        state = next_state
         if on_tick is not None:
-            shown = on_tick(tick_line)
+            shown = on_tick(game.codec.record_adapter.validate_python(episode.docs[-1]))
             if shown is not None:
                 await shown
-    results = rules.results(state)
-    emit(
-        {
-            "type": "end",
-            "results": _json(results),
-            "wallClock": {"finishedAt": _now_iso(), "playSeconds": round(loop.time() - started, 6)},
-        }
-    )
-    return EpisodeOutcome(state, results, tuple(lines))
+    return episode.end(state, loop.time() - started)
 
 
-async def _play_tick(
-    game: Playable,
-    state: Any,
-    seats: Mapping[str, Seat],
-    roles: Mapping[str, SeatSpec],
-    tick: int,
-    deadline: float,
-    episode_id: str,
-) -> tuple[Any, dict[str, Any] | None]:
-    """Ask the tick's seats at once and resolve it: the next state and the tick's line.
+async def _play_tick(episode: _Episode, state: Any, tick: int, deadline: float) -> Any | None:
+    """Ask the tick's seats at once and resolve it: the next state.
 
-    When the budget runs out before every decision is in, the tick is not resolved:
-    the state ends by deadline and there is no line (D2).
+    When the budget runs out before every decision is in, the tick is not resolved
+    and there is no next state (D2).
     """
-    rules = game.rules
-    active = rules.active_seats(state)
-    requests = [
-        SeatRequest(
-            game.seat_io,
-            game.baselines[roles[seat].role],
-            roles[seat],
-            tick,
-            rules.observe(state, seat),
-            deadline,
-            episode_id,
-            game.fallback(roles[seat].role),
-        )
-        for seat in active
-    ]
-    window = asyncio.timeout_at(deadline)
+    requests = episode.requests(state, tick, deadline)
     loop = asyncio.get_running_loop()
     asked = loop.time()
+    if episode.scripted is not None:
+        # scripted seats answer at once, as in play_scripted: no task per seat
+        scripted = episode.scripted
+        answers = [scripted[r.seat.seat].decide_now(r) for r in requests]
+        answered = loop.time()
+        if answered >= deadline:
+            return None
+        state = episode.resolve(state, tick, requests, answers, answered - asked)
+        await asyncio.sleep(0)  # the other episodes on the loop get their turn each tick
+        return state
+    seats = episode.seats
+    window = asyncio.timeout_at(deadline)
     try:
         async with window:
             replies: list[SeatReply] = await gather_all(
@@ -235,37 +393,55 @@ async def _play_tick(
     except (TimeoutError, PlayBudgetExhausted) as exc:
         if isinstance(exc, TimeoutError) and not window.expired():
             raise  # a seat's own error, not the budget
-        return rules.end_by_deadline(state), None
-    answered = loop.time() - asked
-    state, snapshot = rules.resolve(
-        state, {seat: reply.decision for seat, reply in zip(active, replies, strict=True)}
-    )
-    line = {
-        "type": "tick",
-        "tick": tick,
-        "seats": {
-            seat: _turn(game.codec, reply) for seat, reply in zip(active, replies, strict=True)
-        },
-        "state": _json(snapshot),
-        "wallClock": tick_wall_clock((call for reply in replies for call in reply.calls), answered),
-    }
-    return state, line
+        return None
+    return episode.resolve(state, tick, requests, replies, loop.time() - asked)
 
 
-def _turn(codec: RecordCodec, reply: SeatReply) -> dict[str, Any]:
-    clipped = clip_reply(reply.raw)
-    return {
-        "raw": clipped.text,
-        "rawLength": clipped.length,
-        "rawSha256": clipped.sha256,
-        "rawClipped": clipped.clipped,
-        "decision": _json(codec.decision_model(reply.decision)),
-        "source": reply.source,
-        "replies": [_json(r) for r in reply.replies],
-        "calls": [_json(c) for c in reply.calls],
-        **({"error": reply.error} if reply.error is not None else {}),
-        "wallClock": {"latencyMs": round(reply.latency_s * 1000, 3)},
-    }
+def play_scripted(
+    game: Playable,
+    state: Any,
+    seats: Mapping[str, Seat],
+    *,
+    episode_id: str,
+    seed: int | None = None,
+    variant: str | None = None,
+    writer: RecordWriter | None = None,
+    derived_from: DerivedFrom | None = None,
+) -> EpisodeOutcome:
+    """:func:`run_episode` for seats that are all scripted, without an event loop.
+
+    Each seat answers at once (:meth:`~harness.seats.ScriptedSeat.decide_now`); the
+    record is the one :func:`run_episode` writes, but for its ``wallClock`` fields.
+    The play budget runs on :func:`time.monotonic`, the clock of asyncio's loop: a
+    tick whose answers come in past it is not resolved (D2). A seat that is not
+    scripted is a :class:`HarnessError`.
+    """
+    unscripted = [seat_id for seat_id, player in seats.items() if not is_scripted(player)]
+    if unscripted:
+        raise HarnessError(f"not scripted: {', '.join(unscripted)}; play them with run_episode")
+    episode = _Episode(game, state, seats, episode_id, writer)
+    scripted = episode.scripted
+    assert scripted is not None  # every seat is scripted
+    episode.header(state, seed, variant, derived_from)
+    rules = game.rules
+    started = time.monotonic()
+    deadline = started + rules.play_budget_seconds(state)
+    while not rules.is_over(state):
+        tick = rules.tick(state)
+        try:
+            requests = episode.requests(state, tick, deadline)
+            asked = time.monotonic()
+            replies = [scripted[r.seat.seat].decide_now(r) for r in requests]
+            answered = time.monotonic()
+            if answered >= deadline:
+                state = rules.end_by_deadline(state)
+                break
+            state = episode.resolve(state, tick, requests, replies, answered - asked)
+        except (RecordError, RulesError) as exc:
+            if exc.tick is None:
+                exc.tick = tick
+            raise
+    return episode.end(state, time.monotonic() - started)
 
 
-__all__ = ["EpisodeOutcome", "Playable", "gather_all", "run_episode"]
+__all__ = ["EpisodeOutcome", "Playable", "gather_all", "play_scripted", "run_episode"]

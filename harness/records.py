@@ -263,23 +263,39 @@ class EndLine(RecordModel, Generic[ResultsT]):
 
 def dump_line(model: BaseModel) -> str:
     """One record line: compact JSON in camelCase, keys in model order, no NaN."""
-    return json.dumps(
-        model.model_dump(mode="json", by_alias=True), ensure_ascii=False, allow_nan=False
-    )
+    return dump_doc(model.model_dump(mode="json", by_alias=True))
+
+
+def dump_doc(doc: Any) -> str:
+    """One record line from its JSON object, already in the form :func:`dump_line` gives
+    its model (camelCase keys in model order): the same bytes, without the model."""
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False)
 
 
 class RecordWriter:
-    """Appends record lines to a file, flushing each so a reader sees whole lines."""
+    """Appends record lines to a file.
 
-    def __init__(self, path: Path) -> None:
+    With ``flush_lines`` (the default) each line is flushed as it is written, so a
+    reader following the file (a live viewer) sees whole lines; without it the lines
+    reach the file as the buffer fills, and whole at :meth:`close`, for a record no one
+    reads before it is finished (a tournament's partial record).
+    """
+
+    def __init__(self, path: Path, *, flush_lines: bool = True) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[str] = path.open("w", encoding="utf-8", newline="\n")
+        self._flush_lines = flush_lines
 
     def write(self, model: BaseModel) -> None:
-        """Write one line and flush it."""
-        self._file.write(dump_line(model) + "\n")
-        self._file.flush()
+        """Write one line (flushed with ``flush_lines``)."""
+        self.write_doc(model.model_dump(mode="json", by_alias=True))
+
+    def write_doc(self, doc: Any) -> None:
+        """Write one line given as its JSON object in dump form (see :func:`dump_doc`)."""
+        self._file.write(dump_doc(doc) + "\n")
+        if self._flush_lines:
+            self._file.flush()
 
     def close(self, *, sync: bool = True) -> None:
         """Close the file, fsyncing it first unless ``sync`` is False."""
@@ -371,6 +387,7 @@ __all__ = [
     "TickWallClock",
     "TurnWallClock",
     "decode_line",
+    "dump_doc",
     "dump_line",
     "validate_line",
 ]

@@ -15,10 +15,10 @@ import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from harness.errors import HarnessError
-from harness.game import Baseline, GameEntry, ParseFailure, SeatIO, SeatSpec
+from harness.game import Baseline, DecidedBaseline, GameEntry, ParseFailure, SeatIO, SeatSpec
 from harness.records import AgentInfo, CallRecord, ModelReply, ParseErrorRecord, Source
 from harness.text import clip_reply
 
@@ -65,6 +65,9 @@ class SeatRequest:
             raise HarnessError(
                 f"no {self.seat.role} baseline {name!r}; choose one of {list(self.baselines)}"
             )
+        if isinstance(bot, DecidedBaseline):
+            # its decision is what parse_reply makes of its text (the game's tests pin it)
+            return bot.play(self.observation)
         raw = bot(self.observation)
         decision = self.io.parse_reply(self.observation, raw)
         if isinstance(decision, ParseFailure):
@@ -105,12 +108,41 @@ class Seat(Protocol):
         ...
 
 
+class ScriptedSeat(Seat, Protocol):
+    """A seat that answers at once, without waiting on anything: a scripted player.
+
+    An episode whose every seat is scripted can be played without an event loop
+    (:func:`~harness.episode.play_scripted`), e.g. in a worker process.
+    """
+
+    @property
+    def scripted(self) -> bool:
+        """True: this seat answers with :meth:`decide_now`."""
+        ...
+
+    def decide_now(self, request: SeatRequest) -> SeatReply:
+        """Answer ``request`` at once (what :meth:`decide` answers)."""
+        ...
+
+
+def is_scripted(seat: object) -> TypeGuard[ScriptedSeat]:
+    """Whether ``seat`` is scripted: a baseline, or a wrapper around one.
+
+    A Python agent is not: it is the user's code, which may block or wait.
+    """
+    return getattr(seat, "scripted", False) is True
+
+
 class BaselineSeat:
     """A seat played by the game's scripted baseline for the seat's role.
 
-    Its reply goes through the same parser as a model's, so a baseline and an LLM
-    seat differ only in where the text comes from.
+    Its reply is the text a model would give, and its decision the one the game's
+    parser makes of that text (a :class:`~harness.game.DecidedBaseline` gives both at
+    once), so a baseline and an LLM seat differ only in where the text comes from.
     """
+
+    #: A baseline answers at once (:func:`is_scripted`).
+    scripted = True
 
     def __init__(self, name: str) -> None:
         self._name = name
@@ -120,11 +152,15 @@ class BaselineSeat:
     def agent(self) -> AgentInfo:
         return self._agent
 
-    async def decide(self, request: SeatRequest) -> SeatReply:
+    def decide_now(self, request: SeatRequest) -> SeatReply:
+        """The baseline's answer to ``request``."""
         # fallback_reply inlined: this runs for every baseline seat every tick
         start = time.perf_counter()
-        raw, decision = request.baseline(self._agent.name)
+        raw, decision = request.baseline(self._name)
         return SeatReply(raw, decision, "baseline", time.perf_counter() - start)
+
+    async def decide(self, request: SeatRequest) -> SeatReply:
+        return self.decide_now(request)
 
 
 def fallback_reply(request: SeatRequest, name: str | None = None) -> tuple[str, Any]:
@@ -204,11 +240,13 @@ def turn_source(replies: Sequence[ParseFailure | None], call_failure: str | None
 __all__ = [
     "PARSE_OFF_LOOP_CHARS",
     "BaselineSeat",
+    "ScriptedSeat",
     "Seat",
     "SeatReply",
     "SeatRequest",
     "baseline_seats",
     "fallback_reply",
+    "is_scripted",
     "judge_reply",
     "judge_reply_async",
     "model_reply",

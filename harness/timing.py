@@ -24,6 +24,9 @@ def tick_wall_clock(calls: Iterable[CallRecord], seconds: float) -> dict[str, An
     call_ms = sum((c.wall_clock.request_ms or 0.0) for c in live if c.wall_clock is not None)
     tick_ms = seconds * 1000
     made = sum(1 for c in live if c.attempts)
+    # floats, as the record's model writes them (an empty sum is the int 0): the line
+    # is written as this dict is
+    tick_ms, call_ms = float(tick_ms), float(call_ms)
     return {
         "tickMs": round(tick_ms, 3),
         "callMs": round(call_ms, 3),

@@ -11,11 +11,15 @@ within two tiles of one, or when the gate has just opened.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from functools import lru_cache
 
+from harness.game import DecidedBaseline
 from harness.games.lighthouse.board import Pos, bfs_distances, neighbours
 from harness.games.lighthouse.observe import KeeperObservation, RunnerView
 from harness.games.lighthouse.orders import find_order
-from harness.games.lighthouse.state import Move, RunnerStatus
+from harness.games.lighthouse.state import KeeperDecision, Move, RunnerStatus
+from harness.text import truncate_runes
 
 _BLOCKED = frozenset("#~")
 #: N, E, S, W: the order BFS expands in and the order ties between steps break by.
@@ -26,14 +30,33 @@ _ORDER_REACH = 4
 _NEAR_WATER = 2
 
 
+# Every glyph a runner may stand on, as one: grids alike but for runners, keys and the
+# gate map to one key, under which the dry floor and its distance fields are kept. A
+# glyph not named here stays itself, which only makes a grid its own key.
+_PASSABLE = str.maketrans(dict.fromkeys(".EOK123", "."))
+
+
 def dry_floor(obs: KeeperObservation) -> frozenset[Pos]:
-    """Every tile a runner could stand on now: not wall, not water."""
+    """Every tile a runner could stand on now: not wall, not water.
+
+    The floor changes only when the water rises, so it is made once per board and
+    water line (and kept, with its distance fields, for the next ticks).
+    """
+    return _dry_floor(tuple(row.translate(_PASSABLE) for row in obs.grid))
+
+
+@lru_cache(maxsize=64)
+def _dry_floor(grid: tuple[str, ...]) -> frozenset[Pos]:
     return frozenset(
-        (x, y)
-        for y, row in enumerate(obs.grid)
-        for x, glyph in enumerate(row)
-        if glyph not in _BLOCKED
+        (x, y) for y, row in enumerate(grid) for x, glyph in enumerate(row) if glyph not in _BLOCKED
     )
+
+
+@lru_cache(maxsize=1024)
+def _distances(floor: frozenset[Pos], source: Pos) -> Mapping[Pos, int]:
+    """bfs_distances, kept: LANTERN asks for the same fields tick after tick. Shared, so
+    read only."""
+    return bfs_distances(floor, source)
 
 
 def predicted_tile(obs: KeeperObservation, runner: RunnerView, floor: frozenset[Pos]) -> Pos:
@@ -57,14 +80,14 @@ def predicted_tile(obs: KeeperObservation, runner: RunnerView, floor: frozenset[
 
 def assign_targets(
     obs: KeeperObservation, predicted: dict[int, Pos], floor: frozenset[Pos]
-) -> dict[int, dict[Pos, int]]:
+) -> dict[int, Mapping[Pos, int]]:
     """Each active runner's distance field to its target (a key, else the exit).
 
     Greedy over (runner, key) pairs by distance from the predicted tile, ties by seat
     then key in row-major order; keys under water are out of play.
     """
     key_fields = {
-        key: bfs_distances(floor, key) for key in obs.uncollected_keys if key in floor
+        key: _distances(floor, key) for key in obs.uncollected_keys if key in floor
     }  # uncollected_keys is row-major already
     pairs = sorted(
         (field[tile], seat, index, key)
@@ -78,13 +101,13 @@ def assign_targets(
         if seat not in assigned and key not in taken:
             assigned[seat] = key
             taken.add(key)
-    exit_field = bfs_distances(floor, obs.exit)
+    exit_field = _distances(floor, obs.exit)
     return {
         seat: key_fields[assigned[seat]] if seat in assigned else exit_field for seat in predicted
     }
 
 
-def step_towards(tile: Pos, field: dict[Pos, int]) -> Move:
+def step_towards(tile: Pos, field: Mapping[Pos, int]) -> Move:
     """The neighbour step that most shortens the distance (ties N, E, S, W), or WAIT."""
     here = field.get(tile)
     if here is None or here == 0:
@@ -131,11 +154,24 @@ def lantern_orders(obs: KeeperObservation) -> str:
     return "; ".join(parts)
 
 
-def lantern(obs: KeeperObservation) -> str:
-    """LANTERN's reply to ``obs``, in the shape a model's reply takes."""
+_QUIET = (json.dumps({"transmit": False}), KeeperDecision(transmit=False))
+
+
+def lantern_play(obs: KeeperObservation) -> tuple[str, KeeperDecision]:
+    """LANTERN's reply to ``obs`` and its decision (what the keeper parser makes of the
+    reply: the message cut to the cap)."""
     if not should_transmit(obs):
-        return json.dumps({"transmit": False})
-    return json.dumps({"transmit": True, "message": lantern_orders(obs)})
+        return _QUIET
+    message = lantern_orders(obs)
+    return (
+        json.dumps({"transmit": True, "message": message}),
+        KeeperDecision(transmit=True, message=truncate_runes(message, obs.message_cap)),
+    )
+
+
+#: LANTERN's reply to an observation, in the shape a model's reply takes (called like
+#: a function); it gives its decision too (:class:`~harness.game.DecidedBaseline`).
+lantern = DecidedBaseline(lantern_play)
 
 
 __all__ = [
@@ -143,6 +179,7 @@ __all__ = [
     "dry_floor",
     "lantern",
     "lantern_orders",
+    "lantern_play",
     "predicted_tile",
     "should_transmit",
     "step_towards",

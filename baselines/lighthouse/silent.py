@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import json
 
+from harness.game import DecidedBaseline
 from harness.games.lighthouse.observe import KeeperObservation
+from harness.games.lighthouse.state import KeeperDecision
+
+_QUIET = (json.dumps({"transmit": False}), KeeperDecision(transmit=False))
 
 
-def silent(obs: KeeperObservation) -> str:
-    """SILENT's reply to ``obs``: it never transmits."""
-    return json.dumps({"transmit": False})
+def silent_play(obs: KeeperObservation) -> tuple[str, KeeperDecision]:
+    """SILENT's reply to ``obs`` and its decision: it never transmits."""
+    return _QUIET
 
 
-__all__ = ["silent"]
+#: SILENT's reply to an observation (called like a function); it gives its decision
+#: too (:class:`~harness.game.DecidedBaseline`).
+silent = DecidedBaseline(silent_play)
+
+
+__all__ = ["silent", "silent_play"]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 
+from harness.game import DecidedBaseline
 from harness.games.lighthouse.observe import RunnerObservation
 from harness.games.lighthouse.orders import find_order
-from harness.games.lighthouse.state import Move
+from harness.games.lighthouse.state import Move, RunnerDecision
 
 #: Clockwise compass order; index * 90 is the compass angle (N 0, E 90, S 180, W 270).
 COMPASS: tuple[Move, Move, Move, Move] = (Move.N, Move.E, Move.S, Move.W)
@@ -72,9 +73,28 @@ def wallhug_move(obs: RunnerObservation) -> Move:
     return Move.WAIT
 
 
-def wallhug(obs: RunnerObservation) -> str:
-    """WALLHUG's reply to ``obs``, in the shape a model's reply takes."""
-    return json.dumps({"move": wallhug_move(obs).value})
+#: Each move's reply text and the decision the runner parser makes of it.
+_PLAYS: dict[Move, tuple[str, RunnerDecision]] = {
+    move: (json.dumps({"move": move.value}), RunnerDecision(move)) for move in Move
+}
 
 
-__all__ = ["COMPASS", "heading", "is_open", "ordered_move", "wallhug", "wallhug_move"]
+def wallhug_play(obs: RunnerObservation) -> tuple[str, RunnerDecision]:
+    """WALLHUG's reply to ``obs`` and its decision (what the parser makes of the reply)."""
+    return _PLAYS[wallhug_move(obs)]
+
+
+#: WALLHUG's reply to an observation, in the shape a model's reply takes (called like
+#: a function); it gives its decision too (:class:`~harness.game.DecidedBaseline`).
+wallhug = DecidedBaseline(wallhug_play)
+
+
+__all__ = [
+    "COMPASS",
+    "heading",
+    "is_open",
+    "ordered_move",
+    "wallhug",
+    "wallhug_move",
+    "wallhug_play",
+]

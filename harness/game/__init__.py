@@ -17,17 +17,20 @@ a seat; nothing in the shared machinery imports a game.
 """
 
 from harness.game.api import HttpApi, RequestRefused
-from harness.game.codec import RecordCodec
+from harness.game.codec import DumpedDecisions, RecordCodec
 from harness.game.entry import GameEntry, SeatGroup
 from harness.game.report import Column, Report
-from harness.game.rules import ChamberStates, Rules, SeatSpec
-from harness.game.seat_io import Baseline, FailureKind, ParseFailure, SeatIO
+from harness.game.rules import ChamberStates, DumpedResolve, Rules, SeatSpec
+from harness.game.seat_io import Baseline, DecidedBaseline, FailureKind, ParseFailure, SeatIO
 from harness.game.view import View
 
 __all__ = [
     "Baseline",
     "ChamberStates",
     "Column",
+    "DecidedBaseline",
+    "DumpedDecisions",
+    "DumpedResolve",
     "FailureKind",
     "GameEntry",
     "HttpApi",

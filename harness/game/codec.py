@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -38,6 +38,17 @@ class RecordCodec(Protocol):
 
     def decision_from_json(self, data: Any) -> Any:
         """The decision a record's (or a hand-written) decision object stands for."""
+        ...
+
+
+@runtime_checkable
+class DumpedDecisions(Protocol):
+    """An optional capability of a codec: a decision in the form its record line holds
+    (``model_dump(mode="json", by_alias=True)`` of :meth:`RecordCodec.decision_model`),
+    made without building the model. A game pins the two forms equal in its tests."""
+
+    def decision_dumped(self, decision: Any) -> dict[str, Any]:
+        """The dump of ``decision_model(decision)``."""
         ...
 
 
@@ -92,4 +103,4 @@ class SeedBoardCodec:
         return dict(data)
 
 
-__all__ = ["RecordCodec", "SeedBoardCodec", "SeededEpisode"]
+__all__ = ["DumpedDecisions", "RecordCodec", "SeedBoardCodec", "SeededEpisode"]

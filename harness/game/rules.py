@@ -111,4 +111,19 @@ class ChamberStates(Protocol):
         ...
 
 
-__all__ = ["ChamberStates", "Rules", "SeatSpec", "StateT", "validated_config"]
+@runtime_checkable
+class DumpedResolve(Protocol):
+    """An optional capability of a rules part: :meth:`Rules.resolve` with the tick's
+    state already in the form its record line holds (what ``model_dump(mode="json",
+    by_alias=True)`` of the model gives, keys in the model's order), made without
+    building the model. The runner writes it as it is; a game pins the two forms
+    equal in its tests."""
+
+    def resolve_dumped(
+        self, state: Any, decisions: Mapping[str, Any]
+    ) -> tuple[Any, dict[str, Any]]:
+        """:meth:`Rules.resolve`, its record model given as that model's dump."""
+        ...
+
+
+__all__ = ["ChamberStates", "DumpedResolve", "Rules", "SeatSpec", "StateT", "validated_config"]

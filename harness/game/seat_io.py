@@ -10,12 +10,30 @@ registry (:class:`~harness.game.entry.GameEntry.baselines`), never imported by i
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from harness.json_reply import FailureKind, ParseFailure
 
 Baseline = Callable[[Any], str]
 """A scripted player: a pure function from a seat's observation to its reply text."""
+
+
+@dataclass(frozen=True)
+class DecidedBaseline:
+    """A scripted player that gives its decision along with its reply text.
+
+    ``play(observation)`` returns the reply text and the decision the game's
+    :meth:`SeatIO.parse_reply` makes of that text (a game pins the two equal in its
+    tests), so a seat playing it need not parse its own bot's text every tick. Called
+    like any :data:`Baseline`, it gives the text.
+    """
+
+    play: Callable[[Any], tuple[str, Any]]
+
+    def __call__(self, observation: Any) -> str:
+        """The reply text to ``observation``."""
+        return self.play(observation)[0]
 
 
 class SeatIO(Protocol):
@@ -42,4 +60,4 @@ class SeatIO(Protocol):
         ...
 
 
-__all__ = ["Baseline", "FailureKind", "ParseFailure", "SeatIO"]
+__all__ = ["Baseline", "DecidedBaseline", "FailureKind", "ParseFailure", "SeatIO"]

@@ -33,10 +33,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from harness.errors import HarnessError
 from harness.game import GameEntry
 from harness.llm.prompts import default_prompt_files
 from harness.records import AgentInfo
-from harness.seats import Seat, SeatReply, SeatRequest
+from harness.seats import Seat, SeatReply, SeatRequest, is_scripted
 from harness.summary import IDENTITY_DETAIL
 
 #: Provider options that decide what answers a call (the rest decide how fast).
@@ -186,6 +187,17 @@ class IdentifiedSeat:
     async def decide(self, request: SeatRequest) -> SeatReply:
         """The wrapped seat's answer."""
         return await self.seat.decide(request)
+
+    @property
+    def scripted(self) -> bool:
+        """Whether the wrapped seat is scripted (:func:`~harness.seats.is_scripted`)."""
+        return is_scripted(self.seat)
+
+    def decide_now(self, request: SeatRequest) -> SeatReply:
+        """The wrapped scripted seat's answer, at once."""
+        if not is_scripted(self.seat):
+            raise HarnessError(f"seat {request.seat.seat} is not scripted: ask it with decide")
+        return self.seat.decide_now(request)
 
 
 def identified(seats: Mapping[str, Seat], identity: str) -> dict[str, Seat]:

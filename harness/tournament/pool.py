@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from harness.episode import run_episode
+from harness.episode import play_scripted
 from harness.errors import ConfigError, WorkerError
 from harness.game import GameEntry
 from harness.records import RecordWriter
@@ -69,7 +69,7 @@ def check_workers(value: int) -> int:
     return value
 
 
-def is_scripted(game: GameEntry, entrant: EntrantConfig) -> bool:
+def entrant_is_scripted(game: GameEntry, entrant: EntrantConfig) -> bool:
     """Whether every seat of ``entrant`` is a scripted baseline (a worker may play it)."""
     return all(
         isinstance(spec, BaselineSeatConfig) for _, spec in entrant.seat_specs(game).values()
@@ -97,7 +97,7 @@ class _Worker:
         self.entrants = {e.name: e for e in setup.config.entrants}
         self.seats: dict[str, dict[str, Seat]] = {}
         for entrant in setup.config.entrants:
-            if is_scripted(self.game, entrant):
+            if entrant_is_scripted(self.game, entrant):
                 specs = entrant.seat_specs(self.game)
                 bots: dict[str, Seat] = {
                     seat_id: BaselineSeat(spec.baseline)
@@ -106,23 +106,21 @@ class _Worker:
                 }
                 identity = setup.identities.get(entrant.name) or ""
                 self.seats[entrant.name] = identified(bots, identity)
-        self.loop = asyncio.new_event_loop()
 
     def play(self, entrant: str, variant: str, seed: int, repetition: int) -> EpisodeSummary:
         plan = EpisodePlan(self.entrants[entrant], variant, seed, repetition)
         state = start_state(self.config, self.game, plan)
-        writer = RecordWriter(self.folder.partial_path(plan.episode_id))
+        # no reader follows a partial record: its lines need not be flushed one by one
+        writer = RecordWriter(self.folder.partial_path(plan.episode_id), flush_lines=False)
         try:
-            self.loop.run_until_complete(
-                run_episode(
-                    self.game,
-                    state,
-                    self.seats[entrant],
-                    episode_id=plan.episode_id,
-                    seed=seed,
-                    variant=variant,
-                    writer=writer,
-                )
+            play_scripted(
+                self.game,
+                state,
+                self.seats[entrant],
+                episode_id=plan.episode_id,
+                seed=seed,
+                variant=variant,
+                writer=writer,
             )
         finally:
             writer.close()
@@ -219,6 +217,6 @@ __all__ = [
     "ScriptedPool",
     "WorkerSetup",
     "check_workers",
-    "is_scripted",
+    "entrant_is_scripted",
     "usable_cores",
 ]

@@ -54,7 +54,7 @@ from harness.tournament.plan import (
     parse_shard,
     plan_episodes,
 )
-from harness.tournament.pool import ScriptedPool, WorkerSetup, check_workers, is_scripted
+from harness.tournament.pool import ScriptedPool, WorkerSetup, check_workers, entrant_is_scripted
 from harness.tournament.progress import Progress
 from harness.tournament.store import ResultsFolder
 from harness.validation import short_repr
@@ -257,7 +257,9 @@ async def run_tournament(
                 )
                 progress.show()
             gate = Admission(cap_usd=cap, spent_usd=spent, limit=narrowing.limit)
-            scripted = {e.name for e in entrants if is_scripted(game, e)} if processes else set()
+            scripted = (
+                {e.name for e in entrants if entrant_is_scripted(game, e)} if processes else set()
+            )
             in_workers = started = 0
             try:
                 async with contextlib.AsyncExitStack() as stack:
@@ -479,7 +481,8 @@ async def _play_one(
     seats: dict[str, Seat],
 ) -> None:
     state = start_state(config, game, plan)
-    writer = RecordWriter(folder.partial_path(plan.episode_id))
+    # no reader follows a partial record: its lines need not be flushed one by one
+    writer = RecordWriter(folder.partial_path(plan.episode_id), flush_lines=False)
     try:
         with call_scope(plan.episode_id):  # the cache keys this episode's calls apart
             await run_episode(

@@ -19,7 +19,7 @@ from harness.cli import main
 from harness.errors import ConfigError
 from harness.registry import get_game
 from harness.tournament.config import TournamentConfig, load_tournament
-from harness.tournament.pool import check_workers, is_scripted
+from harness.tournament.pool import check_workers, entrant_is_scripted
 from harness.tournament.run import plan_episodes, run_tournament
 from harness.tournament.store import ResultsFolder
 from tests.ctrl_c import FOREGROUND
@@ -127,9 +127,9 @@ def test_a_resumed_run_gives_workers_only_what_is_left(tmp_path: Path) -> None:
     assert len(ResultsFolder(out).summaries()) == 10
 
 
-def test_is_scripted_means_every_seat_a_baseline(tmp_path: Path) -> None:
+def test_an_entrant_is_scripted_when_every_seat_is_a_baseline(tmp_path: Path) -> None:
     config = config_at(tmp_path, MIXED.format(seeds=1))
-    assert [is_scripted(GAME, e) for e in config.entrants] == [True, True, False]
+    assert [entrant_is_scripted(GAME, e) for e in config.entrants] == [True, True, False]
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True, "2"])

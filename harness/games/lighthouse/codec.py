@@ -46,6 +46,16 @@ class LighthouseCodec:
             )
         return RunnerDecisionModel(move=decision.move, notes=decision.notes)
 
+    def decision_dumped(self, decision: Any) -> dict[str, Any]:
+        """The dump of :meth:`decision_model` (keys in the model's order)."""
+        if isinstance(decision, KeeperDecision):
+            return {
+                "transmit": decision.transmit,
+                "message": decision.message,
+                "notes": decision.notes,
+            }
+        return {"move": Move(decision.move).value, "notes": decision.notes}
+
     def decision_from_json(self, data: Any) -> KeeperDecision | RunnerDecision:
         if not isinstance(data, dict):
             raise TypeError(f"a decision is a JSON object, not {data!r}")

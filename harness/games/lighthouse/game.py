@@ -21,7 +21,7 @@ from harness.games.lighthouse.observe import (
     observe_keeper,
     observe_runner,
 )
-from harness.games.lighthouse.record import LighthouseResults, LighthouseTickState, RunnerStateModel
+from harness.games.lighthouse.record import LighthouseResults, LighthouseTickState
 from harness.games.lighthouse.rules import end_by_deadline, resolve_tick, results
 from harness.games.lighthouse.state import GameState, KeeperDecision, RunnerDecision, new_game
 
@@ -94,6 +94,13 @@ class LighthouseRules:
     def resolve(
         self, state: GameState, decisions: Mapping[str, Any]
     ) -> tuple[GameState, LighthouseTickState]:
+        after, snapshot = self.resolve_dumped(state, decisions)
+        return after, LighthouseTickState.model_validate(snapshot)
+
+    def resolve_dumped(
+        self, state: GameState, decisions: Mapping[str, Any]
+    ) -> tuple[GameState, dict[str, Any]]:
+        """:meth:`resolve` with the tick state as the dump of its record model."""
         # A record read back may hold any decision under any seat: a wrong kind is the
         # record's error, named, never an AttributeError deep in the rules.
         keeper = decisions.get(KEEPER)
@@ -105,32 +112,37 @@ class LighthouseRules:
                 raise RulesError(f"tick {state.tick}: runner{seat}'s decision has no move")
         after, events = resolve_tick(state, keeper, runners)
         by_seat = {e.seat: e for e in events.runners}
-        snapshot = LighthouseTickState(
-            transmission=events.transmission,
-            clock=after.clock,
-            water_line=after.water_line,
-            tide_rows=after.tide.rows(after.clock),
-            gate_open=after.gate_open,
-            gate_opened_tick=after.gate_opened_tick,
-            collected=list(after.collected),
-            keeper_notes=after.keeper_notes,
-            runners=[
-                RunnerStateModel(
-                    seat=r.seat,
-                    alias=r.alias,
-                    pos=r.pos,
-                    status=r.status,
-                    keys=list(r.keys),
-                    notes=r.notes,
-                    move=by_seat[r.seat].move if r.seat in by_seat else None,
-                    bumped=by_seat[r.seat].bumped if r.seat in by_seat else None,
-                    picked_key=by_seat[r.seat].picked_key if r.seat in by_seat else None,
-                )
-                for r in after.runners
-            ],
-            grid=list(keeper_grid(after)),
-            reason=after.reason,
-        )
+        runner_docs = []
+        for r in after.runners:
+            event = by_seat.get(r.seat)
+            picked = event.picked_key if event is not None else None
+            runner_docs.append(
+                {
+                    "seat": r.seat,
+                    "alias": r.alias,
+                    "pos": list(r.pos),
+                    "status": r.status.value,
+                    "keys": [list(k) for k in r.keys],
+                    "notes": r.notes,
+                    "move": event.move.value if event is not None else None,
+                    "bumped": event.bumped if event is not None else None,
+                    "pickedKey": list(picked) if picked is not None else None,
+                }
+            )
+        # keys in LighthouseTickState's order, as model_dump(by_alias=True) writes them
+        snapshot = {
+            "transmission": events.transmission,
+            "clock": after.clock,
+            "waterLine": after.water_line,
+            "tideRows": after.tide.rows(after.clock),
+            "gateOpen": after.gate_open,
+            "gateOpenedTick": after.gate_opened_tick,
+            "collected": [list(k) for k in after.collected],
+            "keeperNotes": after.keeper_notes,
+            "runners": runner_docs,
+            "grid": list(keeper_grid(after)),
+            "reason": after.reason.value if after.reason is not None else None,
+        }
         return after, snapshot
 
     def is_over(self, state: GameState) -> bool:

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.games.lighthouse.board import WALL, Pos
+from harness.games.lighthouse.board import FLOOR, WALL, Pos
 from harness.games.lighthouse.state import (
+    FLOOR_GLYPH,
+    GATE_OPEN,
+    GATE_SHUT,
+    KEY_GLYPH,
     STANDING_ORDER_MAX_AGE,
     TRANSCRIPT_LENGTH,
+    WATER,
     GameState,
     Move,
     MoveRecord,
@@ -20,12 +25,7 @@ from harness.games.lighthouse.state import (
     Transmission,
 )
 
-WATER = "~"
-GATE_SHUT = "E"
-GATE_OPEN = "O"
 SELF = "@"
-KEY_GLYPH = "K"
-FLOOR_GLYPH = "."
 
 
 @dataclass(frozen=True)
@@ -99,37 +99,10 @@ class RunnerObservation:
 def keeper_grid(state: GameState) -> tuple[str, ...]:
     """The keeper's grid (decision O1): runner > exit > wall > water > key > floor.
 
-    Only active runners are drawn; two on one tile show the lower seat number.
+    Only active runners are drawn; two on one tile show the lower seat number. Made
+    once per state (:attr:`GameState.keeper_grid`).
     """
-    # Painted in layers from the lowest precedence up; it runs twice a tick, so it
-    # works row by row rather than asking _terrain_glyph about every tile.
-    water_line = state.water_line
-    rows = [
-        list(terrain if y < water_line else terrain.replace(FLOOR_GLYPH, WATER))
-        for y, terrain in enumerate(state.board.terrain)
-    ]
-    for x, y in state.uncollected_keys():
-        if y < water_line:
-            rows[y][x] = KEY_GLYPH
-    ex, ey = state.board.exit
-    rows[ey][ex] = GATE_OPEN if state.gate_open else GATE_SHUT
-    for runner in reversed(state.runners):  # the lowest seat is painted last, on top
-        if runner.active:
-            rows[runner.pos[1]][runner.pos[0]] = str(runner.seat)
-    return tuple("".join(row) for row in rows)
-
-
-def _terrain_glyph(state: GameState, pos: Pos) -> str:
-    """A tile's glyph without runners: exit > wall > water > key > floor."""
-    if pos == state.board.exit:
-        return GATE_OPEN if state.gate_open else GATE_SHUT
-    if not state.board.in_bounds(pos) or not state.board.is_floor(pos):
-        return WALL
-    if state.is_flooded(pos):
-        return WATER
-    if pos in state.board.keys and pos not in state.collected:
-        return KEY_GLYPH
-    return FLOOR_GLYPH
+    return state.keeper_grid
 
 
 def runner_window(state: GameState, pos: Pos) -> tuple[str, str, str]:
@@ -137,12 +110,31 @@ def runner_window(state: GameState, pos: Pos) -> tuple[str, str, str]:
 
     Off-grid tiles are '#'; other runners are not drawn.
     """
+    # Each tile's glyph without runners: exit > wall > water > key > floor; what that
+    # asks of the state is looked up once, as this runs for every runner every tick.
+    board = state.board
+    width, height, terrain, exit_pos = board.width, board.height, board.terrain, board.exit
+    gate = GATE_OPEN if state.gate_open else GATE_SHUT
+    water_line = state.water_line
+    keys, collected = board.keys, state.collected
     x0, y0 = pos
     rows = []
-    for dy in (-1, 0, 1):
+    for y in (y0 - 1, y0, y0 + 1):
         row = []
-        for dx in (-1, 0, 1):
-            row.append(SELF if dx == dy == 0 else _terrain_glyph(state, (x0 + dx, y0 + dy)))
+        for x in (x0 - 1, x0, x0 + 1):
+            if x == x0 and y == y0:
+                glyph = SELF
+            elif (x, y) == exit_pos:
+                glyph = gate
+            elif not (0 <= x < width and 0 <= y < height) or terrain[y][x] != FLOOR:
+                glyph = WALL
+            elif y >= water_line:
+                glyph = WATER
+            elif (x, y) in keys and (x, y) not in collected:
+                glyph = KEY_GLYPH
+            else:
+                glyph = FLOOR_GLYPH
+            row.append(glyph)
         rows.append("".join(row))
     return (rows[0], rows[1], rows[2])
 
@@ -196,7 +188,9 @@ def observe_runner(state: GameState, seat: int) -> RunnerObservation:
     """Runner ``seat``'s observation of ``state`` (decisions O2, O4b, O5, T2)."""
     runner = state.runner(seat)
     u = state.tick
-    delivered = [m for m in state.transmissions if m.delivery_tick <= u]
+    # delivery_tick <= u, i.e. tick < u, compared without the property (every runner,
+    # every tick)
+    delivered = [m for m in state.transmissions if m.tick < u]
     inbox = delivered[-1].message if delivered and delivered[-1].delivery_tick == u else None
     latest = delivered[-1] if delivered else None
     standing = next(

@@ -137,10 +137,15 @@ def resolve_tick(
         )
         bumps[runner.seat] = bumped
         history = (*runner.moves, MoveRecord(decision.move, bumped))[-MOVE_HISTORY:]
+        # built whole rather than with replace(), which costs several times more and
+        # runs for every runner every tick; every field is named
         moved.append(
-            replace(
-                runner,
+            Runner(
+                seat=runner.seat,
+                alias=runner.alias,
                 pos=runner.pos if bumped else target,
+                status=runner.status,
+                keys=runner.keys,
                 moves=history,
                 notes=decision.notes if decision.notes is not None else runner.notes,
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
 from harness.errors import ConfigError
 from harness.games.lighthouse.board import Board, Pos
@@ -18,6 +19,13 @@ MOVE_HISTORY = 6
 TRANSCRIPT_LENGTH = 5
 #: A standing order is the most recent message of age 1 to this (decision T2).
 STANDING_ORDER_MAX_AGE = 3
+
+# The glyphs of what the seats see (decision O1), beside the board's wall.
+WATER = "~"
+GATE_SHUT = "E"
+GATE_OPEN = "O"
+KEY_GLYPH = "K"
+FLOOR_GLYPH = "."
 
 
 class Move(StrEnum):
@@ -140,15 +148,43 @@ class GameState:
     keeper_notes: str = ""
     reason: Reason | None = None
 
-    @property
+    # The derived values below are asked for many times a tick; a state never changes,
+    # so each is worked out once (cached_property writes past the frozen __setattr__,
+    # and dataclasses.replace makes a new state with nothing cached).
+
+    @cached_property
     def tide(self) -> Tide:
         """The tide of this board under this config."""
         return Tide(self.config.tide_delay, self.config.tide_period, self.board.height)
 
-    @property
+    @cached_property
     def water_line(self) -> int:
         """The y of the topmost flooded row now (``height`` when none is)."""
         return self.tide.water_line(self.clock)
+
+    @cached_property
+    def keeper_grid(self) -> tuple[str, ...]:
+        """The keeper's grid (decision O1): runner > exit > wall > water > key > floor.
+
+        Only active runners are drawn; two on one tile show the lower seat number.
+        Made once per state: the keeper's observation and the record of the tick that
+        made the state both show it.
+        """
+        # Painted in layers from the lowest precedence up, row by row.
+        water_line = self.water_line
+        rows = [
+            list(terrain if y < water_line else terrain.replace(FLOOR_GLYPH, WATER))
+            for y, terrain in enumerate(self.board.terrain)
+        ]
+        for x, y in self.uncollected_keys():
+            if y < water_line:
+                rows[y][x] = KEY_GLYPH
+        ex, ey = self.board.exit
+        rows[ey][ex] = GATE_OPEN if self.gate_open else GATE_SHUT
+        for runner in reversed(self.runners):  # the lowest seat is painted last, on top
+            if runner.active:
+                rows[runner.pos[1]][runner.pos[0]] = str(runner.seat)
+        return tuple("".join(row) for row in rows)
 
     @property
     def flood_clock(self) -> int:
