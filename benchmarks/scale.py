@@ -43,7 +43,6 @@ from harness.episode import run_episode
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.observe import observe_keeper, observe_runner
-from harness.games.lighthouse.replies import parse_keeper_reply, parse_runner_reply
 from harness.games.lighthouse.rules import resolve_tick, results
 from harness.games.lighthouse.state import new_game
 from harness.registry import get_game
@@ -78,16 +77,14 @@ def floor(seeds: range) -> float:
     for seed in seeds:
         state = new_game(config, generate_board(config, seed))
         while not state.over:
-            seen = observe_keeper(state)
-            keeper = parse_keeper_reply(
-                lantern(seen), message_cap=seen.message_cap, notes_cap=seen.notes_cap
-            )
-            moves = {}
-            for runner in state.runners:
-                if runner.active:
-                    view = observe_runner(state, runner.seat)
-                    moves[runner.seat] = parse_runner_reply(wallhug(view), notes_cap=view.notes_cap)
-            state, _ = resolve_tick(state, keeper, moves)  # type: ignore[arg-type]
+            # the bots give their decisions with their text, as the harness uses them
+            _, keeper = lantern.play(observe_keeper(state))
+            moves = {
+                runner.seat: wallhug.play(observe_runner(state, runner.seat))[1]
+                for runner in state.runners
+                if runner.active
+            }
+            state, _ = resolve_tick(state, keeper, moves)
         results(state)
     return time.process_time() - start
 
