@@ -9,11 +9,12 @@
    * the floor: a plain straight-line loop over the same engine functions the harness
      calls (board, observations, the two baselines, the tick), nothing recorded;
    * the episode runner in this process (``run_episode``, no record written);
-   * ``lighthouse run`` as a whole process, records written and the report printed,
-     with ``--workers 0`` (every episode on the event loop) and ``--workers 1``: its
-     user + system CPU (the workers' included: they are its own reaped children),
-     less that of a one-seed run of the same command (start-up, imports, the pool).
-2. Scaling: the same ``lighthouse run`` with 1 .. N workers (default: the usable
+   * ``lighthouse run --no-report`` as a whole process, records written, with
+     ``--workers 0`` (every episode on the event loop) and ``--workers 1``: its user +
+     system CPU (the workers' included: they are its own reaped children), less that
+     of a one-seed run of the same command (start-up, imports, the pool); and
+     ``--workers 1`` with the report printed too (its bootstrap is work per episode).
+2. Scaling: the same ``lighthouse run --no-report`` with 1 .. N workers (default: the usable
    cores), episodes per second of wall time, start-up subtracted the same way.
 3. Memory (``benchmarks.memory``): the peak RSS of a scripted tournament of
    ``--memory-episodes`` episodes beside one of 1,000, and a 1,000,000-seed config's
@@ -106,14 +107,14 @@ def in_process(seeds: range) -> float:
     return time.process_time() - start
 
 
-def cli_run(config: Path, out: Path, workers: int) -> Usage:
-    """``lighthouse run CONFIG --out OUT --workers W`` in a child; what it used."""
+def cli_run(config: Path, out: Path, workers: int, *, report: bool = False) -> Usage:
+    """``lighthouse run CONFIG --out OUT --workers W [--no-report]`` in a child; what it
+    used."""
     shutil.rmtree(out, ignore_errors=True)
-    argv = [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out)]
+    argv = [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out),
+            "--workers", str(workers), *([] if report else ["--no-report"])]  # fmt: skip
     started = time.perf_counter()
-    child = subprocess.Popen(
-        [*argv, "--workers", str(workers)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert child.stderr is not None
     err = child.stderr.read()
     # wait4: the child's rusage, which holds its own reaped children's (the workers)
@@ -168,10 +169,18 @@ def main(argv: Sequence[str] | None = None) -> None:
             if workers <= 1:
                 print(
                     f"  {per_cpu_second(len(seeds) - 1, cpu)}  lighthouse run --workers "
-                    f"{workers}: records written, report printed, whole process "
+                    f"{workers} --no-report: records written, whole process "
                     f"({full.cpu:.2f} s CPU less {startup.cpu:.2f} s for one seed; "
                     f"{cpu / floor_cpu * len(seeds) / (len(seeds) - 1):.2f}x the floor's)"
                 )
+        startup = cli_run(one, folder / "out", 1, report=True)
+        full = cli_run(many, folder / "out", 1, report=True)
+        cpu = full.cpu - startup.cpu
+        print(
+            f"  {per_cpu_second(len(seeds) - 1, cpu)}  lighthouse run --workers 1, the "
+            f"report printed too (its bootstrap grows with the episodes; "
+            f"{full.cpu:.2f} s CPU less {startup.cpu:.2f} s)"
+        )
         print("\nScaling (lighthouse run, records written; wall time, start-up subtracted):")
         for workers in range(1, args.workers_max + 1):
             print(

@@ -12,6 +12,7 @@ byte-identical once those fields are dropped.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -273,7 +274,7 @@ def dump_doc(doc: Any) -> str:
 
 
 class RecordWriter:
-    """Appends record lines to a file.
+    """Appends record lines to a file, keeping the sha256 of the bytes written.
 
     With ``flush_lines`` (the default) each line is flushed as it is written, so a
     reader following the file (a live viewer) sees whole lines; without it the lines
@@ -284,8 +285,11 @@ class RecordWriter:
     def __init__(self, path: Path, *, flush_lines: bool = True) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] = path.open("w", encoding="utf-8", newline="\n")
+        self._file: IO[bytes] = path.open("wb")
         self._flush_lines = flush_lines
+        # hashed as written: a tournament's results line names its record's sha256
+        # without reading the record back
+        self._sha256 = hashlib.sha256()
 
     def write(self, model: BaseModel) -> None:
         """Write one line (flushed with ``flush_lines``)."""
@@ -293,9 +297,16 @@ class RecordWriter:
 
     def write_doc(self, doc: Any) -> None:
         """Write one line given as its JSON object in dump form (see :func:`dump_doc`)."""
-        self._file.write(dump_doc(doc) + "\n")
+        data = (dump_doc(doc) + "\n").encode("utf-8")
+        self._sha256.update(data)
+        self._file.write(data)
         if self._flush_lines:
             self._file.flush()
+
+    @property
+    def sha256(self) -> str:
+        """The sha256 (hex) of every byte written so far: the record's, once closed."""
+        return self._sha256.hexdigest()
 
     def close(self, *, sync: bool = True) -> None:
         """Close the file, fsyncing it first unless ``sync`` is False."""

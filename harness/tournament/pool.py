@@ -47,7 +47,7 @@ from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.episode_setup import start_state
 from harness.tournament.identity import identified
 from harness.tournament.plan import EpisodePlan
-from harness.tournament.store import ResultsFolder
+from harness.tournament.store import ResultsFolder, summarize_played
 from harness.validation import short_repr
 
 
@@ -113,7 +113,7 @@ class _Worker:
         # no reader follows a partial record: its lines need not be flushed one by one
         writer = RecordWriter(self.folder.partial_path(plan.episode_id), flush_lines=False)
         try:
-            play_scripted(
+            outcome = play_scripted(
                 self.game,
                 state,
                 self.seats[entrant],
@@ -124,7 +124,9 @@ class _Worker:
             )
         finally:
             writer.close()
-        return self.folder.summarize_partial(self.game, plan.episode_id, entrant, repetition)
+        return summarize_played(
+            self.game, outcome, writer.sha256, entrant=entrant, repetition=repetition
+        )
 
 
 _worker: _Worker | None = None

@@ -56,7 +56,7 @@ from harness.tournament.plan import (
 )
 from harness.tournament.pool import ScriptedPool, WorkerSetup, check_workers, entrant_is_scripted
 from harness.tournament.progress import Progress
-from harness.tournament.store import ResultsFolder
+from harness.tournament.store import ResultsFolder, summarize_played
 from harness.validation import short_repr
 
 T = TypeVar("T")
@@ -397,11 +397,7 @@ async def _play_all(
             bound = bound_of(plan)
             if gate is not None and not await gate.admit(bound):
                 break
-            await _play_one(config, game, folder, plan, seats[plan.entrant.name])
-            summary = await asyncio.to_thread(
-                folder.summarize_partial, game, plan.episode_id, plan.entrant.name,
-                plan.repetition,
-            )  # fmt: skip
+            summary = await _play_one(config, game, folder, plan, seats[plan.entrant.name])
             await finished.put((summary, bound))
 
     async def pool_worker(pool: ScriptedPool) -> None:
@@ -479,13 +475,14 @@ async def _play_one(
     folder: ResultsFolder,
     plan: EpisodePlan,
     seats: dict[str, Seat],
-) -> None:
+) -> EpisodeSummary:
+    """Play ``plan`` on the event loop into its partial record; its results line."""
     state = start_state(config, game, plan)
     # no reader follows a partial record: its lines need not be flushed one by one
     writer = RecordWriter(folder.partial_path(plan.episode_id), flush_lines=False)
     try:
         with call_scope(plan.episode_id):  # the cache keys this episode's calls apart
-            await run_episode(
+            outcome = await run_episode(
                 game,
                 state,
                 seats,
@@ -496,6 +493,11 @@ async def _play_one(
             )
     finally:
         await asyncio.to_thread(writer.close)  # flush and fsync off the event loop
+    # validating a long record (model replies of up to 1 MiB) would stall the loop
+    return await asyncio.to_thread(
+        summarize_played, game, outcome, writer.sha256,
+        entrant=plan.entrant.name, repetition=plan.repetition,
+    )  # fmt: skip
 
 
 __all__ = [

@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness import __version__
+from harness.episode import EpisodeOutcome
 from harness.errors import ConfigError, RecordError
 from harness.game import GameEntry
 from harness.reader import open_record
@@ -133,6 +134,20 @@ def _mark(bits: bytearray, number: int) -> None:
     if byte >= len(bits):
         bits.extend(bytes(byte - len(bits) + 1))
     bits[byte] |= 1 << bit
+
+
+def summarize_played(
+    game: GameEntry, outcome: EpisodeOutcome, digest: str, *, entrant: str, repetition: int
+) -> EpisodeSummary:
+    """The results line of an episode just played into its partial record.
+
+    From the episode's lines as the record models validate them (the same models
+    reading the record back gives: pinned in tests/test_record_lines.py) and
+    ``digest``, the sha256 of the bytes written (:attr:`RecordWriter.sha256`), so the
+    record is not read back. Pure: a worker process calls it as well as the run.
+    """
+    summary = summarize(game.report, outcome.lines, entrant=entrant, repetition=repetition)
+    return summary.model_copy(update={"record_sha256": digest})
 
 
 class ResultsFolder:
@@ -433,6 +448,7 @@ __all__ = [
     "Repair",
     "ResultsFolder",
     "fsync_dir",
+    "summarize_played",
     "write_atomically",
     "write_lines_atomically",
 ]
