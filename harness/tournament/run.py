@@ -47,6 +47,7 @@ from harness.tournament.identity import (
 from harness.tournament.lock import FolderLock, check_place
 from harness.tournament.narrow import Narrowing, check_limit
 from harness.tournament.plan import (
+    DoneSet,
     EpisodePlan,
     PlanIndex,
     count_episodes,
@@ -209,7 +210,7 @@ async def run_tournament(
         def todo() -> Iterator[EpisodePlan]:
             return done.todo()
 
-        entrants = _entrants(todo())
+        entrants = _pending(config, plans, done)
         bounds = _check_can_play(config, game, entrants, environ, cap)
         spent = cost.value() + recorded_cost(iter_superseded_lines(out))
         calls = CallCache(out / CACHE_FILE) if (config.cache if cache is None else cache) else None
@@ -438,12 +439,11 @@ def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return _first(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-def _entrants(plans: Iterable[EpisodePlan]) -> list[EntrantConfig]:
-    """The entrants of ``plans``, in order of first appearance."""
-    seen: dict[str, EntrantConfig] = {}
-    for plan in plans:
-        seen.setdefault(plan.entrant.name, plan.entrant)
-    return list(seen.values())
+def _pending(config: TournamentConfig, plans: PlanIndex, done: DoneSet) -> list[EntrantConfig]:
+    """The entrants with episodes left to play, in config order: counted, not listed (a
+    million-seed plan is not walked to find them)."""
+    planned = plans.entrant_counts()
+    return [e for e in config.entrants if done.count(e.name) < planned.get(e.name, 0)]
 
 
 def _providers(
