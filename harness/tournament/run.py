@@ -61,6 +61,8 @@ from harness.tournament.store import ResultsFolder, summarize_played
 from harness.validation import short_repr
 
 T = TypeVar("T")
+#: The shortest time between two commits of finished episodes, in seconds.
+COMMIT_EVERY = 0.05
 
 
 def game_of(config: TournamentConfig) -> GameEntry:
@@ -348,14 +350,14 @@ async def _play_all(
     episodes) in ``pool``'s processes; each worker pulls the next episode when it is free.
 
     Finished episodes are committed (records moved into place, results lines appended)
-    by one committer, in the order they finish, in batches: whatever finished while
-    the last batch was written goes into the next, with one fsync of the records
-    folder and one of episodes.jsonl per batch. A worker hands its finished episode to
-    the committer and plays the next, so at most ``width`` episodes are in play on the
-    loop and two per pool process (one played, one queued), and as many wait to be
-    committed, whatever the number of episodes. When the run is cancelled (Ctrl-C),
-    episodes already handed over are still committed. The first failure cancels
-    everything.
+    by one committer, in the order they finish, in batches at most every
+    :data:`COMMIT_EVERY` seconds: whatever finished meanwhile goes into the next, with
+    one fsync of the records folder and one of episodes.jsonl per batch. A worker
+    hands its finished episode to the committer and plays the next, so at most
+    ``width`` episodes are in play on the loop and two per pool process (one played,
+    one queued), and a bounded number wait to be committed, whatever the number of
+    episodes. When the run is cancelled (Ctrl-C), episodes already handed over are
+    still committed. The first failure cancels everything.
 
     ``gate`` admits each episode before it starts (a cost cap, a limit): once it
     refuses one, every worker stops taking episodes, and those in play finish. An
@@ -363,31 +365,54 @@ async def _play_all(
     """
     in_pool = 0 if pool is None else 2 * pool.workers
     scripted = iter(pooled)
+    # room for what finishes while a batch waits its turn (COMMIT_EVERY) and settles;
+    # a full queue holds the workers back until the committer catches up
     finished: asyncio.Queue[tuple[EpisodeSummary, float] | None] = asyncio.Queue(
-        maxsize=width + in_pool
+        maxsize=4 * (width + in_pool)
     )
 
+    wake = asyncio.Event()
+
+    async def hand_over(item: tuple[EpisodeSummary, float] | None) -> None:
+        await finished.put(item)
+        if item is None or finished.full():
+            wake.set()  # the committer need not wait out its turn
+
     async def commit_all() -> None:
-        done = False
-        while not done:
-            batch = [await finished.get()]
-            while not finished.empty():
-                batch.append(finished.get_nowait())
-            done = batch[-1] is None
-            items = [item for item in batch if item is not None]
-            try:
-                # renames, fsyncs and appends: off the event loop
-                await asyncio.to_thread(folder.settle, [summary for summary, _ in items])
-            except asyncio.CancelledError:
-                # the thread finishes this batch; whatever else finished is settled now
-                rest = [item for item in _drain(finished) if item is not None]
-                folder.settle([summary for summary, _ in rest])
-                raise
-            for summary, bound in items:
-                if gate is not None:
-                    await gate.finish(bound, recorded_cost([summary]))
-                if progress is not None:
-                    progress.add(summary)
+        loop = asyncio.get_running_loop()
+        last = -math.inf
+        held: list[tuple[EpisodeSummary, float] | None] = []  # taken, not yet settling
+        try:
+            while True:
+                held = [await finished.get()]
+                # at most one batch every COMMIT_EVERY seconds: when scripted episodes
+                # finish by the hundred a second, they share their fsyncs
+                wait = last + COMMIT_EVERY - loop.time()
+                if wait > 0 and held[0] is not None and not finished.full():
+                    wake.clear()
+                    # or until the queue is full, or the last episode is in
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(wake.wait(), wait)
+                held += _drain(finished)
+                last = loop.time()
+                items = [item for item in held if item is not None]
+                done, held = len(items) < len(held), []
+                # renames, fsyncs and appends: off the event loop (once started, the
+                # thread finishes the batch even if the run is cancelled)
+                if items:
+                    await asyncio.to_thread(folder.settle, [summary for summary, _ in items])
+                for summary, bound in items:
+                    if gate is not None:
+                        await gate.finish(bound, recorded_cost([summary]))
+                    if progress is not None:
+                        progress.add(summary)
+                if done:
+                    return
+        except asyncio.CancelledError:
+            # whatever finished and is not settling yet is settled now: nothing is lost
+            rest = [item for item in [*held, *_drain(finished)] if item is not None]
+            folder.settle([summary for summary, _ in rest])
+            raise
 
     def bound_of(plan: EpisodePlan) -> float:
         found = (bounds or {}).get(plan.entrant.name)
@@ -399,14 +424,14 @@ async def _play_all(
             if gate is not None and not await gate.admit(bound):
                 break
             summary = await _play_one(config, game, folder, plan, seats[plan.entrant.name])
-            await finished.put((summary, bound))
+            await hand_over((summary, bound))
 
     async def pool_worker(pool: ScriptedPool) -> None:
         for plan in scripted:  # shared like todo
             bound = bound_of(plan)
             if gate is not None and not await gate.admit(bound):
                 break
-            await finished.put((await pool.play(plan), bound))
+            await hand_over((await pool.play(plan), bound))
 
     async def play_all() -> None:
         async with asyncio.TaskGroup() as players:
@@ -415,7 +440,7 @@ async def _play_all(
             if pool is not None:
                 for _ in range(in_pool):
                     players.create_task(pool_worker(pool))
-        await finished.put(None)  # everything played: the committer ends
+        await hand_over(None)  # everything played: the committer ends
 
     try:
         async with asyncio.TaskGroup() as group:

@@ -13,6 +13,7 @@ import pytest
 from harness.records import AgentInfo
 from harness.registry import get_game
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
+from harness.tournament import run as run_module
 from harness.tournament.config import TournamentConfig
 from harness.tournament.plan import (
     EpisodePlan,
@@ -187,3 +188,74 @@ def test_every_episode_pulled_is_committed_once(tmp_path: Path) -> None:
     assert sorted(committed) == sorted(pulled)
     assert len(committed) == len(set(committed)) == 20
     assert not list(folder.records.glob("*.partial"))
+
+
+def baseline_seats(cfg: TournamentConfig) -> dict[str, dict[str, Seat]]:
+    return {
+        entrant.name: {
+            "keeper": BaselineSeat("lantern"),
+            **{f"runner{i}": BaselineSeat("wallhug") for i in (1, 2, 3)},
+        }
+        for entrant in cfg.entrants
+    }
+
+
+class CountingFolder(ResultsFolder):
+    """A results folder that counts its batches of commits."""
+
+    batches: list[int]
+
+    def settle(self, summaries: Any) -> None:
+        self.batches.append(len(summaries))
+        super().settle(summaries)
+
+
+def test_episodes_that_finish_together_share_a_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = config([1, 2, 3, 4, 5], entrants=2, repetitions=1)
+    folder = CountingFolder(tmp_path / "out")
+    folder.batches = []
+    folder.open({"game": "lighthouse", "configHash": cfg.config_hash(), "shard": "1/1"})
+    monkeypatch.setattr(run_module, "COMMIT_EVERY", 3600.0)  # a turn never comes by time
+    asyncio.run(_play_all(cfg, GAME, folder, iter_episodes(cfg), baseline_seats(cfg), 4, None))
+    assert len(folder.summaries()) == 20
+    # the first batch is committed at once; the rest wait for the committer's next turn,
+    # which comes early when its queue is full (4 x 4 workers) or the plan runs out
+    batches = [size for size in folder.batches if size]
+    assert sum(batches) == 20
+    assert len(batches) <= 3
+    assert max(batches) <= 17
+    assert not list(folder.records.glob("*.partial"))
+
+
+def test_a_cancelled_run_still_commits_what_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = config({"start": 0, "stop": 1000}, entrants=1, repetitions=1)
+    folder = CountingFolder(tmp_path / "out")
+    folder.batches = []
+    folder.open({"game": "lighthouse", "configHash": cfg.config_hash(), "shard": "1/1"})
+    monkeypatch.setattr(run_module, "COMMIT_EVERY", 3600.0)
+    pulled: list[str] = []
+
+    async def go() -> None:
+        todo = counting(iter_episodes(cfg), pulled)
+        playing = asyncio.create_task(
+            _play_all(cfg, GAME, folder, todo, baseline_seats(cfg), 2, None)
+        )
+        while len(pulled) < 12:  # episodes finish and wait for the committer's next turn
+            await asyncio.sleep(0)
+        playing.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await playing
+
+    asyncio.run(go())
+    committed = {s.episode_id for s in folder.summaries()}
+    # every episode a worker had finished is committed; only those in play are not
+    assert len(folder.batches) == 2
+    assert len(committed) >= 9
+    assert committed <= set(pulled)
+    left = {p.name.removesuffix(".jsonl.partial") for p in folder.records.glob("*.partial")}
+    assert committed.isdisjoint(left)
+    assert len(committed) + len(left) == len(pulled)
