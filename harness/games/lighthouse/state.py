@@ -26,6 +26,7 @@ GATE_SHUT = "E"
 GATE_OPEN = "O"
 KEY_GLYPH = "K"
 FLOOR_GLYPH = "."
+WALL_GLYPH = "#"
 
 
 class Move(StrEnum):
@@ -163,13 +164,10 @@ class GameState:
         return self.tide.water_line(self.clock)
 
     @cached_property
-    def keeper_grid(self) -> tuple[str, ...]:
-        """The keeper's grid (decision O1): runner > exit > wall > water > key > floor.
-
-        Only active runners are drawn; two on one tile show the lower seat number.
-        Made once per state: the keeper's observation and the record of the tick that
-        made the state both show it.
-        """
+    def ground(self) -> tuple[str, ...]:
+        """The grid as the seats see it but for the runners: exit > wall > water > key >
+        floor (decision O1). The keeper's grid draws the runners on it, and each
+        runner's window is cut from it (the window draws no other runner)."""
         # Painted in layers from the lowest precedence up, row by row.
         water_line = self.water_line
         rows = [
@@ -181,10 +179,45 @@ class GameState:
                 rows[y][x] = KEY_GLYPH
         ex, ey = self.board.exit
         rows[ey][ex] = GATE_OPEN if self.gate_open else GATE_SHUT
-        for runner in reversed(self.runners):  # the lowest seat is painted last, on top
-            if runner.active:
-                rows[runner.pos[1]][runner.pos[0]] = str(runner.seat)
         return tuple("".join(row) for row in rows)
+
+    @cached_property
+    def keeper_grid(self) -> tuple[str, ...]:
+        """The keeper's grid (decision O1): runner > exit > wall > water > key > floor.
+
+        Only active runners are drawn; two on one tile show the lower seat number.
+        Made once per state: the keeper's observation and the record of the tick that
+        made the state both show it.
+        """
+        rows = list(self.ground)
+        for runner in reversed(self.runners):  # the lowest seat is drawn last, on top
+            if runner.active:
+                x, y = runner.pos
+                row = rows[y]
+                rows[y] = f"{row[:x]}{runner.seat}{row[x + 1 :]}"
+        return tuple(rows)
+
+    @cached_property
+    def walled_ground(self) -> tuple[str, ...]:
+        """:attr:`ground` in a ring of wall: off-grid tiles read as wall (decision O2),
+        so every 3 x 3 window is three slices of it."""
+        edge = WALL_GLYPH * (self.board.width + 2)
+        return (edge, *(f"{WALL_GLYPH}{row}{WALL_GLYPH}" for row in self.ground), edge)
+
+    @cached_property
+    def radio(self) -> tuple[Transmission | None, Transmission | None]:
+        """What every runner hears at the start of this tick (decision T2): the latest
+        delivered transmission, and the standing order (the latest of age 1 to
+        :data:`STANDING_ORDER_MAX_AGE`). Worked out once for the three runners."""
+        u = self.tick
+        # delivery_tick <= u, i.e. tick < u, compared without the property
+        delivered = [m for m in self.transmissions if m.tick < u]
+        latest = delivered[-1] if delivered else None
+        standing = next(
+            (m for m in reversed(delivered) if 1 <= u - m.delivery_tick <= STANDING_ORDER_MAX_AGE),
+            None,
+        )
+        return latest, standing
 
     @property
     def flood_clock(self) -> int:
