@@ -155,6 +155,8 @@ class _Episode:
             raise HarnessError(f"no seat given for {', '.join(missing)}")
         self.seats = seats
         self.roles: dict[str, SeatSpec] = {spec.seat: spec for spec in self.specs}
+        # what a seat's request holds every tick of the episode, made at its first
+        self._asks: dict[str, tuple[SeatSpec, Mapping[str, Baseline], Baseline]] = {}
         # Every seat scripted: each answers at once (decide_now), no task per seat.
         scripted: dict[str, ScriptedSeat] = {}
         for seat_id, player in seats.items():
@@ -182,13 +184,13 @@ class _Episode:
         variant: str | None,
         derived_from: DerivedFrom | None,
     ) -> None:
-        codec, seats = self.codec, self.seats
+        codec = self.codec
+        # each seat's agent asked once: a wrapped seat builds it anew on every ask
+        agents = {spec.seat: self.seats[spec.seat].agent for spec in self.specs}
         # each prompt text once, however many seats read it (a keeper and three
         # runners share a retry hint, the runners everything)
         prompts = {
-            sha: text
-            for spec in self.specs
-            for sha, text in seats[spec.seat].agent.prompt_texts.items()
+            sha: text for agent in agents.values() for sha, text in agent.prompt_texts.items()
         }
         self.emit(
             {
@@ -206,7 +208,7 @@ class _Episode:
                         "seat": spec.seat,
                         "role": spec.role,
                         "name": spec.name,
-                        "agent": _json(seats[spec.seat].agent),
+                        "agent": _json(agents[spec.seat]),
                     }
                     for spec in self.specs
                 ],
@@ -218,23 +220,24 @@ class _Episode:
 
     def requests(self, state: Any, tick: int, deadline: float) -> list[SeatRequest]:
         """The tick's question to each active seat."""
-        game, rules, roles = self.game, self.rules, self.roles
+        rules, io, asks, episode_id = self.rules, self.game.seat_io, self._asks, self.episode_id
         requests = []
         for seat in rules.active_seats(state):
-            spec = roles[seat]
+            ask = asks.get(seat)
+            if ask is None:
+                ask = asks[seat] = self._ask(seat)
+            spec, baselines, fallback = ask
+            observation = rules.observe(state, seat)
             requests.append(
-                SeatRequest(
-                    game.seat_io,
-                    game.baselines[spec.role],
-                    spec,
-                    tick,
-                    rules.observe(state, seat),
-                    deadline,
-                    self.episode_id,
-                    game.fallback(spec.role),
-                )
+                SeatRequest(io, baselines, spec, tick, observation, deadline, episode_id, fallback)
             )
         return requests
+
+    def _ask(self, seat: str) -> tuple[SeatSpec, Mapping[str, Baseline], Baseline]:
+        """What every request to ``seat`` holds: its spec, its role's baselines and
+        fallback (looked up once an episode, not once a tick)."""
+        spec = self.roles[seat]
+        return spec, self.game.baselines[spec.role], self.game.fallback(spec.role)
 
     def resolve(
         self,
@@ -282,8 +285,9 @@ class _Episode:
             "rawClipped": clipped.clipped,
             "decision": decision,
             "source": reply.source,
-            "replies": [_json(r) for r in reply.replies],
-            "calls": [_json(c) for c in reply.calls],
+            # a scripted seat has neither: no comprehension to build for an empty list
+            "replies": [_json(r) for r in reply.replies] if reply.replies else [],
+            "calls": [_json(c) for c in reply.calls] if reply.calls else [],
             **({"error": reply.error} if reply.error is not None else {}),
             "wallClock": {"latencyMs": round(float(reply.latency_s) * 1000, 3)},
         }
