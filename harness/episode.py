@@ -278,7 +278,7 @@ class _Episode:
             if self._decision_dumped is not None
             else _json(self.codec.decision_model(reply.decision))
         )
-        return {
+        turn = {
             "raw": clipped.text,
             "rawLength": clipped.length,
             "rawSha256": clipped.sha256,
@@ -288,9 +288,11 @@ class _Episode:
             # a scripted seat has neither: no comprehension to build for an empty list
             "replies": [_json(r) for r in reply.replies] if reply.replies else [],
             "calls": [_json(c) for c in reply.calls] if reply.calls else [],
-            **({"error": reply.error} if reply.error is not None else {}),
-            "wallClock": {"latencyMs": round(float(reply.latency_s) * 1000, 3)},
         }
+        if reply.error is not None:  # absent when None, before wallClock
+            turn["error"] = reply.error
+        turn["wallClock"] = {"latencyMs": round(float(reply.latency_s) * 1000, 3)}
+        return turn
 
     def end(self, state: Any, play_seconds: float) -> EpisodeOutcome:
         """Write the closing line; the episode's outcome."""

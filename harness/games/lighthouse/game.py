@@ -115,18 +115,24 @@ class LighthouseRules:
         runner_docs = []
         for r in after.runners:
             event = by_seat.get(r.seat)
-            picked = event.picked_key if event is not None else None
+            move: str | None = None
+            bumped: bool | None = None
+            picked: list[int] | None = None
+            if event is not None:  # else resolved before this tick: it did nothing
+                move, bumped = event.move.value, event.bumped
+                if event.picked_key is not None:
+                    picked = list(event.picked_key)
             runner_docs.append(
                 {
                     "seat": r.seat,
                     "alias": r.alias,
                     "pos": list(r.pos),
                     "status": r.status.value,
-                    "keys": [list(k) for k in r.keys],
+                    "keys": [list(k) for k in r.keys] if r.keys else [],
                     "notes": r.notes,
-                    "move": event.move.value if event is not None else None,
-                    "bumped": event.bumped if event is not None else None,
-                    "pickedKey": list(picked) if picked is not None else None,
+                    "move": move,
+                    "bumped": bumped,
+                    "pickedKey": picked,
                 }
             )
         # keys in LighthouseTickState's order, as model_dump(by_alias=True) writes them

@@ -15,6 +15,7 @@ from harness.games.lighthouse.state import (
     GameState,
     Move,
     MoveRecord,
+    Runner,
     RunnerStatus,
     Transmission,
 )
@@ -110,6 +111,19 @@ def runner_window(state: GameState, pos: Pos) -> tuple[str, str, str]:
     return (north[x : x + 3], f"{middle[x]}{SELF}{middle[x + 2]}", south[x : x + 3])
 
 
+def _runner_view(runner: Runner) -> RunnerView:
+    last = runner.last_move
+    return RunnerView(
+        seat=runner.seat,
+        alias=runner.alias,
+        pos=runner.pos,
+        status=runner.status,
+        last_move=last.move if last else None,
+        bumped=last.bumped if last else False,
+        keys=runner.keys,
+    )
+
+
 def observe_keeper(state: GameState) -> KeeperObservation:
     """The keeper's observation of ``state``."""
     tide = state.tide
@@ -121,18 +135,7 @@ def observe_keeper(state: GameState) -> KeeperObservation:
         width=state.board.width,
         height=state.board.height,
         grid=keeper_grid(state),
-        runners=tuple(
-            RunnerView(
-                seat=r.seat,
-                alias=r.alias,
-                pos=r.pos,
-                status=r.status,
-                last_move=r.last_move.move if r.last_move else None,
-                bumped=r.last_move.bumped if r.last_move else False,
-                keys=r.keys,
-            )
-            for r in state.runners
-        ),
+        runners=tuple([_runner_view(r) for r in state.runners]),
         exit=state.board.exit,
         keys=state.board.keys,
         uncollected_keys=state.uncollected_keys(),
