@@ -249,7 +249,8 @@ class _Episode:
     ) -> Any:
         """Resolve the tick with ``replies`` and write its line; the next state."""
         active = [r.seat.seat for r in requests]
-        decisions = {seat: reply.decision for seat, reply in zip(active, replies, strict=True)}
+        answers = list(zip(active, replies, strict=True))
+        decisions = {seat: reply.decision for seat, reply in answers}
         snapshot: Any
         if self._resolve_dumped is not None:
             state, snapshot = self._resolve_dumped(state, decisions)
@@ -260,9 +261,7 @@ class _Episode:
             {
                 "type": "tick",
                 "tick": tick,
-                "seats": {
-                    seat: self._turn(reply) for seat, reply in zip(active, replies, strict=True)
-                },
+                "seats": {seat: self._turn(reply) for seat, reply in answers},
                 "state": snapshot,
                 "wallClock": tick_wall_clock(
                     (call for reply in replies for call in reply.calls), answered
