@@ -155,6 +155,8 @@ class _Episode:
             raise HarnessError(f"no seat given for {', '.join(missing)}")
         self.seats = seats
         self.roles: dict[str, SeatSpec] = {spec.seat: spec for spec in self.specs}
+        # what a seat's request holds every tick of the episode, made at its first
+        self._asks: dict[str, tuple[SeatSpec, Mapping[str, Baseline], Baseline]] = {}
         # Every seat scripted: each answers at once (decide_now), no task per seat.
         scripted: dict[str, ScriptedSeat] = {}
         for seat_id, player in seats.items():
@@ -182,13 +184,13 @@ class _Episode:
         variant: str | None,
         derived_from: DerivedFrom | None,
     ) -> None:
-        codec, seats = self.codec, self.seats
+        codec = self.codec
+        # each seat's agent asked once: a wrapped seat builds it anew on every ask
+        agents = {spec.seat: self.seats[spec.seat].agent for spec in self.specs}
         # each prompt text once, however many seats read it (a keeper and three
         # runners share a retry hint, the runners everything)
         prompts = {
-            sha: text
-            for spec in self.specs
-            for sha, text in seats[spec.seat].agent.prompt_texts.items()
+            sha: text for agent in agents.values() for sha, text in agent.prompt_texts.items()
         }
         self.emit(
             {
@@ -206,7 +208,7 @@ class _Episode:
                         "seat": spec.seat,
                         "role": spec.role,
                         "name": spec.name,
-                        "agent": _json(seats[spec.seat].agent),
+                        "agent": _json(agents[spec.seat]),
                     }
                     for spec in self.specs
                 ],
@@ -218,23 +220,24 @@ class _Episode:
 
     def requests(self, state: Any, tick: int, deadline: float) -> list[SeatRequest]:
         """The tick's question to each active seat."""
-        game, rules, roles = self.game, self.rules, self.roles
+        rules, io, asks, episode_id = self.rules, self.game.seat_io, self._asks, self.episode_id
         requests = []
         for seat in rules.active_seats(state):
-            spec = roles[seat]
+            ask = asks.get(seat)
+            if ask is None:
+                ask = asks[seat] = self._ask(seat)
+            spec, baselines, fallback = ask
+            observation = rules.observe(state, seat)
             requests.append(
-                SeatRequest(
-                    game.seat_io,
-                    game.baselines[spec.role],
-                    spec,
-                    tick,
-                    rules.observe(state, seat),
-                    deadline,
-                    self.episode_id,
-                    game.fallback(spec.role),
-                )
+                SeatRequest(io, baselines, spec, tick, observation, deadline, episode_id, fallback)
             )
         return requests
+
+    def _ask(self, seat: str) -> tuple[SeatSpec, Mapping[str, Baseline], Baseline]:
+        """What every request to ``seat`` holds: its spec, its role's baselines and
+        fallback (looked up once an episode, not once a tick)."""
+        spec = self.roles[seat]
+        return spec, self.game.baselines[spec.role], self.game.fallback(spec.role)
 
     def resolve(
         self,
@@ -246,7 +249,8 @@ class _Episode:
     ) -> Any:
         """Resolve the tick with ``replies`` and write its line; the next state."""
         active = [r.seat.seat for r in requests]
-        decisions = {seat: reply.decision for seat, reply in zip(active, replies, strict=True)}
+        answers = list(zip(active, replies, strict=True))
+        decisions = {seat: reply.decision for seat, reply in answers}
         snapshot: Any
         if self._resolve_dumped is not None:
             state, snapshot = self._resolve_dumped(state, decisions)
@@ -257,9 +261,7 @@ class _Episode:
             {
                 "type": "tick",
                 "tick": tick,
-                "seats": {
-                    seat: self._turn(reply) for seat, reply in zip(active, replies, strict=True)
-                },
+                "seats": {seat: self._turn(reply) for seat, reply in answers},
                 "state": snapshot,
                 "wallClock": tick_wall_clock(
                     (call for reply in replies for call in reply.calls), answered
@@ -275,18 +277,21 @@ class _Episode:
             if self._decision_dumped is not None
             else _json(self.codec.decision_model(reply.decision))
         )
-        return {
+        turn = {
             "raw": clipped.text,
             "rawLength": clipped.length,
             "rawSha256": clipped.sha256,
             "rawClipped": clipped.clipped,
             "decision": decision,
             "source": reply.source,
-            "replies": [_json(r) for r in reply.replies],
-            "calls": [_json(c) for c in reply.calls],
-            **({"error": reply.error} if reply.error is not None else {}),
-            "wallClock": {"latencyMs": round(float(reply.latency_s) * 1000, 3)},
+            # a scripted seat has neither: no comprehension to build for an empty list
+            "replies": [_json(r) for r in reply.replies] if reply.replies else [],
+            "calls": [_json(c) for c in reply.calls] if reply.calls else [],
         }
+        if reply.error is not None:  # absent when None, before wallClock
+            turn["error"] = reply.error
+        turn["wallClock"] = {"latencyMs": round(float(reply.latency_s) * 1000, 3)}
+        return turn
 
     def end(self, state: Any, play_seconds: float) -> EpisodeOutcome:
         """Write the closing line; the episode's outcome."""

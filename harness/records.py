@@ -267,10 +267,16 @@ def dump_line(model: BaseModel) -> str:
     return dump_doc(model.model_dump(mode="json", by_alias=True))
 
 
+#: What :func:`json.dumps` with these arguments would build anew for every line. No
+#: circular check: a line is a tree of JSON values the harness made (a cycle cannot be
+#: built from JSON), and the check costs a dict entry per object of every line.
+_LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
+
+
 def dump_doc(doc: Any) -> str:
     """One record line from its JSON object, already in the form :func:`dump_line` gives
     its model (camelCase keys in model order): the same bytes, without the model."""
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    return _LINE_ENCODER.encode(doc)
 
 
 class RecordWriter:

@@ -154,9 +154,14 @@ class BaselineSeat:
 
     def decide_now(self, request: SeatRequest) -> SeatReply:
         """The baseline's answer to ``request``."""
-        # fallback_reply inlined: this runs for every baseline seat every tick
+        # fallback_reply inlined, and a bot that gives its decision asked directly: this
+        # runs for every baseline seat every tick
         start = time.perf_counter()
-        raw, decision = request.baseline(self._name)
+        bot = request.baselines.get(self._name)
+        if isinstance(bot, DecidedBaseline):
+            raw, decision = bot.play(request.observation)
+        else:
+            raw, decision = request.baseline(self._name)
         return SeatReply(raw, decision, "baseline", time.perf_counter() - start)
 
     async def decide(self, request: SeatRequest) -> SeatReply:

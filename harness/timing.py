@@ -17,10 +17,15 @@ from typing import Any
 
 from harness.records import CallRecord
 
+#: The rest of the ``wallClock`` of a tick that made no call: as below with no calls.
+_NO_CALLS: dict[str, Any] = {"callMs": 0.0, "calls": 0, "concurrency": None}
+
 
 def tick_wall_clock(calls: Iterable[CallRecord], seconds: float) -> dict[str, Any]:
     """The ``wallClock`` of a tick whose seats made ``calls`` over ``seconds``."""
     live = [c for c in calls if not c.cached and c.wall_clock is not None]
+    if not live:  # scripted seats, or every answer cached: the tick's length alone
+        return {"tickMs": round(float(seconds * 1000), 3), **_NO_CALLS}
     call_ms = sum((c.wall_clock.request_ms or 0.0) for c in live if c.wall_clock is not None)
     tick_ms = seconds * 1000
     made = sum(1 for c in live if c.attempts)

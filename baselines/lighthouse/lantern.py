@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from harness.game import DecidedBaseline
-from harness.games.lighthouse.board import Pos, bfs_distances, neighbours
+from harness.games.lighthouse.board import Pos, bfs_distances
 from harness.games.lighthouse.observe import KeeperObservation, RunnerView
 from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.state import KeeperDecision, Move, RunnerStatus
@@ -113,7 +113,10 @@ def step_towards(tile: Pos, field: Mapping[Pos, int]) -> Move:
     if here is None or here == 0:
         return Move.WAIT
     best, best_dist = Move.WAIT, here
-    for move, nxt in zip(_STEPS, neighbours(tile), strict=True):
+    x, y = tile
+    # the neighbours in _STEPS order (N, E, S, W), written out: this runs for every
+    # runner every tick the keeper speaks
+    for move, nxt in zip(_STEPS, ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)), strict=True):
         dist = field.get(nxt)
         if dist is not None and dist < best_dist:
             best, best_dist = move, dist

@@ -33,6 +33,17 @@ def _turn(move: Move, quarter_turns: int) -> Move:
     return COMPASS[(COMPASS.index(move) + quarter_turns) % 4]
 
 
+#: The four moves to try, in order, for each order (nearest compass angle first; of
+#: the two at 90 degrees, clockwise first) and for each heading (the left-hand wall
+#: first): worked out once rather than turned every tick.
+_ORDERED_TRIES: dict[Move, tuple[Move, ...]] = {
+    m: (m, _turn(m, 1), _turn(m, -1), _turn(m, 2)) for m in COMPASS
+}
+_HEADING_TRIES: dict[Move, tuple[Move, ...]] = {
+    m: (_turn(m, -1), m, _turn(m, 1), _turn(m, 2)) for m in COMPASS
+}
+
+
 def is_open(obs: RunnerObservation, move: Move) -> bool:
     """Whether the tile in direction ``move`` is open and dry in the window."""
     row, col = _WINDOW_CELL[move]
@@ -62,12 +73,11 @@ def wallhug_move(obs: RunnerObservation) -> Move:
         return Move.WAIT
     if order is not None:
         # nearest compass angle first; of the two at 90 degrees, clockwise first
-        for candidate in (order, _turn(order, 1), _turn(order, -1), _turn(order, 2)):
+        for candidate in _ORDERED_TRIES[order]:
             if is_open(obs, candidate):
                 return candidate
         return Move.WAIT
-    facing = heading(obs)
-    for candidate in (_turn(facing, -1), facing, _turn(facing, 1), _turn(facing, 2)):
+    for candidate in _HEADING_TRIES[heading(obs)]:
         if is_open(obs, candidate):
             return candidate
     return Move.WAIT

@@ -149,7 +149,9 @@ def bfs_distances(passable: frozenset[Pos] | set[Pos], source: Pos) -> dict[Pos,
     while queue:
         here = queue.popleft()
         step = dist[here] + 1
-        for nxt in neighbours(here):
+        x, y = here
+        # neighbours(here) written out (N, E, S, W): this loop is LANTERN's hottest
+        for nxt in ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)):
             if nxt in passable and nxt not in dist:
                 dist[nxt] = step
                 queue.append(nxt)

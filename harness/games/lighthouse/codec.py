@@ -54,7 +54,11 @@ class LighthouseCodec:
                 "message": decision.message,
                 "notes": decision.notes,
             }
-        return {"move": Move(decision.move).value, "notes": decision.notes}
+        move = decision.move  # a Move, unless someone built the decision from its text
+        return {
+            "move": move.value if type(move) is Move else Move(move).value,
+            "notes": decision.notes,
+        }
 
     def decision_from_json(self, data: Any) -> KeeperDecision | RunnerDecision:
         if not isinstance(data, dict):

@@ -43,10 +43,16 @@ SEAT_GROUPS: Final = (
 )
 
 
+#: Each runner's seat id by its number, and back: asked for every runner every tick.
+_RUNNER_IDS: Final = {seat: runner_seat_id(seat) for seat in (1, 2, 3)}
+_RUNNER_NUMBERS: Final = {seat_id: seat for seat, seat_id in _RUNNER_IDS.items()}
+
+
 def _runner_number(seat_id: str) -> int:
-    if seat_id not in ("runner1", "runner2", "runner3"):
+    number = _RUNNER_NUMBERS.get(seat_id)
+    if number is None:
         raise RulesError(f"no such Lighthouse seat: {seat_id!r}")
-    return int(seat_id[-1])
+    return number
 
 
 class LighthouseRules:
@@ -81,7 +87,7 @@ class LighthouseRules:
     def active_seats(self, state: GameState) -> tuple[str, ...]:
         if state.over:
             return ()
-        return (KEEPER, *(runner_seat_id(r.seat) for r in state.runners if r.active))
+        return (KEEPER, *[_RUNNER_IDS[r.seat] for r in state.runners if r.active])
 
     def observe(self, state: GameState, seat: str) -> KeeperObservation | RunnerObservation:
         if seat == KEEPER:
@@ -115,18 +121,24 @@ class LighthouseRules:
         runner_docs = []
         for r in after.runners:
             event = by_seat.get(r.seat)
-            picked = event.picked_key if event is not None else None
+            move: str | None = None
+            bumped: bool | None = None
+            picked: list[int] | None = None
+            if event is not None:  # else resolved before this tick: it did nothing
+                move, bumped = event.move.value, event.bumped
+                if event.picked_key is not None:
+                    picked = list(event.picked_key)
             runner_docs.append(
                 {
                     "seat": r.seat,
                     "alias": r.alias,
                     "pos": list(r.pos),
                     "status": r.status.value,
-                    "keys": [list(k) for k in r.keys],
+                    "keys": [list(k) for k in r.keys] if r.keys else [],
                     "notes": r.notes,
-                    "move": event.move.value if event is not None else None,
-                    "bumped": event.bumped if event is not None else None,
-                    "pickedKey": list(picked) if picked is not None else None,
+                    "move": move,
+                    "bumped": bumped,
+                    "pickedKey": picked,
                 }
             )
         # keys in LighthouseTickState's order, as model_dump(by_alias=True) writes them

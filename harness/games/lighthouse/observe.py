@@ -9,18 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.games.lighthouse.board import FLOOR, WALL, Pos
+from harness.games.lighthouse.board import Pos
 from harness.games.lighthouse.state import (
-    FLOOR_GLYPH,
-    GATE_OPEN,
-    GATE_SHUT,
-    KEY_GLYPH,
-    STANDING_ORDER_MAX_AGE,
     TRANSCRIPT_LENGTH,
-    WATER,
     GameState,
     Move,
     MoveRecord,
+    Runner,
     RunnerStatus,
     Transmission,
 )
@@ -110,33 +105,23 @@ def runner_window(state: GameState, pos: Pos) -> tuple[str, str, str]:
 
     Off-grid tiles are '#'; other runners are not drawn.
     """
-    # Each tile's glyph without runners: exit > wall > water > key > floor; what that
-    # asks of the state is looked up once, as this runs for every runner every tick.
-    board = state.board
-    width, height, terrain, exit_pos = board.width, board.height, board.terrain, board.exit
-    gate = GATE_OPEN if state.gate_open else GATE_SHUT
-    water_line = state.water_line
-    keys, collected = board.keys, state.collected
-    x0, y0 = pos
-    rows = []
-    for y in (y0 - 1, y0, y0 + 1):
-        row = []
-        for x in (x0 - 1, x0, x0 + 1):
-            if x == x0 and y == y0:
-                glyph = SELF
-            elif (x, y) == exit_pos:
-                glyph = gate
-            elif not (0 <= x < width and 0 <= y < height) or terrain[y][x] != FLOOR:
-                glyph = WALL
-            elif y >= water_line:
-                glyph = WATER
-            elif (x, y) in keys and (x, y) not in collected:
-                glyph = KEY_GLYPH
-            else:
-                glyph = FLOOR_GLYPH
-            row.append(glyph)
-        rows.append("".join(row))
-    return (rows[0], rows[1], rows[2])
+    # cut from the state's ground in its ring of wall (made once for the three runners)
+    x, y = pos
+    north, middle, south = state.walled_ground[y : y + 3]
+    return (north[x : x + 3], f"{middle[x]}{SELF}{middle[x + 2]}", south[x : x + 3])
+
+
+def _runner_view(runner: Runner) -> RunnerView:
+    last = runner.last_move
+    return RunnerView(
+        seat=runner.seat,
+        alias=runner.alias,
+        pos=runner.pos,
+        status=runner.status,
+        last_move=last.move if last else None,
+        bumped=last.bumped if last else False,
+        keys=runner.keys,
+    )
 
 
 def observe_keeper(state: GameState) -> KeeperObservation:
@@ -150,18 +135,7 @@ def observe_keeper(state: GameState) -> KeeperObservation:
         width=state.board.width,
         height=state.board.height,
         grid=keeper_grid(state),
-        runners=tuple(
-            RunnerView(
-                seat=r.seat,
-                alias=r.alias,
-                pos=r.pos,
-                status=r.status,
-                last_move=r.last_move.move if r.last_move else None,
-                bumped=r.last_move.bumped if r.last_move else False,
-                keys=r.keys,
-            )
-            for r in state.runners
-        ),
+        runners=tuple([_runner_view(r) for r in state.runners]),
         exit=state.board.exit,
         keys=state.board.keys,
         uncollected_keys=state.uncollected_keys(),
@@ -188,15 +162,8 @@ def observe_runner(state: GameState, seat: int) -> RunnerObservation:
     """Runner ``seat``'s observation of ``state`` (decisions O2, O4b, O5, T2)."""
     runner = state.runner(seat)
     u = state.tick
-    # delivery_tick <= u, i.e. tick < u, compared without the property (every runner,
-    # every tick)
-    delivered = [m for m in state.transmissions if m.tick < u]
-    inbox = delivered[-1].message if delivered and delivered[-1].delivery_tick == u else None
-    latest = delivered[-1] if delivered else None
-    standing = next(
-        (m for m in reversed(delivered) if 1 <= u - m.delivery_tick <= STANDING_ORDER_MAX_AGE),
-        None,
-    )
+    latest, standing = state.radio
+    inbox = latest.message if latest is not None and latest.delivery_tick == u else None
     return RunnerObservation(
         seat=seat,
         alias=runner.alias,

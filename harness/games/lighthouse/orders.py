@@ -36,6 +36,9 @@ def _order_pattern(alias: str) -> re.Pattern[str]:
     )
 
 
+# Kept: a message is read by each runner it reaches, tick after tick as a standing
+# order, and by LANTERN predicting where its orders take them.
+@lru_cache(maxsize=4096)
 def find_order(message: str | None, alias: str) -> Move | None:
     """The move ``message`` orders the runner called ``alias`` to make, or None."""
     if not message:

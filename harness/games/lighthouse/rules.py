@@ -136,7 +136,7 @@ def resolve_tick(
             not state.board.is_floor(target) or state.is_flooded(target)
         )
         bumps[runner.seat] = bumped
-        history = (*runner.moves, MoveRecord(decision.move, bumped))[-MOVE_HISTORY:]
+        history = (*runner.moves, _MOVE_RECORDS[decision.move, bumped])[-MOVE_HISTORY:]
         # built whole rather than with replace(), which costs several times more and
         # runs for every runner every tick; every field is named
         moved.append(
@@ -195,8 +195,10 @@ def resolve_tick(
         reason = Reason.TIMEUP
 
     r1, r2, r3 = moved
-    next_state = replace(
-        state,
+    # built whole rather than with replace(), as the runners above: every field is named
+    next_state = GameState(
+        config=state.config,
+        board=state.board,
         tick=tick,
         clock=clock,
         runners=(r1, r2, r3),
@@ -265,6 +267,13 @@ def results(state: GameState) -> Results:
         ticks=state.tick,
         reason=state.reason,
     )
+
+
+#: Every move record there can be: records are immutable, so each runner's history
+#: shares them rather than making one per runner per tick.
+_MOVE_RECORDS: dict[tuple[Move, bool], MoveRecord] = {
+    (move, bumped): MoveRecord(move, bumped) for move in Move for bumped in (False, True)
+}
 
 
 def _step(pos: Pos, move: Move) -> Pos:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cached_property
+from functools import lru_cache
+from typing import Any, Generic, Self, TypeVar, overload
 
 from harness.errors import ConfigError
 from harness.games.lighthouse.board import Board, Pos
@@ -26,6 +28,7 @@ GATE_SHUT = "E"
 GATE_OPEN = "O"
 KEY_GLYPH = "K"
 FLOOR_GLYPH = "."
+WALL_GLYPH = "#"
 
 
 class Move(StrEnum):
@@ -133,6 +136,34 @@ class Runner:
         return self.moves[-1] if self.moves else None
 
 
+_T = TypeVar("_T")
+
+
+class _derived(Generic[_T]):
+    """:func:`functools.cached_property` without its lock (which Python 3.12 dropped):
+    a state's derived value is the same whoever works it out first, and the lock cost
+    more than several of the values it guarded, on every new state of every tick."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> Self | _T:
+        if instance is None:
+            return self
+        # kept in the instance's dict, which attribute lookup reads before this
+        # (non-data) descriptor from then on
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
+
 @dataclass(frozen=True)
 class GameState:
     """The whole state of an episode at the start of tick ``tick``."""
@@ -149,20 +180,27 @@ class GameState:
     reason: Reason | None = None
 
     # The derived values below are asked for many times a tick; a state never changes,
-    # so each is worked out once (cached_property writes past the frozen __setattr__,
-    # and dataclasses.replace makes a new state with nothing cached).
+    # so each is worked out once (_derived writes past the frozen __setattr__, and
+    # dataclasses.replace makes a new state with nothing cached).
 
-    @cached_property
+    @_derived
     def tide(self) -> Tide:
         """The tide of this board under this config."""
         return Tide(self.config.tide_delay, self.config.tide_period, self.board.height)
 
-    @cached_property
+    @_derived
     def water_line(self) -> int:
         """The y of the topmost flooded row now (``height`` when none is)."""
         return self.tide.water_line(self.clock)
 
-    @cached_property
+    @_derived
+    def ground(self) -> tuple[str, ...]:
+        """The grid as the seats see it but for the runners: exit > wall > water > key >
+        floor (decision O1). The keeper's grid draws the runners on it, and each
+        runner's window is cut from it (the window draws no other runner)."""
+        return _ground(self.board, self.water_line, self.uncollected_keys(), self.gate_open)
+
+    @_derived
     def keeper_grid(self) -> tuple[str, ...]:
         """The keeper's grid (decision O1): runner > exit > wall > water > key > floor.
 
@@ -170,21 +208,34 @@ class GameState:
         Made once per state: the keeper's observation and the record of the tick that
         made the state both show it.
         """
-        # Painted in layers from the lowest precedence up, row by row.
-        water_line = self.water_line
-        rows = [
-            list(terrain if y < water_line else terrain.replace(FLOOR_GLYPH, WATER))
-            for y, terrain in enumerate(self.board.terrain)
-        ]
-        for x, y in self.uncollected_keys():
-            if y < water_line:
-                rows[y][x] = KEY_GLYPH
-        ex, ey = self.board.exit
-        rows[ey][ex] = GATE_OPEN if self.gate_open else GATE_SHUT
-        for runner in reversed(self.runners):  # the lowest seat is painted last, on top
+        rows = list(self.ground)
+        for runner in reversed(self.runners):  # the lowest seat is drawn last, on top
             if runner.active:
-                rows[runner.pos[1]][runner.pos[0]] = str(runner.seat)
-        return tuple("".join(row) for row in rows)
+                x, y = runner.pos
+                row = rows[y]
+                rows[y] = f"{row[:x]}{runner.seat}{row[x + 1 :]}"
+        return tuple(rows)
+
+    @_derived
+    def walled_ground(self) -> tuple[str, ...]:
+        """:attr:`ground` in a ring of wall: off-grid tiles read as wall (decision O2),
+        so every 3 x 3 window is three slices of it."""
+        return _walled(self.ground)
+
+    @_derived
+    def radio(self) -> tuple[Transmission | None, Transmission | None]:
+        """What every runner hears at the start of this tick (decision T2): the latest
+        delivered transmission, and the standing order (the latest of age 1 to
+        :data:`STANDING_ORDER_MAX_AGE`). Worked out once for the three runners."""
+        u = self.tick
+        # delivery_tick <= u, i.e. tick < u, compared without the property
+        delivered = [m for m in self.transmissions if m.tick < u]
+        latest = delivered[-1] if delivered else None
+        standing = next(
+            (m for m in reversed(delivered) if 1 <= u - m.delivery_tick <= STANDING_ORDER_MAX_AGE),
+            None,
+        )
+        return latest, standing
 
     @property
     def flood_clock(self) -> int:
@@ -230,6 +281,33 @@ class GameState:
             return 0
         spoke = bool(self.transmissions) and self.transmissions[-1].tick == self.tick - 1
         return self.clock - 1 - int(spoke)
+
+
+# The ground changes only when the water rises, a key is picked up or the gate opens:
+# most ticks' states share their predecessor's, so it is kept rather than painted anew.
+
+
+@lru_cache(maxsize=256)
+def _ground(
+    board: Board, water_line: int, uncollected: tuple[Pos, ...], gate_open: bool
+) -> tuple[str, ...]:
+    # Painted in layers from the lowest precedence up, row by row.
+    rows = [
+        list(terrain if y < water_line else terrain.replace(FLOOR_GLYPH, WATER))
+        for y, terrain in enumerate(board.terrain)
+    ]
+    for x, y in uncollected:
+        if y < water_line:
+            rows[y][x] = KEY_GLYPH
+    ex, ey = board.exit
+    rows[ey][ex] = GATE_OPEN if gate_open else GATE_SHUT
+    return tuple("".join(row) for row in rows)
+
+
+@lru_cache(maxsize=256)
+def _walled(ground: tuple[str, ...]) -> tuple[str, ...]:
+    edge = WALL_GLYPH * (len(ground[0]) + 2)
+    return (edge, *(f"{WALL_GLYPH}{row}{WALL_GLYPH}" for row in ground), edge)
 
 
 def new_game(config: LighthouseConfig, board: Board) -> GameState:
