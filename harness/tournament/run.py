@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import math
 import sys
@@ -55,7 +56,13 @@ from harness.tournament.plan import (
     parse_shard,
     plan_episodes,
 )
-from harness.tournament.pool import ScriptedPool, WorkerSetup, check_workers, entrant_is_scripted
+from harness.tournament.pool import (
+    CHUNK,
+    ScriptedPool,
+    WorkerSetup,
+    check_workers,
+    entrant_is_scripted,
+)
 from harness.tournament.progress import Progress
 from harness.tournament.store import ResultsFolder, summarize_played
 from harness.validation import short_repr
@@ -373,7 +380,11 @@ async def _play_all(
 
     wake = asyncio.Event()
 
+    ending: list[bool] = []  # holds True once the last episode is handed over
+
     async def hand_over(item: tuple[EpisodeSummary, float] | None) -> None:
+        if item is None:
+            ending.append(True)
         await finished.put(item)
         if item is None or finished.full():
             wake.set()  # the committer need not wait out its turn
@@ -382,25 +393,32 @@ async def _play_all(
         loop = asyncio.get_running_loop()
         last = -math.inf
         held: list[tuple[EpisodeSummary, float] | None] = []  # taken, not yet settling
+        settling: asyncio.Future[None] | None = None
         try:
             while True:
                 held = [await finished.get()]
                 # at most one batch every COMMIT_EVERY seconds: when scripted episodes
                 # finish by the hundred a second, they share their fsyncs
                 wait = last + COMMIT_EVERY - loop.time()
-                if wait > 0 and held[0] is not None and not finished.full():
+                if wait > 0 and held[0] is not None and not finished.full() and not ending:
                     wake.clear()
                     # or until the queue is full, or the last episode is in
+                    # asyncio.timeout, not wait_for: in Python 3.11 wait_for can swallow a
+                    # cancellation that arrives as the event is set
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(wake.wait(), wait)
+                        async with asyncio.timeout(wait):
+                            await wake.wait()
                 held += _drain(finished)
                 last = loop.time()
                 items = [item for item in held if item is not None]
                 done, held = len(items) < len(held), []
-                # renames, fsyncs and appends: off the event loop (once started, the
-                # thread finishes the batch even if the run is cancelled)
+                # renames, fsyncs and appends: off the event loop, in a thread that
+                # finishes the batch even if the run is cancelled meanwhile
                 if items:
-                    await asyncio.to_thread(folder.settle, [summary for summary, _ in items])
+                    summaries = [summary for summary, _ in items]
+                    settling = asyncio.ensure_future(asyncio.to_thread(folder.settle, summaries))
+                    await asyncio.shield(settling)
+                    settling = None
                 for summary, bound in items:
                     if gate is not None:
                         await gate.finish(bound, recorded_cost([summary]))
@@ -409,7 +427,10 @@ async def _play_all(
                 if done:
                     return
         except asyncio.CancelledError:
-            # whatever finished and is not settling yet is settled now: nothing is lost
+            # the batch settling is waited for (the folder's lock is not let go while its
+            # thread writes), and whatever else finished is settled now: nothing is lost
+            if settling is not None:
+                await settling
             rest = [item for item in [*held, *_drain(finished)] if item is not None]
             folder.settle([summary for summary, _ in rest])
             raise
@@ -427,11 +448,18 @@ async def _play_all(
             await hand_over((summary, bound))
 
     async def pool_worker(pool: ScriptedPool) -> None:
-        for plan in scripted:  # shared like todo
-            bound = bound_of(plan)
-            if gate is not None and not await gate.admit(bound):
-                break
-            await hand_over((await pool.play(plan), bound))
+        while True:
+            chunk: list[tuple[EpisodePlan, float]] = []
+            for plan in itertools.islice(scripted, CHUNK):  # shared like todo
+                bound = bound_of(plan)
+                if gate is not None and not await gate.admit(bound):
+                    break
+                chunk.append((plan, bound))
+            if not chunk:
+                return
+            summaries = await pool.play([plan for plan, _ in chunk])
+            for summary, (_, bound) in zip(summaries, chunk, strict=True):
+                await hand_over((summary, bound))
 
     async def play_all() -> None:
         async with asyncio.TaskGroup() as players:

@@ -252,8 +252,8 @@ def test_a_cancelled_run_still_commits_what_finished(
 
     asyncio.run(go())
     committed = {s.episode_id for s in folder.summaries()}
-    # every episode a worker had finished is committed; only those in play are not
-    assert len(folder.batches) == 2
+    # every episode a worker had finished is committed (in the committer's turns, and as
+    # it was cancelled, though its next turn was an hour away); only those in play are not
     assert len(committed) >= 9
     assert committed <= set(pulled)
     left = {p.name.removesuffix(".jsonl.partial") for p in folder.records.glob("*.partial")}
