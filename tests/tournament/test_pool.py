@@ -161,6 +161,15 @@ def start(config: Path, out: Path) -> subprocess.Popen[bytes]:
     )  # fmt: skip
 
 
+def rerun(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    """The same command again, to its end."""
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out),
+         "--no-report", "--workers", "2"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+
+
 def children(pid: int) -> list[int]:
     """The worker processes of ``pid`` (spawned by multiprocessing)."""
     found = []
@@ -238,11 +247,7 @@ def test_a_worker_killed_mid_episode_is_recovered_on_resume(tmp_path: Path) -> N
     assert len({json.loads(line)["episodeId"] for line in lines}) == kept
     # the killed worker's episode was left partial, never finished
     assert partials(out)
-    resumed = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out),
-         "--no-report", "--workers", "2"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+    resumed = rerun(config, out)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{400 - kept} episodes played, {kept} already done, 400 in all" in resumed.stderr
     check_complete(out, 400)
@@ -265,11 +270,7 @@ def test_a_parent_killed_takes_its_workers_and_the_rerun_finishes(tmp_path: Path
     # orphaned workers notice their parent is gone and end (none plays on alone)
     wait_for(lambda: not any(alive(w) for w in workers), "workers ended", limit=60)
     kept = finished(out)
-    resumed = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out),
-         "--no-report", "--workers", "2"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+    resumed = rerun(config, out)
     assert resumed.returncode == 0, resumed.stderr
     assert "already done" in resumed.stderr
     check_complete(out, 300)
