@@ -31,9 +31,8 @@ from harness import __version__
 from harness.episode import EpisodeOutcome
 from harness.errors import ConfigError, RecordError
 from harness.game import GameEntry
-from harness.reader import open_record
 from harness.summary import EpisodeSummary, summarize
-from harness.tournament.audit import AuditStream, derive, engine_problem, file_sha256
+from harness.tournament.audit import AuditStream, derive, engine_problem
 
 MANIFEST = "manifest.json"
 EPISODES = "episodes.jsonl"
@@ -381,29 +380,6 @@ class ResultsFolder:
         finished = sum(1 for _ in repair.finished())
         self.apply(repair)
         return finished
-
-    def commit(
-        self, game: GameEntry, episode_id: str, entrant: str, repetition: int
-    ) -> EpisodeSummary:
-        """Finish an episode whose record was written (and fsynced) to its partial path."""
-        summary = self.summarize_partial(game, episode_id, entrant, repetition)
-        self.settle([summary])
-        return summary
-
-    def summarize_partial(
-        self, game: GameEntry, episode_id: str, entrant: str, repetition: int
-    ) -> EpisodeSummary:
-        """The results line of an episode whose record is complete at its partial path.
-
-        Reads only: the record is read back from disk and validated line by line (the
-        boundary where a record is checked), then summarised with its sha256. Safe to
-        call from any process; :meth:`settle` then makes the episode finished.
-        """
-        partial = self.partial_path(episode_id)
-        digest = file_sha256(partial)
-        lines = open_record(partial).lines()
-        summary = summarize(game.report, lines, entrant=entrant, repetition=repetition)
-        return summary.model_copy(update={"record_sha256": digest})
 
     def settle(self, summaries: Sequence[EpisodeSummary]) -> None:
         """Finish episodes whose records are complete at their partial paths.
