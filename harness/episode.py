@@ -11,9 +11,10 @@ episode whose every seat is scripted (:func:`~harness.seats.is_scripted`), asks 
 in a plain loop, with no event loop at all (a worker process calls it).
 
 Lines are built as plain JSON objects in the form they are written, and written as
-they are: validation happens where a record crosses a boundary, when it is read back
-(a tournament's commit reads every record it keeps). :attr:`EpisodeOutcome.lines`
-validates them on first use.
+they are: validation happens where a record is read back (resuming, auditing,
+replaying). A tournament's results line is made from the same objects
+(:func:`harness.summary.summarize`); :attr:`EpisodeOutcome.lines` validates them on
+first use, for callers that want models.
 
 The play budget (decision D1) runs on a monotonic clock from the first tick. When it
 runs out before a tick's decisions are all in, that tick is not resolved: the episode

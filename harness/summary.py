@@ -125,69 +125,76 @@ def record_identity(details: Sequence[Mapping[str, str]]) -> str | None:
 
 
 def summarize(
-    report: Report, lines: Sequence[Any], *, entrant: str, repetition: int
+    report: Report, docs: Sequence[Mapping[str, Any]], *, entrant: str, repetition: int
 ) -> EpisodeSummary:
-    """The results line of a finished episode's parsed record ``lines``.
+    """The results line of a finished episode from its record's lines as JSON objects.
 
-    ``report`` is the game's report part, which gives the line's ``metrics``.
+    ``docs`` are the lines in the form the record models dump them (camelCase keys,
+    every field the models write): what a runner writes (pinned to the models in
+    tests/test_record_lines.py), or a record read back, validated, and dumped again
+    (:func:`harness.tournament.audit.summary_of`). Plain objects, not models: this runs
+    for every episode of a tournament, and validating every line would cost more than
+    the summary. ``report`` is the game's report part, which gives the ``metrics``.
     """
-    header, end = lines[0], lines[-1]
+    header, end = docs[0], docs[-1]
     acc: dict[str, dict[str, Any]] = {
-        info.seat: {
-            "role": info.role,
-            "agent": info.agent.name,
+        info["seat"]: {
+            "role": info["role"],
+            "agent": info["agent"]["name"],
             "fallbacks": {},
             "latencies_ms": [],
         }
-        for info in header.seats
+        for info in header["seats"]
     }
     fallbacks = 0
     batch = {"ticks": 0, "calls": 0, "call_ms": 0.0, "tick_ms": 0.0}
-    for line in lines[1:-1]:
-        clock = getattr(line, "wall_clock", None)
-        if clock is not None and clock.calls >= 2:
+    for line in docs[1:-1]:
+        clock = line.get("wallClock")
+        if clock is not None and clock["calls"] >= 2:
             _add(batch, "ticks", 1)
-            _add(batch, "calls", clock.calls)
-            _add(batch, "call_ms", clock.call_ms)
-            _add(batch, "tick_ms", clock.tick_ms)
-        for seat_id, turn in line.seats.items():
+            _add(batch, "calls", clock["calls"])
+            _add(batch, "call_ms", clock["callMs"])
+            _add(batch, "tick_ms", clock["tickMs"])
+        for seat_id, turn in line["seats"].items():
             stats = acc[seat_id]
             _add(stats, "turns", 1)
-            if turn.source in RETRY_SOURCES:
+            source = turn["source"]
+            if source in RETRY_SOURCES:
                 _add(stats, "retries", 1)
-            if turn.source in FALLBACK_SOURCES:
+            if source in FALLBACK_SOURCES:
                 fallbacks += 1
-                _add(stats["fallbacks"], turn.source, 1)
-            for call in turn.calls:
+                _add(stats["fallbacks"], source, 1)
+            for call in turn["calls"]:
                 _add(stats, "calls", 1)
-                _add(stats, "attempts", call.attempts)
-                _add(stats, "input_tokens", call.input_tokens)
-                _add(stats, "output_tokens", call.output_tokens)
-                _add(stats, "reasoning_tokens", call.reasoning_tokens or 0)
-                _add(stats, "cost_usd", call.cost_usd or 0.0)
-                if call.cached:
+                _add(stats, "attempts", call["attempts"])
+                _add(stats, "input_tokens", call["inputTokens"])
+                _add(stats, "output_tokens", call["outputTokens"])
+                _add(stats, "reasoning_tokens", call["reasoningTokens"] or 0)
+                _add(stats, "cost_usd", call["costUsd"] or 0.0)
+                if call.get("cached"):
                     _add(stats, "cached", 1)
-                elif call.wall_clock is not None:
-                    clock = call.wall_clock
-                    stats["latencies_ms"].append(clock.latency_ms)
-                    if clock.wait_ms is not None and clock.request_ms is not None:
-                        stats.setdefault("wait_ms", []).append(clock.wait_ms)
-                        stats.setdefault("request_ms", []).append(clock.request_ms)
+                elif call["wallClock"] is not None:
+                    clock = call["wallClock"]
+                    stats["latencies_ms"].append(clock["latencyMs"])
+                    wait, request = clock.get("waitMs"), clock.get("requestMs")
+                    if wait is not None and request is not None:
+                        stats.setdefault("wait_ms", []).append(wait)
+                        stats.setdefault("request_ms", []).append(request)
     seats = {seat_id: SeatStats.model_validate(stats) for seat_id, stats in acc.items()}
-    results = end.results
+    results = end["results"]
     return EpisodeSummary(
-        episode_id=header.episode_id,
+        episode_id=header["episodeId"],
         entrant=entrant,
-        seed=header.seed,
-        variant=header.variant,
+        seed=header["seed"],
+        variant=header["variant"],
         repetition=repetition,
-        score=results.scores[0],
-        scores=list(results.scores),
-        reason=str(results.reason.value if hasattr(results.reason, "value") else results.reason),
-        metrics=report.episode_metrics(lines),
+        score=results["scores"][0],
+        scores=list(results["scores"]),
+        reason=str(results["reason"]),
+        metrics=report.episode_metrics(docs),
         seats=seats,
         fallback_free=fallbacks == 0,
-        identity=record_identity([info.agent.details for info in header.seats]),
+        identity=record_identity([info["agent"]["details"] for info in header["seats"]]),
         batch=BatchStats.model_validate(batch),
     )
 

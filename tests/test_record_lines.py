@@ -25,7 +25,11 @@ from harness.reader import open_record
 from harness.records import RecordWriter, dump_doc, dump_line
 from harness.registry import game_names, get_game
 from harness.seats import BaselineSeat, Seat, SeatRequest, baseline_seats, is_scripted
+from harness.summary import episode_id, summarize
+from harness.tournament.audit import derive
 from harness.tournament.identity import IdentifiedSeat
+from harness.tournament.store import summarize_played
+from tests.llm_episode import record_llm_episode
 from tests.test_episode import stable_lines
 
 GAMES = [get_game(name) for name in game_names()]
@@ -104,6 +108,38 @@ def test_the_outcomes_lines_are_the_written_record_validated(tmp_path: Path) -> 
             game, state, baseline_seats(game, state), episode_id="e", writer=writer
         )
     assert list(outcome.lines) == open_record(path).lines()
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+def test_a_results_line_from_the_written_objects_is_the_one_its_record_gives(
+    game: GameEntry, tmp_path: Path
+) -> None:
+    # the run summarises the objects it wrote; an audit reads the file back, validates
+    # it and summarises that: the two must agree on every episode
+    for n, (variant, seed, seats) in enumerate(episodes(game)):
+        episode = episode_id(f"team{n}", variant, seed, 0)
+        state = game.rules.new_state(game.rules.make_config(variant, {}), seed)
+        path = tmp_path / f"{episode}.jsonl"
+        with RecordWriter(path, flush_lines=False) as writer:
+            outcome = play_scripted(
+                game, state, seats, episode_id=episode, seed=seed, variant=variant, writer=writer
+            )
+        played = summarize_played(game, outcome, writer.sha256, entrant=f"team{n}", repetition=0)
+        assert played == derive(game, path)
+
+
+def test_a_results_line_with_model_calls_is_the_one_its_record_gives(tmp_path: Path) -> None:
+    recorded = record_llm_episode(tmp_path / "llm.jsonl")
+    docs = [
+        line.model_dump(mode="json", by_alias=True) for line in open_record(recorded.path).lines()
+    ]
+    written = summarize(get_game("lighthouse").report, recorded.lines(), entrant="m", repetition=0)
+    assert written == summarize(get_game("lighthouse").report, docs, entrant="m", repetition=0)
+    runner1 = written.seats["runner1"]
+    assert runner1.calls == runner1.turns + 1  # the retry's call
+    assert runner1.retries == 1
+    assert len(runner1.latencies_ms) == runner1.calls
+    assert written.fallback_free
 
 
 class AskedOnTheLoop:

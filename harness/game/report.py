@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -60,8 +60,10 @@ class Column:
 class Report(Protocol):
     """A game's own figures for results lines and reports. Pure."""
 
-    def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
-        """A finished episode's figures, from its parsed record lines (for results lines)."""
+    def episode_metrics(self, docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """A finished episode's figures (for results lines), from its record's lines as
+        JSON objects in the form the record models dump them (camelCase keys, every
+        field present that the models write; see :func:`harness.summary.summarize`)."""
         ...
 
     def report_columns(self) -> tuple[Column, ...]:

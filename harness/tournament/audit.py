@@ -64,7 +64,9 @@ def derive(game: GameEntry, path: Path) -> EpisodeSummary:
             "<entrant>--<variant>--s<seed>--r<repetition> of its header's variant and seed"
         )
     try:
-        summary = summarize(game.report, lines, entrant=owner[0], repetition=owner[1])
+        # dumped again: the form summarize reads, whatever spelling the file used
+        docs = [line.model_dump(mode="json", by_alias=True) for line in lines]
+        summary = summarize(game.report, docs, entrant=owner[0], repetition=owner[1])
     except (LookupError, TypeError, ValueError, AttributeError) as exc:
         raise RecordError(f"{path}: cannot summarise it: {exc!r}") from None
     return summary.model_copy(update={"record_sha256": digest})

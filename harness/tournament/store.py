@@ -140,12 +140,13 @@ def summarize_played(
 ) -> EpisodeSummary:
     """The results line of an episode just played into its partial record.
 
-    From the episode's lines as the record models validate them (the same models
-    reading the record back gives: pinned in tests/test_record_lines.py) and
-    ``digest``, the sha256 of the bytes written (:attr:`RecordWriter.sha256`), so the
-    record is not read back. Pure: a worker process calls it as well as the run.
+    From the episode's lines as the runner wrote them (JSON objects in the form the
+    record models dump them: pinned in tests/test_record_lines.py, so the summary is
+    the one reading the record back gives) and ``digest``, the sha256 of the bytes
+    written (:attr:`RecordWriter.sha256`), so the record is neither read back nor
+    validated again. Pure: a worker process calls it as well as the run.
     """
-    summary = summarize(game.report, outcome.lines, entrant=entrant, repetition=repetition)
+    summary = summarize(game.report, outcome.docs, entrant=entrant, repetition=repetition)
     return summary.model_copy(update={"record_sha256": digest})
 
 

@@ -214,7 +214,7 @@ def test_radio_figures_by_hand() -> None:
         "runner3": BaselineSeat("wallhug"),
     }
     outcome = asyncio.run(run_episode(game, state, seats, episode_id="radio"))
-    metrics = game.report.episode_metrics(outcome.lines)
+    metrics = game.report.episode_metrics(outcome.docs)
     assert metrics["transmissions"] == 1
     assert metrics["messageRunes"] == len("Sprocket N; Gizmo hold")
     assert metrics["talkClock"] == 1

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.game import Column
-from harness.games.hourloom.record import HourloomResults
 
 COLUMNS: tuple[Column, ...] = (
     Column("ratio", "score / planned", "score", "planned", percent=True),
@@ -18,15 +17,15 @@ COLUMNS: tuple[Column, ...] = (
 class HourloomReport:
     """Hourloom's figures and columns. Stateless."""
 
-    def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
-        r: HourloomResults = lines[-1].results
+    def episode_metrics(self, docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        r = docs[-1]["results"]  # HourloomResults, dumped
         return {
-            "score": float(r.score),
-            "planned": float(r.planned),
-            "sealed": float(r.chambers_sealed),
-            "laps": float(r.laps_completed),
-            "actions": float(r.actions),
-            "refusals": float(r.refusals),
+            "score": float(r["score"]),
+            "planned": float(r["planned"]),
+            "sealed": float(r["chambersSealed"]),
+            "laps": float(r["lapsCompleted"]),
+            "actions": float(r["actions"]),
+            "refusals": float(r["refusals"]),
             "episodes": 1.0,
         }
 

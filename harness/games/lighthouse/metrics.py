@@ -8,12 +8,11 @@ order (inbox, else standing order) named that runner, how many moved as ordered,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.game import Column
 from harness.games.lighthouse.orders import find_order
-from harness.games.lighthouse.record import LighthouseEnd, LighthouseHeader, LighthouseTick
 from harness.games.lighthouse.state import STANDING_ORDER_MAX_AGE
 
 COLUMNS: tuple[Column, ...] = (
@@ -51,43 +50,48 @@ COLUMNS: tuple[Column, ...] = (
 )  # fmt: skip
 
 
-def episode_metrics(lines: Sequence[Any]) -> dict[str, float]:
-    """The figures of one finished episode, from its parsed record lines."""
-    header: LighthouseHeader = lines[0]
-    end: LighthouseEnd = lines[-1]
-    ticks: list[LighthouseTick] = [line for line in lines if line.type == "tick"]
-    aliases = {int(s.seat.removeprefix("runner")): s.name for s in header.seats if s.name}
+def episode_metrics(docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The figures of one finished episode, from its record's lines as JSON objects
+    (the models of :mod:`harness.games.lighthouse.record`, dumped)."""
+    header, end = docs[0], docs[-1]
+    ticks = [line for line in docs if line["type"] == "tick"]
+    aliases = {
+        int(s["seat"].removeprefix("runner")): s["name"] for s in header["seats"] if s["name"]
+    }
     sent: dict[int, str] = {}
     given = followed = 0
     runes = 0
     for line in ticks:
-        t = line.tick
+        t = line["tick"]
         inbox = sent.get(t - 1)
         standing = next(
             (sent[s] for s in range(t - 2, t - 2 - STANDING_ORDER_MAX_AGE, -1) if s in sent),
             None,
         )
-        for runner in line.state.runners:
-            if runner.move is None:
+        state = line["state"]
+        for runner in state["runners"]:
+            move = runner["move"]
+            if move is None:
                 continue
-            alias = aliases[runner.seat]
+            alias = aliases[runner["seat"]]
             order = find_order(inbox, alias) or find_order(standing, alias)
             if order is not None:
                 given += 1
-                followed += int(runner.move == order)
-        if line.state.transmission is not None:
-            sent[t] = line.state.transmission
-            runes += len(line.state.transmission)
-    r = end.results
+                followed += int(move == order)
+        transmission = state["transmission"]
+        if transmission is not None:
+            sent[t] = transmission
+            runes += len(transmission)
+    r = end["results"]
     return {
-        "teamScore": r.team_score,
-        "K": float(r.k),
-        "E": float(r.e),
-        "B": r.b,
+        "teamScore": r["teamScore"],
+        "K": float(r["K"]),
+        "E": float(r["E"]),
+        "B": r["B"],
         "runners": 3.0,
-        "clock": float(r.clock),
-        "floodClock": float(r.flood_clock),
-        "ticks": float(r.ticks),
+        "clock": float(r["clock"]),
+        "floodClock": float(r["floodClock"]),
+        "ticks": float(r["ticks"]),
         "transmissions": float(len(sent)),
         "messageRunes": float(runes),
         "talkClock": float(len(sent)),  # each transmission costs one clock
@@ -99,8 +103,8 @@ def episode_metrics(lines: Sequence[Any]) -> dict[str, float]:
 class LighthouseReport:
     """Lighthouse's figures and columns. Stateless."""
 
-    def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
-        return episode_metrics(lines)
+    def episode_metrics(self, docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        return episode_metrics(docs)
 
     def report_columns(self) -> tuple[Column, ...]:
         return COLUMNS

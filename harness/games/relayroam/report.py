@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.game import Column
-from harness.games.relayroam.record import RelayroamResults
 
 COLUMNS: tuple[Column, ...] = (
     Column("ratio", "score / optimum", "score", "optimum", percent=True),
@@ -19,16 +18,16 @@ COLUMNS: tuple[Column, ...] = (
 class RelayroamReport:
     """Relayroam's figures and columns. Stateless."""
 
-    def episode_metrics(self, lines: Sequence[Any]) -> dict[str, float]:
-        r: RelayroamResults = lines[-1].results
+    def episode_metrics(self, docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        r = docs[-1]["results"]  # RelayroamResults, dumped
         return {
-            "score": float(r.score),
-            "optimum": float(r.optimum),
-            "cleared": float(r.cleared_chamber_count),
-            "rescued": float(r.total_rescued),
-            "depleted": float(r.reason == "depleted"),
+            "score": float(r["score"]),
+            "optimum": float(r["optimum"]),
+            "cleared": float(r["clearedChamberCount"]),
+            "rescued": float(r["totalRescued"]),
+            "depleted": float(r["reason"] == "depleted"),
             "episodes": 1.0,
-            "ticks": float(r.ticks),
+            "ticks": float(r["ticks"]),
         }
 
     def report_columns(self) -> tuple[Column, ...]:
