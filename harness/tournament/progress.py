@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from typing import TextIO
 
 from harness.summary import EpisodeSummary
 
+#: To a pipe or a file, at most one line per this many seconds: a scripted tournament
+#: finishes hundreds of episodes a second, and a log should not grow by a line for each.
+PIPE_EVERY = 1.0
+
 
 class Progress:
     """Counts finished episodes and prints a status line (redrawn on a terminal)."""
 
-    def __init__(self, total: int, done: int, *, stream: TextIO | None = None) -> None:
+    def __init__(
+        self, total: int, done: int, *, stream: TextIO | None = None, every: float = PIPE_EVERY
+    ) -> None:
         self.total = total
         self.done = done
         self.started_with = done
@@ -23,6 +30,9 @@ class Progress:
         self.cost = 0.0
         self._t0 = time.monotonic()
         self._last_line = ""
+        self._every = every
+        self._printed_at = -float("inf")
+        self._pending: asyncio.TimerHandle | None = None
 
     def add(self, summary: EpisodeSummary) -> None:
         """Count one finished episode."""
@@ -51,21 +61,42 @@ class Progress:
         )
 
     def show(self, *, final: bool = False) -> None:
-        """Print the line: redrawn in place on a terminal; to a pipe or a file, one line
-        each time it changes (at the start, and once per finished episode).
+        """Print the line: redrawn in place on a terminal; to a pipe or a file, a line
+        when it changed, at most one per ``every`` seconds.
 
-        A pipe or a file gets no redraws, so a line held back "until a few seconds have
-        passed" would wait for the next episode to finish, however long that takes.
+        A line held back is printed by a timer on the running event loop once those
+        seconds have passed, with whatever is new by then: a pipe or a file gets no
+        redraws, so waiting for the next episode to finish (however long that takes)
+        would leave a log behind. Without a running loop, or with ``final``, the line
+        is printed at once.
         """
         if self.live:
             self.stream.write("\r\x1b[2K" + self.line() + ("\n" if final else ""))
             self.stream.flush()
             return
+        wait = self._printed_at + self._every - time.monotonic()
+        if final or wait <= 0:
+            self._print_changed()
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # called outside a run: nothing could print it later
+            self._print_changed()
+            return
+        if self._pending is None:
+            self._pending = loop.call_later(wait, self._print_changed)
+
+    def _print_changed(self) -> None:
+        """Print the line unless it says nothing new; a held-back line is now printed."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
         line = self.line()
         if line != self._last_line:
             self.stream.write(line + "\n")
             self.stream.flush()
+            self._printed_at = time.monotonic()
         self._last_line = line
 
 
-__all__ = ["Progress"]
+__all__ = ["PIPE_EVERY", "Progress"]
