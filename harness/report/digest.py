@@ -183,8 +183,14 @@ class EntrantDigest:
         source = self.of if self.of is not None else self
         rows = zip(source.seeds, source.variants, source.scores, strict=True)
         for index, (seed, variant, score) in enumerate(rows):
-            if self.of is None or self.marks[index // 8] >> index % 8 & 1:
+            if self.of is None or self.marked(index):
                 yield (seed, names[variant]), score
+
+    def marked(self, index: int) -> bool:
+        """Whether the ``index``-th episode of :attr:`of` is one of this selection's."""
+        byte = index // 8
+        # the marks end at the last marked episode's byte: later episodes are unmarked
+        return byte < len(self.marks) and bool(self.marks[byte] >> index % 8 & 1)
 
     def ordered_with_calls(self) -> Iterator[EpisodeSummary]:
         """The episodes with model calls, in canonical order (equal keys by their JSON)."""
