@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.game import Column, GameEntry
+from harness.report.cells import Cell, CellMeans
 from harness.report.compare import ALPHA, pair_bootstrap, pairwise
 from harness.report.completeness import Completeness, Plan
 from harness.report.digest import Digest, EntrantDigest, digest
@@ -42,8 +43,6 @@ from harness.report.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     LEVEL,
-    Cell,
-    cell_means,
     draws,
     interval_from,
     paired_difference,
@@ -69,11 +68,12 @@ class Ceiling:
         Cells the ceiling lacks are left out; None when none is left or the ceiling's
         mean there is not positive.
         """
-        shared = sorted(cell for cell in cells if cell in self.scores)
-        ceiling = math.fsum(self.scores[cell] for cell in shared)
+        scores = CellMeans.of(self.scores)
+        shared = CellMeans.common([CellMeans.of(cells), scores])
+        ceiling = math.fsum(scores.on(shared))
         if not shared or ceiling <= 0:
             return None
-        return math.fsum(cells[cell] for cell in shared) / ceiling
+        return math.fsum(shared.means) / ceiling
 
 
 def legend(columns: Sequence[Column]) -> str:
@@ -115,8 +115,17 @@ class _Resampler:
         return self.kept[n]
 
 
-def _cells(entry: EntrantDigest, variants: Sequence[str]) -> dict[Cell, float]:
-    return cell_means(entry.cell_scores(variants))
+def _clean_cells(
+    clean: Mapping[str, EntrantDigest], cells: Mapping[str, CellMeans], variants: Sequence[str]
+) -> dict[str, CellMeans]:
+    """The fallback-free episodes' cell means; an entrant none of whose episodes fell
+    back has the table of all its episodes (the same episodes: the same table)."""
+    return {
+        name: cells[name]
+        if entry.of is not None and len(entry) == len(entry.of) and name in cells
+        else CellMeans.of_entrant(entry, variants)
+        for name, entry in clean.items()
+    }
 
 
 def _num(value: float) -> float | None:
@@ -136,13 +145,12 @@ def _entrant_row(
     game: GameEntry,
     name: str,
     entry: EntrantDigest,
-    variants: Sequence[str],
+    by_cell: CellMeans,
     planned: int | None,
     resample: _Resampler,
     ceiling: Ceiling | None = None,
 ) -> dict[str, Any]:
-    by_cell = _cells(entry, variants)
-    values = list(by_cell.values())
+    values = by_cell.means
     score = interval_from(values, resample(len(values)), episodes=len(entry))
     turns, fallbacks = entry.turns, entry.fallbacks
     return {
@@ -177,19 +185,16 @@ def _entrant_row(
 
 
 def _paired(
-    by_entrant: Mapping[str, EntrantDigest],
-    variants: Sequence[str],
-    reference: str | None,
-    resample: _Resampler,
+    cells: Mapping[str, CellMeans], reference: str | None, resample: _Resampler
 ) -> list[dict[str, Any]]:
-    if reference is None or reference not in by_entrant:
+    if reference is None or reference not in cells:
         return []
-    ref = list(by_entrant[reference].cell_scores(variants))
+    ref = cells[reference]
     rows = []
-    for name, entry in by_entrant.items():
+    for name, table in cells.items():
         if name == reference:
             continue
-        paired = paired_difference(entry.cell_scores(variants), ref, resample=resample)
+        paired = paired_difference(table, ref, resample=resample)
         rows.append(
             {
                 "entrant": name,
@@ -313,12 +318,13 @@ def build_report(
     labels = {name: _labels(game, entry.first) for name, entry in by_entrant.items()}
     known = {n: dict(specs[n]) for n in names if specs is not None and n in specs}
     identity = {n: known.get(n, labels[n]) for n in names}
-    cells = {name: _cells(entry, variants) for name, entry in by_entrant.items()}
+    cells = {name: CellMeans.of_entrant(entry, variants) for name, entry in by_entrant.items()}
     rows = [
-        _entrant_row(game, n, entry, variants, done.planned.get(n), resample, ceiling)
+        _entrant_row(game, n, entry, cells[n], done.planned.get(n), resample, ceiling)
         for n, entry in by_entrant.items()
     ]
     ranks = ranked(names, cells, resample) if len(names) > 1 else {}
+    clean_cells = _clean_cells(clean, cells, variants)
     for row in rows:
         if row["entrant"] in ranks:
             figures = ranks[row["entrant"]]
@@ -330,7 +336,7 @@ def build_report(
         "roles": sorted({g.role for g in groups}),
         "leader": groups[0].key,
         "episodes": folded.episodes,
-        "cells": len(set().union(*cells.values())) if cells else 0,
+        "cells": CellMeans.union_size(list(cells.values())),
         "completeness": _completeness_json(done, plan),
         "selection": dict(selection) if selection is not None else None,
         "intervals": {
@@ -356,15 +362,15 @@ def build_report(
         ],
         "legend": legend(game.report.report_columns()),
         "entrants": rows,
-        "paired": _paired(by_entrant, variants, reference, resample),
+        "paired": _paired(cells, reference, resample),
         "pairwise": _pairwise(names, cells, resample),
         "fallbackFree": {
             # no planned count: these are a selection of the finished episodes
             "entrants": [
-                _entrant_row(game, n, entry, variants, None, resample, ceiling)
+                _entrant_row(game, n, entry, clean_cells[n], None, resample, ceiling)
                 for n, entry in clean.items()
             ],
-            "paired": _paired(clean, variants, reference, resample),
+            "paired": _paired(clean_cells, reference, resample),
         },
         "identical": identical_entrants(names, identity),
         "leaderboards": leaderboards(game, names, labels, identity, cells, resample),

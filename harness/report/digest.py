@@ -252,14 +252,6 @@ class Digest:
         found = self.entrants.get(entrant)
         return found.cell_scores(self.variant_names) if found is not None else iter(())
 
-    def cells(self) -> set[tuple[int, str]]:
-        """Every (seed, variant) cell any entrant played."""
-        return {
-            (seed, self.variant_names[variant])
-            for e in self.entrants.values()
-            for seed, variant in zip(e.seeds, e.variants, strict=True)
-        }
-
     def held_bytes(self) -> int:
         """Bytes the per-episode arrays hold, all entrants (for tests and benchmarks)."""
         return sum(e.held_bytes() for t in (self.entrants, self.clean) for e in t.values())
