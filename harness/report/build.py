@@ -43,7 +43,8 @@ from harness.report.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     LEVEL,
-    draws,
+    Interval,
+    compact_draws,
     interval_from,
     paired_difference,
     percentile,
@@ -98,20 +99,30 @@ KEEP_DRAWS = 2_000_000
 
 
 class _Resampler:
-    """The seeded draws over n cells, made once per n for one report (while they fit)."""
+    """The seeded draws over n cells, made once per n for one report (while they fit),
+    and the score interval of each table of cell means."""
 
     def __init__(self) -> None:
         self.kept: dict[int, list[array[int]]] = {}
         self.held = 0
+        self.scores: dict[tuple[int, int], tuple[CellMeans, Interval]] = {}
+
+    def score(self, table: CellMeans, episodes: int) -> Interval:
+        """The mean of ``table`` with its interval: worked out once per table, which an
+        entrant's fallback-free row shares when none of its episodes fell back."""
+        key = (id(table), episodes)  # the table is kept with it: its id stays its own
+        if key not in self.scores:
+            values = table.means
+            self.scores[key] = table, interval_from(values, self(len(values)), episodes=episodes)
+        return self.scores[key][1]
 
     def __call__(self, n: int) -> Iterable[Sequence[int]]:
         if n in self.kept:
             return self.kept[n]
         if self.held + n * BOOTSTRAP_RESAMPLES > KEEP_DRAWS:
-            return draws(n)
+            return compact_draws(n)
         self.held += n * BOOTSTRAP_RESAMPLES
-        code = "H" if n <= 1 << 16 else "L"  # an index into n cells: two bytes suffice
-        self.kept[n] = [array(code, d) for d in draws(n)]
+        self.kept[n] = list(compact_draws(n))
         return self.kept[n]
 
 
@@ -150,15 +161,14 @@ def _entrant_row(
     resample: _Resampler,
     ceiling: Ceiling | None = None,
 ) -> dict[str, Any]:
-    values = by_cell.means
-    score = interval_from(values, resample(len(values)), episodes=len(entry))
+    score = resample.score(by_cell, len(entry))
     turns, fallbacks = entry.turns, entry.fallbacks
     return {
         "entrant": name,
         "seats": _labels(game, entry.first),
         "episodes": len(entry),
         "planned": planned,
-        "cells": len(values),
+        "cells": len(by_cell),
         "score": interval_dict(score),
         "ceilingShare": ceiling.share(by_cell) if ceiling is not None else None,
         "rank": None,

@@ -21,7 +21,6 @@ from __future__ import annotations
 import bisect
 import hashlib
 import heapq
-import itertools
 import math
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -46,6 +45,10 @@ def as_given(values: list[float]) -> float:
     """The value of a cell given once (a mapping's), as it is (-0.0 included, which a
     sum would turn into 0.0)."""
     return values[0]
+
+
+#: An array type of at least four bytes an item (``I`` is four on every platform we know).
+_FOUR_BYTES = "I" if array("I").itemsize >= 4 else "L"
 
 
 def _ranks_code(count: int) -> str:
@@ -114,36 +117,8 @@ class CellMeans(Mapping[Cell, float]):
             # (seed, rank) as one integer in the same order: 0 <= rank < width
             return seeds[i] * width + rank_of[variants[i]]
 
-        groups: Iterable[tuple[int, int]]
-        # rows already in natural order (one plan, played in order) are not sorted again
-        if all(a <= b for a, b in itertools.pairwise(map(key, chosen()))):
-            groups = ((key(i), i) for i in chosen())
-        else:
-            # one integer per row, key then row: equal keys stay in the rows' order
-            span = max(len(scores), 1)
-            packed = sorted(key(i) * span + i for i in chosen())
-            groups = (divmod(p, span) for p in packed)
-        out_seeds: array[int] | list[int] = array("q")
-        out_ranks = array(_ranks_code(width))
-        out_means = array("d")
-        current: int | None = None
-        values: list[float] = []
-        for k, i in groups:
-            if k != current:
-                if values:
-                    out_means.append(mean(values))
-                    values = []
-                current = k
-                seed, rank = divmod(k, width)
-                try:
-                    out_seeds.append(seed)
-                except OverflowError:  # a seed past 64 bits (none of this harness's): ints
-                    out_seeds = [*out_seeds, seed]
-                out_ranks.append(rank)
-            values.append(scores[i])
-        if values:
-            out_means.append(mean(values))
-        return cls(order, out_seeds, out_ranks, out_means)
+        by_key = _by_key(key, chosen, len(scores))
+        return cls(order, *_fold(by_key, width, scores, mean))
 
     @classmethod
     def of_entrant(
@@ -328,6 +303,80 @@ class CellMeans(Mapping[Cell, float]):
             if key != last:
                 last = key
                 yield key[0], names[key[1]]
+
+
+#: The most key values per row a counting sort may span (beyond it, rows are sorted).
+_SPAN_PER_ROW = 4
+
+
+def _by_key(
+    key: Callable[[int], int], chosen: Callable[[], Iterable[int]], rows: int
+) -> Iterator[tuple[int, int]]:
+    """(key, row) of every chosen row (row < ``rows``) in key order, a key's rows in
+    their own order."""
+    count, low, high, ordered, previous = 0, 0, 0, True, None
+    for i in chosen():
+        k = key(i)
+        if previous is None:
+            low = high = k
+        else:
+            ordered = ordered and previous <= k
+            low, high = min(low, k), max(high, k)
+        previous, count = k, count + 1
+    if ordered:  # rows already in natural order (a plan played in order)
+        return ((key(i), i) for i in chosen())
+    code = _FOUR_BYTES if rows <= 1 << 32 else "Q"
+    span = high - low + 1
+    if span > _SPAN_PER_ROW * count:
+        # one integer per row, key then row: equal keys keep the rows' order
+        packed = sorted(key(i) * rows + i for i in chosen())
+        return (divmod(p, rows) for p in packed)
+    # keys close together (a plan's seeds are a range): a counting sort, in arrays
+    starts = array(code, [0]) * (span + 1)
+    for i in chosen():
+        starts[key(i) - low + 1] += 1
+    total = 0
+    for k in range(span + 1):
+        total += starts[k]
+        starts[k] = total  # now the place of the first row of key low + k
+    placed = array(code, [0]) * count
+    for i in chosen():
+        k = key(i) - low
+        placed[starts[k]] = i
+        starts[k] += 1
+    del starts
+    return ((key(i), i) for i in placed)
+
+
+def _fold(
+    by_key: Iterable[tuple[int, int]],
+    width: int,
+    scores: Sequence[float],
+    mean: Callable[[list[float]], float],
+) -> tuple[array[int] | list[int], array[int], array[float]]:
+    """Seeds, ranks and means of the cells of rows in key order (key = seed * width +
+    rank), a cell's mean taken over its rows' scores in their order."""
+    seeds: array[int] | list[int] = array("q")
+    ranks = array(_ranks_code(width))
+    means = array("d")
+    current: int | None = None
+    values: list[float] = []
+    for k, i in by_key:
+        if k != current:
+            if values:
+                means.append(mean(values))
+                values = []
+            current = k
+            seed, rank = divmod(k, width)
+            try:
+                seeds.append(seed)
+            except OverflowError:  # a seed past 64 bits (none of this harness's): ints
+                seeds = [*seeds, seed]
+            ranks.append(rank)
+        values.append(scores[i])
+    if values:
+        means.append(mean(values))
+    return seeds, ranks, means
 
 
 def _same(a: array[int] | list[int], b: array[int] | list[int]) -> bool:

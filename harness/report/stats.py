@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -68,6 +69,31 @@ def draws(
     cells = range(n)
     for _ in range(resamples):
         yield rng.choices(cells, k=n)
+
+
+#: Picks made at a time by :func:`compact_draws`: a list of this many ints at most.
+PICKS_AT_A_TIME = 4096
+#: An array type of at least four bytes an item (``I`` is four on every platform we know).
+_FOUR_BYTES = "I" if array("I").itemsize >= 4 else "L"
+
+
+def compact_draws(
+    n: int, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> Iterator[array[int]]:
+    """The draws of :func:`draws`, each as an array of indices (two or four bytes an
+    index, where a list holds an int object of about 36), made a few thousand at a time.
+
+    The same indices: ``Random.choices`` without weights makes each pick from one
+    ``random()``, so picks made in parts, in order, are the picks made at once.
+    """
+    rng = random.Random(seed)
+    cells = range(n)
+    code = "H" if n <= 1 << 16 else _FOUR_BYTES if n <= 1 << 32 else "Q"
+    for _ in range(resamples):
+        drawn = array(code)
+        for start in range(0, n, PICKS_AT_A_TIME):
+            drawn.extend(rng.choices(cells, k=min(PICKS_AT_A_TIME, n - start)))
+        yield drawn
 
 
 def bootstrap_columns(
@@ -220,6 +246,7 @@ __all__ = [
     "bootstrap_mean",
     "bootstrap_p",
     "cell_means",
+    "compact_draws",
     "draws",
     "interval_from",
     "paired_difference",

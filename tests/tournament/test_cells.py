@@ -9,6 +9,7 @@ import tracemalloc
 from array import array
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -20,7 +21,7 @@ from harness.report.cells import Cell, CellMeans
 from harness.report.compare import pair_bootstrap
 from harness.report.digest import Digest, digest
 from harness.report.render import to_markdown
-from harness.report.stats import bootstrap_columns, cell_means, draws
+from harness.report.stats import bootstrap_columns, cell_means, compact_draws, draws
 from harness.summary import EpisodeSummary, SeatStats
 from harness.tournament.ceiling import find_ceiling
 
@@ -142,26 +143,47 @@ def test_a_digests_tables_are_the_cell_means_of_its_episodes(
         assert mixed.same_cells(shared)
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(SEEDS), st.sampled_from(VARIANTS), SCORES)))
-def test_rows_in_any_order_give_one_table(rows: list[tuple[int, str, float]]) -> None:
+def first(values: list[float]) -> float:
+    """A cell's first repetition: tells whether a table keeps the rows' order."""
+    return values[0]
+
+
+def one_order(rows: list[tuple[int, str, float]]) -> None:
     names = list(dict.fromkeys(v for _, v, _ in rows))
     number = {v: i for i, v in enumerate(names)}
 
-    def table(order: list[tuple[int, str, float]]) -> CellMeans:
+    def table(order: list[tuple[int, str, float]], **how: Any) -> CellMeans:
         return CellMeans.of_rows(
             array("q", [s for s, _, _ in order]),
             array("I", [number[v] for _, v, _ in order]),
             array("d", [x for _, _, x in order]),
             names,
+            **how,
         )
 
     # the rows sorted by cell (no sort needed) and in the order given (sorted first)
-    ordered = sorted(rows, key=lambda r: (r[0], r[1]))
-    one, two = table(rows), table(ordered)
-    assert list(one) == list(two) == sorted({(s, v) for s, v, _ in rows})
-    assert reprs(one.means) == reprs(cell_means(((s, v), x) for s, v, x in rows).values())
-    assert reprs(two.means) == reprs(cell_means(((s, v), x) for s, v, x in ordered).values())
+    for order in (rows, sorted(rows, key=lambda r: (r[0], r[1]))):
+        expected = cell_means(((s, v), x) for s, v, x in order)
+        same_table(table(order), expected)
+        firsts: dict[Cell, float] = {}
+        for s, v, x in order:
+            firsts.setdefault((s, v), x)
+        assert reprs(table(order, mean=first).means) == reprs(firsts[c] for c in expected)
+
+
+CELL_ROWS = st.tuples(st.sampled_from(SEEDS), st.sampled_from(VARIANTS), SCORES)
+NEAR_ROWS = st.tuples(st.integers(-3, 12), st.sampled_from(VARIANTS), SCORES)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(CELL_ROWS), st.lists(NEAR_ROWS))
+def test_rows_in_any_order_give_one_table(
+    far: list[tuple[int, str, float]], near: list[tuple[int, str, float]]
+) -> None:
+    """Seeds far apart are sorted as integers; seeds close together are counted into
+    place. Either way: the cells in natural order, a cell's rows in their order."""
+    one_order(far)
+    one_order(near)
 
 
 def test_a_cells_mean_is_the_exact_sum_of_its_repetitions_over_their_count() -> None:
@@ -249,10 +271,11 @@ def test_a_ceiling_from_a_digest_is_the_ceiling_from_the_lines(tmp_path: Path) -
 
 EPISODES = 12_000
 #: The Python memory building and rendering a report may take beyond its digest, per
-#: episode (about 70 here): cell-means tables (17 bytes a cell), the sort of a table's
-#: rows while it is built (40 bytes a row) and one draw of cells while it is summed
-#: (40 bytes a cell). Dicts and sets of (seed, variant) tuples took about 460.
-PEAK_BYTES_PER_EPISODE = 120
+#: episode (about 66 here): each entrant's cell-means table and its fallback-free one
+#: (17 bytes a cell each), a pair's differences (a list: 32 bytes a cell), a table's
+#: rows counted into order (8 bytes a row, while it is built) and one draw of cells (2
+#: bytes a cell). Dicts and sets of (seed, variant) tuples took about 460.
+PEAK_BYTES_PER_EPISODE = 100
 
 
 def test_a_reports_peak_memory_is_a_few_flat_arrays_per_episode(
@@ -261,7 +284,7 @@ def test_a_reports_peak_memory_is_a_few_flat_arrays_per_episode(
     import harness.report.build as build
 
     # few resamples, none kept: what is measured is what the cells take
-    monkeypatch.setattr(build, "draws", functools.partial(draws, resamples=10))
+    monkeypatch.setattr(build, "compact_draws", functools.partial(compact_draws, resamples=10))
     monkeypatch.setattr(build, "KEEP_DRAWS", 0)
     rng = random.Random(5)
     plan = [
@@ -284,3 +307,15 @@ def test_a_reports_peak_memory_is_a_few_flat_arrays_per_episode(
     assert report["cells"] == EPISODES // 2
     assert report["pairwise"]["rows"][0]["cells"] == EPISODES // 2
     assert peak <= PEAK_BYTES_PER_EPISODE * EPISODES, peak / EPISODES
+
+
+@pytest.mark.parametrize("picks", [3, 4096])
+def test_compact_draws_are_the_draws(monkeypatch: pytest.MonkeyPatch, picks: int) -> None:
+    import harness.report.stats as stats
+
+    monkeypatch.setattr(stats, "PICKS_AT_A_TIME", picks)
+    for n in (0, 1, 2, 3, 4, 7, 4095, 4096, 4097, 65536, 65537):
+        compact = list(compact_draws(n, resamples=3, seed=n))
+        assert [list(d) for d in compact] == list(draws(n, resamples=3, seed=n))
+        # two bytes an index into up to 65,536 cells, four beyond
+        assert {d.itemsize for d in compact} == {2 if n <= 1 << 16 else 4}
