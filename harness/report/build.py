@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.game import Column, GameEntry
+from harness.report.cells import Cell, CellMeans
 from harness.report.compare import ALPHA, pair_bootstrap, pairwise
 from harness.report.completeness import Completeness, Plan
 from harness.report.digest import Digest, EntrantDigest, digest
@@ -42,9 +43,8 @@ from harness.report.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     LEVEL,
-    Cell,
-    cell_means,
-    draws,
+    Interval,
+    compact_draws,
     interval_from,
     paired_difference,
     percentile,
@@ -69,11 +69,12 @@ class Ceiling:
         Cells the ceiling lacks are left out; None when none is left or the ceiling's
         mean there is not positive.
         """
-        shared = sorted(cell for cell in cells if cell in self.scores)
-        ceiling = math.fsum(self.scores[cell] for cell in shared)
+        scores = CellMeans.of(self.scores)
+        shared = CellMeans.common([CellMeans.of(cells), scores])
+        ceiling = math.fsum(scores.on(shared))
         if not shared or ceiling <= 0:
             return None
-        return math.fsum(cells[cell] for cell in shared) / ceiling
+        return math.fsum(shared.means) / ceiling
 
 
 def legend(columns: Sequence[Column]) -> str:
@@ -98,25 +99,44 @@ KEEP_DRAWS = 2_000_000
 
 
 class _Resampler:
-    """The seeded draws over n cells, made once per n for one report (while they fit)."""
+    """The seeded draws over n cells, made once per n for one report (while they fit),
+    and the score interval of each table of cell means."""
 
     def __init__(self) -> None:
         self.kept: dict[int, list[array[int]]] = {}
         self.held = 0
+        self.scores: dict[tuple[int, int], tuple[CellMeans, Interval]] = {}
+
+    def score(self, table: CellMeans, episodes: int) -> Interval:
+        """The mean of ``table`` with its interval: worked out once per table, which an
+        entrant's fallback-free row shares when none of its episodes fell back."""
+        key = (id(table), episodes)  # the table is kept with it: its id stays its own
+        if key not in self.scores:
+            values = table.means
+            self.scores[key] = table, interval_from(values, self(len(values)), episodes=episodes)
+        return self.scores[key][1]
 
     def __call__(self, n: int) -> Iterable[Sequence[int]]:
         if n in self.kept:
             return self.kept[n]
         if self.held + n * BOOTSTRAP_RESAMPLES > KEEP_DRAWS:
-            return draws(n)
+            return compact_draws(n)
         self.held += n * BOOTSTRAP_RESAMPLES
-        code = "H" if n <= 1 << 16 else "L"  # an index into n cells: two bytes suffice
-        self.kept[n] = [array(code, d) for d in draws(n)]
+        self.kept[n] = list(compact_draws(n))
         return self.kept[n]
 
 
-def _cells(entry: EntrantDigest, variants: Sequence[str]) -> dict[Cell, float]:
-    return cell_means(entry.cell_scores(variants))
+def _clean_cells(
+    clean: Mapping[str, EntrantDigest], cells: Mapping[str, CellMeans], variants: Sequence[str]
+) -> dict[str, CellMeans]:
+    """The fallback-free episodes' cell means; an entrant none of whose episodes fell
+    back has the table of all its episodes (the same episodes: the same table)."""
+    return {
+        name: cells[name]
+        if entry.of is not None and len(entry) == len(entry.of) and name in cells
+        else CellMeans.of_entrant(entry, variants)
+        for name, entry in clean.items()
+    }
 
 
 def _num(value: float) -> float | None:
@@ -136,21 +156,19 @@ def _entrant_row(
     game: GameEntry,
     name: str,
     entry: EntrantDigest,
-    variants: Sequence[str],
+    by_cell: CellMeans,
     planned: int | None,
     resample: _Resampler,
     ceiling: Ceiling | None = None,
 ) -> dict[str, Any]:
-    by_cell = _cells(entry, variants)
-    values = list(by_cell.values())
-    score = interval_from(values, resample(len(values)), episodes=len(entry))
+    score = resample.score(by_cell, len(entry))
     turns, fallbacks = entry.turns, entry.fallbacks
     return {
         "entrant": name,
         "seats": _labels(game, entry.first),
         "episodes": len(entry),
         "planned": planned,
-        "cells": len(values),
+        "cells": len(by_cell),
         "score": interval_dict(score),
         "ceilingShare": ceiling.share(by_cell) if ceiling is not None else None,
         "rank": None,
@@ -177,19 +195,16 @@ def _entrant_row(
 
 
 def _paired(
-    by_entrant: Mapping[str, EntrantDigest],
-    variants: Sequence[str],
-    reference: str | None,
-    resample: _Resampler,
+    cells: Mapping[str, CellMeans], reference: str | None, resample: _Resampler
 ) -> list[dict[str, Any]]:
-    if reference is None or reference not in by_entrant:
+    if reference is None or reference not in cells:
         return []
-    ref = list(by_entrant[reference].cell_scores(variants))
+    ref = cells[reference]
     rows = []
-    for name, entry in by_entrant.items():
+    for name, table in cells.items():
         if name == reference:
             continue
-        paired = paired_difference(entry.cell_scores(variants), ref, resample=resample)
+        paired = paired_difference(table, ref, resample=resample)
         rows.append(
             {
                 "entrant": name,
@@ -313,12 +328,13 @@ def build_report(
     labels = {name: _labels(game, entry.first) for name, entry in by_entrant.items()}
     known = {n: dict(specs[n]) for n in names if specs is not None and n in specs}
     identity = {n: known.get(n, labels[n]) for n in names}
-    cells = {name: _cells(entry, variants) for name, entry in by_entrant.items()}
+    cells = {name: CellMeans.of_entrant(entry, variants) for name, entry in by_entrant.items()}
     rows = [
-        _entrant_row(game, n, entry, variants, done.planned.get(n), resample, ceiling)
+        _entrant_row(game, n, entry, cells[n], done.planned.get(n), resample, ceiling)
         for n, entry in by_entrant.items()
     ]
     ranks = ranked(names, cells, resample) if len(names) > 1 else {}
+    clean_cells = _clean_cells(clean, cells, variants)
     for row in rows:
         if row["entrant"] in ranks:
             figures = ranks[row["entrant"]]
@@ -330,7 +346,7 @@ def build_report(
         "roles": sorted({g.role for g in groups}),
         "leader": groups[0].key,
         "episodes": folded.episodes,
-        "cells": len(set().union(*cells.values())) if cells else 0,
+        "cells": CellMeans.union_size(list(cells.values())),
         "completeness": _completeness_json(done, plan),
         "selection": dict(selection) if selection is not None else None,
         "intervals": {
@@ -356,15 +372,15 @@ def build_report(
         ],
         "legend": legend(game.report.report_columns()),
         "entrants": rows,
-        "paired": _paired(by_entrant, variants, reference, resample),
+        "paired": _paired(cells, reference, resample),
         "pairwise": _pairwise(names, cells, resample),
         "fallbackFree": {
             # no planned count: these are a selection of the finished episodes
             "entrants": [
-                _entrant_row(game, n, entry, variants, None, resample, ceiling)
+                _entrant_row(game, n, entry, clean_cells[n], None, resample, ceiling)
                 for n, entry in clean.items()
             ],
-            "paired": _paired(clean, variants, reference, resample),
+            "paired": _paired(clean_cells, reference, resample),
         },
         "identical": identical_entrants(names, identity),
         "leaderboards": leaderboards(game, names, labels, identity, cells, resample),

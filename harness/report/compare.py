@@ -23,16 +23,15 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from harness.report.cells import Cell, CellMeans
 from harness.report.stats import (
     LEVEL,
     TIE_TOLERANCE,
-    Cell,
     Draw,
     Interval,
     bootstrap_columns,
     bootstrap_p,
     percentile_bounds,
-    shared_differences,
 )
 
 ALPHA = round(1 - LEVEL, 12)  # 0.05, not 0.050000000000000044
@@ -97,21 +96,30 @@ def pair_bootstrap(
     pairs that share the same cells (every pair, when the folder is complete) are
     resampled together: one pass over the draws serves them all.
     """
+    tables = {n: CellMeans.of(cells[n]) for n in names}
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     diffs: list[list[float]] = []
     stats: list[list[float]] = [[] for _ in pairs]
-    by_cells: dict[tuple[Cell, ...], list[int]] = {}
+    # pairs that share the same cells, grouped by a digest of them (and compared in
+    # full, so two sets of cells never share a group by chance)
+    groups: list[tuple[CellMeans, list[int]]] = []
+    by_hash: dict[bytes, list[int]] = {}
     for k, (a, b) in enumerate(pairs):
-        both, d = shared_differences(cells[a], cells[b])
-        diffs.append(d)
-        if len(both) > 1:
-            by_cells.setdefault(tuple(both), []).append(k)
-    for shared, ks in by_cells.items():
+        both = CellMeans.common([tables[a], tables[b]])
+        diffs.append([x - y for x, y in zip(both.means, tables[b].on(both), strict=True)])
+        if len(both) < 2:
+            continue
+        candidates = by_hash.setdefault(both.cells_hash(), [])
+        found = next((g for g in candidates if groups[g][0].same_cells(both)), None)
+        if found is None:
+            candidates.append(len(groups))
+            groups.append((both, [k]))
+        else:
+            groups[found][1].append(k)
+    for shared, ks in groups:
         members = [n for n in names if any(n in pairs[k] for k in ks)]
         column = {n: i for i, n in enumerate(members)}
-        means = bootstrap_columns(
-            [[cells[n][c] for c in shared] for n in members], resample(len(shared))
-        )
+        means = bootstrap_columns([tables[n].on(shared) for n in members], resample(len(shared)))
         for k in ks:
             i, j = column[pairs[k][0]], column[pairs[k][1]]
             stats[k] = [row[i] - row[j] for row in means]

@@ -183,8 +183,14 @@ class EntrantDigest:
         source = self.of if self.of is not None else self
         rows = zip(source.seeds, source.variants, source.scores, strict=True)
         for index, (seed, variant, score) in enumerate(rows):
-            if self.of is None or self.marks[index // 8] >> index % 8 & 1:
+            if self.of is None or self.marked(index):
                 yield (seed, names[variant]), score
+
+    def marked(self, index: int) -> bool:
+        """Whether the ``index``-th episode of :attr:`of` is one of this selection's."""
+        byte = index // 8
+        # the marks end at the last marked episode's byte: later episodes are unmarked
+        return byte < len(self.marks) and bool(self.marks[byte] >> index % 8 & 1)
 
     def ordered_with_calls(self) -> Iterator[EpisodeSummary]:
         """The episodes with model calls, in canonical order (equal keys by their JSON)."""
@@ -245,14 +251,6 @@ class Digest:
         """((seed, variant), score) of each of ``entrant``'s episodes, in the order read."""
         found = self.entrants.get(entrant)
         return found.cell_scores(self.variant_names) if found is not None else iter(())
-
-    def cells(self) -> set[tuple[int, str]]:
-        """Every (seed, variant) cell any entrant played."""
-        return {
-            (seed, self.variant_names[variant])
-            for e in self.entrants.values()
-            for seed, variant in zip(e.seeds, e.variants, strict=True)
-        }
 
     def held_bytes(self) -> int:
         """Bytes the per-episode arrays hold, all entrants (for tests and benchmarks)."""

@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from harness.game import GameEntry
+from harness.report.cells import Cell, CellMeans
 from harness.report.compare import rank_intervals
-from harness.report.stats import Cell, Draw, Interval, interval_from
+from harness.report.stats import Draw, Interval, interval_from
 
 #: entrant -> seat group key -> a canonical text of its spec
 Specs = Mapping[str, Mapping[str, str]]
@@ -86,11 +87,11 @@ def interval_dict(iv: Interval) -> dict[str, Any]:
 
 def shared_columns(
     names: Sequence[str], cells: Mapping[str, Mapping[Cell, float]]
-) -> tuple[list[Cell], list[list[float]]]:
+) -> tuple[CellMeans, list[Sequence[float]]]:
     """The cells every one of ``names`` finished, and each one's cell means on them."""
-    common = set.intersection(*(set(cells[n]) for n in names)) if names else set()
-    order = sorted(common)
-    return order, [[cells[n][c] for c in order] for n in names]
+    tables = [CellMeans.of(cells[n]) for n in names]
+    common = CellMeans.common(tables)
+    return common, [table.on(common) for table in tables]
 
 
 def ranked(

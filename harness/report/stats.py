@@ -4,7 +4,9 @@ The unit of every statistic is the (seed, variant) *cell*: an entrant's repetiti
 one cell are averaged first, so repeating a deterministic episode cannot narrow an
 interval. Cells are always taken in their natural order (seed, then variant), and the
 bootstrap draws are a pure function of (number of cells, resamples, seed), so the same
-results give the same numbers whatever order the episodes finished in.
+results give the same numbers whatever order the episodes finished in. A report holds
+each entrant's cell means as a :class:`~harness.report.cells.CellMeans` (flat arrays,
+no object per cell); :func:`cell_means` is the same definition over plain pairs.
 
 The draws are passed in explicitly (:func:`draws`), so a test can hand a tiny fixed
 set of resamples to :func:`bootstrap_columns` and check every figure by hand.
@@ -15,17 +17,18 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+
+from harness.report.cells import Cell, CellMeans
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261129
 LEVEL = 0.95
 TIE_TOLERANCE = 1e-9
 
-#: A (seed, variant) cell: the unit of resampling.
-Cell = tuple[int, str]
 #: One resample: indices into a sorted list of cells, drawn with replacement.
 Draw = Sequence[int]
 
@@ -68,6 +71,31 @@ def draws(
         yield rng.choices(cells, k=n)
 
 
+#: Picks made at a time by :func:`compact_draws`: a list of this many ints at most.
+PICKS_AT_A_TIME = 4096
+#: An array type of at least four bytes an item (``I`` is four on every platform we know).
+_FOUR_BYTES = "I" if array("I").itemsize >= 4 else "L"
+
+
+def compact_draws(
+    n: int, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> Iterator[array[int]]:
+    """The draws of :func:`draws`, each as an array of indices (two or four bytes an
+    index, where a list holds an int object of about 36), made a few thousand at a time.
+
+    The same indices: ``Random.choices`` without weights makes each pick from one
+    ``random()``, so picks made in parts, in order, are the picks made at once.
+    """
+    rng = random.Random(seed)
+    cells = range(n)
+    code = "H" if n <= 1 << 16 else _FOUR_BYTES if n <= 1 << 32 else "Q"
+    for _ in range(resamples):
+        drawn = array(code)
+        for start in range(0, n, PICKS_AT_A_TIME):
+            drawn.extend(rng.choices(cells, k=min(PICKS_AT_A_TIME, n - start)))
+        yield drawn
+
+
 def bootstrap_columns(
     columns: Sequence[Sequence[float]], resamples: Iterable[Draw]
 ) -> list[list[float]]:
@@ -76,9 +104,12 @@ def bootstrap_columns(
     ``columns`` are aligned: row i of every column belongs to the same cell, so one
     resample moves them together (what keeps paired comparisons and ranks paired).
     """
-    return [
-        [math.fsum(map(col.__getitem__, draw)) / len(draw) for col in columns] for draw in resamples
-    ]
+    out = []
+    for draw in resamples:
+        out.append([math.fsum(map(col.__getitem__, draw)) / len(draw) for col in columns])
+        # let go of this draw before the next is made: one draw of n cells held, not two
+        del draw
+    return out
 
 
 def percentile_bounds(stats: Sequence[float], level: float = LEVEL) -> tuple[float, float]:
@@ -163,22 +194,33 @@ def shared_differences(
     a: Mapping[Cell, float], b: Mapping[Cell, float]
 ) -> tuple[list[Cell], list[float]]:
     """The cells both have (natural order) and the differences a - b of their means."""
-    cells = sorted(set(a) & set(b))
-    return cells, [a[c] - b[c] for c in cells]
+    both, diffs = _differences(CellMeans.of(a), CellMeans.of(b))
+    return list(both), diffs
+
+
+def _differences(a: CellMeans, b: CellMeans) -> tuple[CellMeans, list[float]]:
+    """The cells both have (a's means on them) and the differences a - b there."""
+    both = CellMeans.common([a, b])
+    return both, [x - y for x, y in zip(both.means, b.on(both), strict=True)]
+
+
+def _table(values: CellMeans | Iterable[tuple[Cell, float]]) -> CellMeans:
+    return values if isinstance(values, CellMeans) else CellMeans.of_pairs(values)
 
 
 def paired_difference(
-    entrant: Iterable[tuple[Cell, float]],
-    reference: Iterable[tuple[Cell, float]],
+    entrant: CellMeans | Iterable[tuple[Cell, float]],
+    reference: CellMeans | Iterable[tuple[Cell, float]],
     *,
     seed: int = BOOTSTRAP_SEED,
     resample: Callable[[int], Iterable[Draw]] | None = None,
 ) -> Paired:
     """Differences entrant - reference over shared cells, repetitions averaged per cell.
 
+    Each side is its (cell, score) pairs, or its cell means as a :class:`CellMeans`.
     ``resample(n)`` gives the draws over n cells; by default :func:`draws` with ``seed``.
     """
-    _, diffs = shared_differences(cell_means(entrant), cell_means(reference))
+    _, diffs = _differences(_table(entrant), _table(reference))
     wins = sum(1 for d in diffs if d > TIE_TOLERANCE)
     losses = sum(1 for d in diffs if d < -TIE_TOLERANCE)
     chosen = resample(len(diffs)) if resample is not None else draws(len(diffs), seed=seed)
@@ -204,6 +246,7 @@ __all__ = [
     "bootstrap_mean",
     "bootstrap_p",
     "cell_means",
+    "compact_draws",
     "draws",
     "interval_from",
     "paired_difference",

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +30,8 @@ from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.game import GameEntry
 from harness.report.build import Ceiling
+from harness.report.cells import Cell, CellMeans, as_given
 from harness.report.digest import Digest
-from harness.report.stats import Cell
 from harness.seats import BaselineSeat, Seat
 from harness.summary import EpisodeSummary
 from harness.tournament.store import write_atomically
@@ -83,22 +82,31 @@ def _entrant_team(entrant: Mapping[str, Any]) -> dict[str, str] | None:
     return team
 
 
-def _cell_means(summaries: Sequence[EpisodeSummary] | Digest, entrant: str) -> dict[Cell, float]:
-    scores: dict[Cell, list[float]] = defaultdict(list)
-    if isinstance(summaries, Digest):
-        for cell, score in summaries.cell_scores(entrant):  # in the order read
-            scores[cell].append(score)
-    else:
-        for ep in summaries:
-            if ep.entrant == entrant:
-                scores[(ep.seed, ep.variant)].append(ep.score)
-    return {cell: sum(v) / len(v) for cell, v in scores.items()}
+def _plain_mean(values: list[float]) -> float:
+    # the ceiling's means have always been plain sums over the count (not fsum, as the
+    # entrants' are): kept, so that a report on the same results stays the same
+    return sum(values) / len(values)
 
 
-def _cells(summaries: Sequence[EpisodeSummary] | Digest) -> list[Cell]:
+def _cell_means(summaries: Sequence[EpisodeSummary] | Digest, entrant: str) -> CellMeans:
     if isinstance(summaries, Digest):
-        return sorted(summaries.cells())
-    return sorted({(ep.seed, ep.variant) for ep in summaries})
+        found = summaries.entrants.get(entrant)
+        if found is None:
+            return CellMeans.empty()
+        return CellMeans.of_entrant(found, summaries.variant_names, mean=_plain_mean)
+    return CellMeans.of_pairs(
+        (((ep.seed, ep.variant), ep.score) for ep in summaries if ep.entrant == entrant),
+        mean=_plain_mean,
+    )
+
+
+def _cells(summaries: Sequence[EpisodeSummary] | Digest) -> Iterator[Cell]:
+    """Every cell of the folder, in natural order."""
+    if isinstance(summaries, Digest):
+        names = summaries.variant_names
+        tables = [CellMeans.of_entrant(e, names) for e in summaries.entrants.values()]
+        return CellMeans.union(tables)
+    return iter(sorted({(ep.seed, ep.variant) for ep in summaries}))
 
 
 def find_ceiling(
@@ -128,13 +136,13 @@ def find_ceiling(
     path = root / f"ceiling-{baseline}.json"
     kept = _read_hidden(path, baseline, team)
     if asked is None:
-        return Ceiling(baseline, kept, hidden=True) if kept else None
-    cells = _cells(summaries)
-    missing = [cell for cell in cells if cell not in kept]
+        return Ceiling(baseline, CellMeans.of(kept), hidden=True) if kept else None
+    missing = [cell for cell in _cells(summaries) if cell not in kept]
     if missing:
         kept |= asyncio.run(_play(game, config, team, missing))
         _write_hidden(path, baseline, team, kept)
-    return Ceiling(baseline, {cell: kept[cell] for cell in cells}, hidden=True)
+    scores = CellMeans.of_pairs(((cell, kept[cell]) for cell in _cells(summaries)), mean=as_given)
+    return Ceiling(baseline, scores, hidden=True)
 
 
 async def _play(
