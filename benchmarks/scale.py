@@ -1,7 +1,8 @@
 """Speed and scale of scripted tournaments: CPU per episode, every core, flat memory.
 
-    python -m benchmarks.scale [--seeds 400] [--workers-max N] [--memory-episodes 100000]
-                               [--million-seconds 60] [--skip-memory]
+    python -m benchmarks.scale [--seeds 400] [--repeat 3] [--workers-max N]
+                               [--memory-episodes 100000] [--million-seconds 60]
+                               [--skip-memory]
 
 (Run it as a module, like every benchmark here.) One run prints:
 
@@ -19,6 +20,11 @@
 3. Memory (``benchmarks.memory``): the peak RSS of a scripted tournament of
    ``--memory-episodes`` episodes beside one of 1,000, and a 1,000,000-seed config's
    first ``--million-seconds`` seconds.
+
+Every ``lighthouse run`` figure is the best of ``--repeat`` runs (the fastest: the one
+least disturbed by the rest of the machine, as :mod:`timeit` reports), the worker
+counts taken in turn within each round so that a slow spell of a shared machine falls
+on all of them; the slowest run is printed beside it, so the spread shows.
 
 Figures only: nothing here is asserted. Noisy machines give noisy figures: run it on
 a quiet one.
@@ -139,6 +145,7 @@ def per_cpu_second(episodes: int, cpu: float) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seeds", type=int, default=400, help="episodes per measurement")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each; the best is shown")
     parser.add_argument("--workers-max", type=int, default=usable_cores())
     parser.add_argument("--memory-episodes", type=int, default=100_000)
     parser.add_argument("--million-seconds", type=float, default=60.0)
@@ -160,34 +167,48 @@ def main(argv: Sequence[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="lighthouse-scale-") as tmp:
         folder = Path(tmp)
         one, many = config_file(folder, 1), config_file(folder, args.seeds)
-        walls: dict[int, float] = {}
-        for workers in range(0, args.workers_max + 1):
-            startup = cli_run(one, folder / "out", workers)
-            full = cli_run(many, folder / "out", workers)
-            cpu, wall = full.cpu - startup.cpu, full.wall - startup.wall
-            walls[workers] = (len(seeds) - 1) / wall
-            if workers <= 1:
-                print(
-                    f"  {per_cpu_second(len(seeds) - 1, cpu)}  lighthouse run --workers "
-                    f"{workers} --no-report: records written, whole process "
-                    f"({full.cpu:.2f} s CPU less {startup.cpu:.2f} s for one seed; "
-                    f"{cpu / floor_cpu * len(seeds) / (len(seeds) - 1):.2f}x the floor's)"
+        episodes = len(seeds) - 1  # a one-seed run's start-up is subtracted
+        # (workers, report) -> every round's (CPU seconds, wall seconds), start-up less
+        runs: dict[tuple[int, bool], list[tuple[float, float]]] = {}
+        kinds = [*((w, False) for w in range(args.workers_max + 1)), (1, True)]
+        for _ in range(args.repeat):
+            for workers, printed in kinds:
+                startup = cli_run(one, folder / "out", workers, report=printed)
+                full = cli_run(many, folder / "out", workers, report=printed)
+                runs.setdefault((workers, printed), []).append(
+                    (full.cpu - startup.cpu, full.wall - startup.wall)
                 )
-        startup = cli_run(one, folder / "out", 1, report=True)
-        full = cli_run(many, folder / "out", 1, report=True)
-        cpu = full.cpu - startup.cpu
-        print(
-            f"  {per_cpu_second(len(seeds) - 1, cpu)}  lighthouse run --workers 1, the "
-            f"report printed too (its bootstrap grows with the episodes; "
-            f"{full.cpu:.2f} s CPU less {startup.cpu:.2f} s)"
-        )
-        print("\nScaling (lighthouse run, records written; wall time, start-up subtracted):")
-        for workers in range(1, args.workers_max + 1):
-            print(
-                f"  --workers {workers}: {walls[workers]:7.1f} episodes/s  "
-                f"({walls[workers] / walls[1]:.2f}x one worker)"
+
+        def best(kind: tuple[int, bool], part: int) -> tuple[float, float]:
+            values = [run[part] for run in runs[kind]]
+            return min(values), max(values)
+
+        for workers, printed in [(0, False), (1, False), (1, True)]:
+            cpu, worst = best((workers, printed), 0)
+            what = (
+                "with the report printed (its bootstrap grows with the episodes)"
+                if printed
+                else "--no-report: records written, whole process"
             )
-        print(f"  --workers 0: {walls[0]:7.1f} episodes/s  (on the event loop)")
+            print(
+                f"  {per_cpu_second(episodes, cpu)}  lighthouse run --workers {workers} "
+                f"{what} ({cpu:.2f} s CPU, start-up less; slowest of {args.repeat}: "
+                f"{per_cpu_second(episodes, worst).strip()}; "
+                f"{cpu / floor_cpu * len(seeds) / episodes:.2f}x the floor's)"
+            )
+        print(
+            "\nScaling (lighthouse run --no-report, records written; wall time, start-up "
+            f"subtracted; best of {args.repeat}, slowest in brackets):"
+        )
+        one_worker = episodes / best((1, False), 1)[0]
+        for workers in [*range(1, args.workers_max + 1), 0]:
+            fast, slow = best((workers, False), 1)
+            rate = episodes / fast
+            where = "on the event loop" if workers == 0 else f"{rate / one_worker:.2f}x one worker"
+            print(
+                f"  --workers {workers}: {rate:7.1f} episodes/s  [{episodes / slow:7.1f}]  "
+                f"({where})"
+            )
     if not args.skip_memory:
         from benchmarks.memory import report
 
