@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from harness.game import Report
 from harness.records import RecordModel
@@ -199,6 +199,16 @@ def summarize(
     )
 
 
+def summarize_read(
+    report: Report, lines: Sequence[BaseModel], *, entrant: str, repetition: int
+) -> EpisodeSummary:
+    """:func:`summarize` of a record read back: its lines as the record models validated
+    them, dumped again into the form :func:`summarize` reads (whatever spelling the
+    file used)."""
+    docs = [line.model_dump(mode="json", by_alias=True) for line in lines]
+    return summarize(report, docs, entrant=entrant, repetition=repetition)
+
+
 def _add(counter: dict[str, Any], key: str, amount: float) -> None:
     counter[key] = counter.get(key, 0) + amount
 
@@ -214,4 +224,5 @@ __all__ = [
     "record_identity",
     "split_episode_id",
     "summarize",
+    "summarize_read",
 ]

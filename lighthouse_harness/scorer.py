@@ -25,7 +25,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from harness.summary import FALLBACK_SOURCES, summarize
+from harness.summary import FALLBACK_SOURCES, summarize_read
 from lighthouse_harness.record import RECORD_KEY, ParsedRecord, parse_record
 
 #: The game's figure a score is measured against, where it has one.
@@ -63,7 +63,7 @@ def game_score() -> Scorer:
 def score_record(record: ParsedRecord) -> Score:
     """The :class:`Score` of a finished episode's record."""
     header = record.lines[0]
-    summary = summarize(record.game.report, record.lines, entrant="inspect", repetition=0)
+    summary = summarize_read(record.game.report, record.lines, entrant="inspect", repetition=0)
     models = {info.seat for info in header.seats if info.agent.kind == "llm"}
     turns = sum(stats.turns for seat, stats in summary.seats.items() if seat in models)
     sources: dict[str, int] = {}

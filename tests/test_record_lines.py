@@ -25,7 +25,7 @@ from harness.reader import open_record
 from harness.records import RecordWriter, dump_doc, dump_line
 from harness.registry import game_names, get_game
 from harness.seats import BaselineSeat, Seat, SeatRequest, baseline_seats, is_scripted
-from harness.summary import episode_id, summarize
+from harness.summary import episode_id, summarize, summarize_read
 from harness.tournament.audit import derive
 from harness.tournament.identity import IdentifiedSeat
 from harness.tournament.store import summarize_played
@@ -130,11 +130,10 @@ def test_a_results_line_from_the_written_objects_is_the_one_its_record_gives(
 
 def test_a_results_line_with_model_calls_is_the_one_its_record_gives(tmp_path: Path) -> None:
     recorded = record_llm_episode(tmp_path / "llm.jsonl")
-    docs = [
-        line.model_dump(mode="json", by_alias=True) for line in open_record(recorded.path).lines()
-    ]
-    written = summarize(get_game("lighthouse").report, recorded.lines(), entrant="m", repetition=0)
-    assert written == summarize(get_game("lighthouse").report, docs, entrant="m", repetition=0)
+    report = get_game("lighthouse").report
+    written = summarize(report, recorded.lines(), entrant="m", repetition=0)
+    read = open_record(recorded.path).lines()
+    assert written == summarize_read(report, read, entrant="m", repetition=0)
     runner1 = written.seats["runner1"]
     assert runner1.calls == runner1.turns + 1  # the retry's call
     assert runner1.retries == 1

@@ -26,7 +26,7 @@ from harness.errors import RecordError
 from harness.game import GameEntry
 from harness.reader import open_record
 from harness.replay import first_difference, replay
-from harness.summary import EpisodeSummary, split_episode_id, summarize
+from harness.summary import EpisodeSummary, split_episode_id, summarize_read
 
 
 def file_sha256(path: Path) -> str:
@@ -64,9 +64,7 @@ def derive(game: GameEntry, path: Path) -> EpisodeSummary:
             "<entrant>--<variant>--s<seed>--r<repetition> of its header's variant and seed"
         )
     try:
-        # dumped again: the form summarize reads, whatever spelling the file used
-        docs = [line.model_dump(mode="json", by_alias=True) for line in lines]
-        summary = summarize(game.report, docs, entrant=owner[0], repetition=owner[1])
+        summary = summarize_read(game.report, lines, entrant=owner[0], repetition=owner[1])
     except (LookupError, TypeError, ValueError, AttributeError) as exc:
         raise RecordError(f"{path}: cannot summarise it: {exc!r}") from None
     return summary.model_copy(update={"record_sha256": digest})
