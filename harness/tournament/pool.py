@@ -6,7 +6,8 @@ limiter, only CPU, so a tournament plays those in a pool of worker processes
 on the event loop with the one rate limiter.
 
 Each worker plays an episode into the episode's partial record, closes it (fsync),
-reads it back, validated, and sends the parent the episode's results line. Only the
+and sends the parent the episode's results line, made from the lines it wrote
+(:func:`~harness.tournament.store.summarize_played`). Only the
 parent, which holds the folder's lock, turns a partial record into a finished one
 (:meth:`ResultsFolder.settle`), so the folder keeps its single writer and its crash
 safety: a worker killed mid-episode leaves a partial record, which the run reports

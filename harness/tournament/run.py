@@ -546,7 +546,7 @@ async def _play_one(
             )
     finally:
         await asyncio.to_thread(writer.close)  # flush and fsync off the event loop
-    # validating a long record (model replies of up to 1 MiB) would stall the loop
+    # summarising a long record (model replies of up to 1 MiB) would stall the loop
     return await asyncio.to_thread(
         summarize_played, game, outcome, writer.sha256,
         entrant=plan.entrant.name, repetition=plan.repetition,
