@@ -21,7 +21,7 @@ import ctypes
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,7 +53,7 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _syncfs() -> Callable[[int], int] | None:
+def _syncfs() -> ctypes._NamedFuncPointer | None:
     """Linux's syncfs(2), from the C library; None elsewhere (or if it cannot be found)."""
     if sys.platform != "linux":
         return None
