@@ -5,11 +5,10 @@ limiter, only CPU, so a tournament plays those in a pool of worker processes
 (``--workers N``, by default one per usable core) while episodes with a model seat stay
 on the event loop with the one rate limiter.
 
-Each worker plays an episode into the episode's partial record, closes it (the run
-makes it durable with the rest of its batch) and sends the parent the episode's
-results line, made from the lines it wrote
-(:func:`~harness.tournament.store.summarize_played`). Only the parent, which holds the
-folder's lock, turns a partial record into a finished one
+Each worker plays an episode into the episode's partial record, closes it (fsync),
+and sends the parent the episode's results line, made from the lines it wrote
+(:func:`~harness.tournament.store.summarize_played`). Only the
+parent, which holds the folder's lock, turns a partial record into a finished one
 (:meth:`ResultsFolder.settle`), so the folder keeps its single writer and its crash
 safety: a worker killed mid-episode leaves a partial record, which the run reports
 (:class:`WorkerError`) and resuming discards and plays again; a parent killed at any
@@ -131,7 +130,7 @@ class _Worker:
                 writer=writer,
             )
         finally:
-            writer.close(sync=False)  # the run makes it durable with its batch (settle)
+            writer.close()
         return summarize_played(
             self.game, outcome, writer.sha256, entrant=entrant, repetition=repetition
         )

@@ -359,8 +359,7 @@ async def _play_all(
     Finished episodes are committed (records moved into place, results lines appended)
     by one committer, in the order they finish, in batches at most every
     :data:`COMMIT_EVERY` seconds: whatever finished meanwhile goes into the next, with
-    one sync of the batch's records (:func:`~harness.tournament.store.sync_files`), one
-    fsync of the records folder and one of episodes.jsonl per batch. A worker
+    one fsync of the records folder and one of episodes.jsonl per batch. A worker
     hands its finished episode to the committer and plays the next, so at most
     ``width`` episodes are in play on the loop and two per pool process (one played,
     one queued), and a bounded number wait to be committed, whatever the number of
@@ -546,8 +545,7 @@ async def _play_one(
                 writer=writer,
             )
     finally:
-        # made durable with its batch when committed (settle); flushed off the event loop
-        await asyncio.to_thread(writer.close, sync=False)
+        await asyncio.to_thread(writer.close)  # flush and fsync off the event loop
     # summarising a long record (model replies of up to 1 MiB) would stall the loop
     return await asyncio.to_thread(
         summarize_played, game, outcome, writer.sha256,

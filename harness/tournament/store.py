@@ -6,8 +6,8 @@
     DIR/records/ID.jsonl.partial  an episode being played (never read as finished)
     DIR/.lock                   locked by the one process writing the folder (lock.py)
 
-An episode is finished only once its record has been made durable and renamed into
-place AND its results line has been appended and fsynced, in that order. On resume, a torn
+An episode is finished only once its record has been fsynced and renamed into place
+AND its results line has been appended and fsynced, in that order. On resume, a torn
 last line of episodes.jsonl is cut off, partial records are discarded, and a finished
 record whose results line never made it is summarised again from the record alone, so
 a crash at any point costs at most the episodes that were in play. Resume also checks
@@ -17,10 +17,8 @@ report silently (:meth:`ResultsFolder.examine`).
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -51,44 +49,6 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _syncfs() -> ctypes._NamedFuncPointer | None:
-    """Linux's syncfs(2), from the C library; None elsewhere (or if it cannot be found)."""
-    if sys.platform != "linux":
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True).syncfs
-    except (OSError, AttributeError):
-        return None
-
-
-_SYNCFS = _syncfs()
-
-
-def sync_files(paths: Sequence[Path], folder: Path) -> None:
-    """Make the data of every file of ``paths`` (all in ``folder``) durable.
-
-    On Linux, one syncfs(2) of ``folder``'s file system: a batch of records costs one
-    journal commit, where an fsync of each costs one apiece (with two worker processes
-    writing a few hundred records a second, those commits are CPU the workers lose).
-    Elsewhere, or if syncfs fails, an fsync of each file.
-    """
-    if not paths:
-        return
-    if _SYNCFS is not None:
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            if _SYNCFS(fd) == 0:
-                return
-        finally:
-            os.close(fd)
-    for path in paths:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -425,16 +385,14 @@ class ResultsFolder:
     def settle(self, summaries: Sequence[EpisodeSummary]) -> None:
         """Finish episodes whose records are complete at their partial paths.
 
-        The records are made durable first (:func:`sync_files`: whoever wrote them
-        closed them without an fsync), then each is renamed into place, the renames
-        made durable with one fsync of the folder, and only then the results lines
-        appended in one write and one fsync: a crash between the two leaves finished
-        records without lines, which resuming summarises again from the records
-        (:meth:`examine`). Only the one process that holds the folder's lock calls this.
+        Each record is renamed into place, the renames made durable with one fsync of
+        the folder, and only then the results lines appended in one write and one
+        fsync: a crash between the two leaves finished records without lines, which
+        resuming summarises again from the records (:meth:`examine`). Only the one
+        process that holds the folder's lock calls this.
         """
         if not summaries:
             return
-        sync_files([self.partial_path(s.episode_id) for s in summaries], self.records)
         for summary in summaries:
             episode = summary.episode_id
             os.replace(self.partial_path(episode), self.record_path(episode))
@@ -468,7 +426,6 @@ __all__ = [
     "ResultsFolder",
     "fsync_dir",
     "summarize_played",
-    "sync_files",
     "write_atomically",
     "write_lines_atomically",
 ]
