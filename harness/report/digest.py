@@ -247,11 +247,6 @@ class Digest:
         """Planned against finished (:func:`harness.report.completeness.completeness`)."""
         return self._finished.result()
 
-    def cell_scores(self, entrant: str) -> Iterator[tuple[tuple[int, str], float]]:
-        """((seed, variant), score) of each of ``entrant``'s episodes, in the order read."""
-        found = self.entrants.get(entrant)
-        return found.cell_scores(self.variant_names) if found is not None else iter(())
-
     def held_bytes(self) -> int:
         """Bytes the per-episode arrays hold, all entrants (for tests and benchmarks)."""
         return sum(e.held_bytes() for t in (self.entrants, self.clean) for e in t.values())

@@ -19,7 +19,7 @@ import random
 import statistics
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from harness.report.cells import Cell, CellMeans
@@ -190,14 +190,6 @@ class Paired:
     losses: int
 
 
-def shared_differences(
-    a: Mapping[Cell, float], b: Mapping[Cell, float]
-) -> tuple[list[Cell], list[float]]:
-    """The cells both have (natural order) and the differences a - b of their means."""
-    both, diffs = _differences(CellMeans.of(a), CellMeans.of(b))
-    return list(both), diffs
-
-
 def _differences(a: CellMeans, b: CellMeans) -> tuple[CellMeans, list[float]]:
     """The cells both have (a's means on them) and the differences a - b there."""
     both = CellMeans.common([a, b])
@@ -252,5 +244,4 @@ __all__ = [
     "paired_difference",
     "percentile",
     "percentile_bounds",
-    "shared_differences",
 ]
