@@ -139,6 +139,11 @@ class _Worker:
 _worker: _Worker | None = None
 
 
+def _consume(done: asyncio.Future[list[EpisodeSummary]]) -> None:
+    if not done.cancelled():
+        done.exception()
+
+
 def _start_worker(setup: WorkerSetup) -> None:
     """A worker's initializer: Ctrl-C is the parent's to handle; a worker whose parent
     died ends at once; set up the tournament."""
@@ -203,8 +208,17 @@ class ScriptedPool:
         (this chunk's or another's: the pool is then unusable).
         """
         keys = [(p.entrant.name, p.variant, p.seed, p.repetition) for p in plans]
+        done = asyncio.wrap_future(self._executor.submit(_play, keys))
+        # what ends after the caller stopped waiting is dropped, not logged as unread
+        done.add_done_callback(_consume)
         try:
-            summaries = await asyncio.wrap_future(self._executor.submit(_play, keys))
+            # Shielded: a cancelled wait must not cancel the executor's future from this
+            # thread. If a worker dies meanwhile, the executor's own thread fails every
+            # waiting future, and on Python 3.11 one cancelled under it (CPython
+            # gh-107219) kills that thread before it ends the other workers: the run
+            # then hangs on exit, waiting for a worker that waits for work. Episodes not
+            # started when the run stops are cancelled by shutdown, from that thread.
+            summaries = await asyncio.shield(done)
         except BrokenProcessPool:
             raise WorkerError(
                 f"a worker process died while scripted episodes were in play "

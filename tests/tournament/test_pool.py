@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,10 +18,15 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from harness.errors import ConfigError
+from harness.errors import ConfigError, WorkerError
 from harness.registry import get_game
 from harness.tournament.config import TournamentConfig, load_tournament
-from harness.tournament.pool import check_workers, entrant_is_scripted
+from harness.tournament.pool import (
+    ScriptedPool,
+    WorkerSetup,
+    check_workers,
+    entrant_is_scripted,
+)
 from harness.tournament.run import plan_episodes, run_tournament
 from harness.tournament.store import ResultsFolder
 from tests.ctrl_c import FOREGROUND
@@ -275,3 +282,42 @@ def test_a_parent_killed_takes_its_workers_and_the_rerun_finishes(tmp_path: Path
     assert "already done" in resumed.stderr
     check_complete(out, 300)
     assert kept <= 300
+
+
+def test_a_worker_dying_while_a_wait_is_cancelled_ends_every_worker(tmp_path: Path) -> None:
+    """A chunk whose wait was cancelled (the run stopping) before a worker died must not
+    leave the other worker alive: on Python 3.11 the executor's thread died failing the
+    cancelled future and never ended it, and the run hung on exit waiting for it."""
+    config = config_at(tmp_path, SCRIPTED.format(seeds=200))
+    setup = WorkerSetup(config, {"lantern": None}, tmp_path / "out")
+    ResultsFolder(setup.root).records.mkdir(parents=True)
+    plans = [plan for plan in plan_episodes(config) if plan.seed < 200]
+    thread_errors: list[BaseException | None] = []
+    previous = threading.excepthook
+    threading.excepthook = lambda args: thread_errors.append(args.exc_value)
+
+    async def scenario() -> list[int]:
+        async with ScriptedPool(setup, 2) as pool:
+            # two long chunks in play and one queued fill the executor's call queue; the
+            # fourth waits in the executor, where a cancelled wait could cancel it
+            long = [asyncio.ensure_future(pool.play(plans[i::3])) for i in range(3)]
+            waiting = asyncio.ensure_future(pool.play(plans[:1]))
+            await asyncio.sleep(0)
+            while len(multiprocessing.active_children()) < 2:
+                await asyncio.sleep(0.05)
+            workers = [c.pid for c in multiprocessing.active_children() if c.pid is not None]
+            waiting.cancel()
+            await asyncio.sleep(0.2)
+            os.kill(workers[0], signal.SIGKILL)
+            outcomes = await asyncio.gather(*long, return_exceptions=True)
+            assert any(isinstance(outcome, WorkerError) for outcome in outcomes)
+        return workers
+
+    try:
+        workers = asyncio.run(scenario())
+    finally:
+        threading.excepthook = previous
+    # the pool's exit ended both workers, and the executor's thread died of nothing
+    assert not multiprocessing.active_children()
+    assert not [pid for pid in workers if alive(pid)]
+    assert thread_errors == []
