@@ -34,7 +34,7 @@ from harness.game import GameEntry
 from harness.summary import EpisodeSummary
 from harness.tournament.identity import legacy_identities, line_identity
 from harness.tournament.plan import DoneSet, PlanIndex
-from harness.tournament.store import ResultsFolder, fsync_dir, write_atomically
+from harness.tournament.store import ResultsFolder, fsync_path, write_atomically
 
 SUPERSEDED = "superseded"
 
@@ -182,8 +182,8 @@ def set_aside(folder: ResultsFolder, lines: Sequence[EpisodeSummary]) -> str | N
         source = folder.record_path(line.episode_id)
         if source.is_file():
             os.replace(source, target / "records" / source.name)
-    fsync_dir(target / "records")
-    fsync_dir(folder.records)
+    fsync_path(target / "records")
+    fsync_path(folder.records)
     return f"{SUPERSEDED}/{number}"
 
 

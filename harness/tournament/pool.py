@@ -5,11 +5,11 @@ limiter, only CPU, so a tournament plays those in a pool of worker processes
 (``--workers N``, by default one per usable core) while episodes with a model seat stay
 on the event loop with the one rate limiter.
 
-Each worker plays an episode into the episode's partial record, closes it (fsync),
-and sends the parent the episode's results line, made from the lines it wrote
-(:func:`~harness.tournament.store.summarize_played`). Only the
-parent, which holds the folder's lock, turns a partial record into a finished one
-(:meth:`ResultsFolder.settle`), so the folder keeps its single writer and its crash
+Each worker plays an episode into the episode's partial record, closes it, and sends
+the parent the episode's results line, made from the lines it wrote
+(:func:`~harness.tournament.store.summarize_played`). Only the parent, which holds
+the folder's lock, turns a partial record into a finished one (fsyncs and renames it:
+:meth:`ResultsFolder.settle`), so the folder keeps its single writer and its crash
 safety: a worker killed mid-episode leaves a partial record, which the run reports
 (:class:`WorkerError`) and resuming discards and plays again; a parent killed at any
 moment leaves what a killed single-process run leaves. Workers ignore Ctrl-C: the
@@ -130,7 +130,7 @@ class _Worker:
                 writer=writer,
             )
         finally:
-            writer.close()
+            writer.close(sync=False)  # the parent fsyncs it as it settles the episode
         return summarize_played(
             self.game, outcome, writer.sha256, entrant=entrant, repetition=repetition
         )

@@ -545,7 +545,8 @@ async def _play_one(
                 writer=writer,
             )
     finally:
-        await asyncio.to_thread(writer.close)  # flush and fsync off the event loop
+        # flushed off the event loop; fsynced as the episode settles
+        await asyncio.to_thread(writer.close, sync=False)
     # summarising a long record (model replies of up to 1 MiB) would stall the loop
     return await asyncio.to_thread(
         summarize_played, game, outcome, writer.sha256,

@@ -321,3 +321,39 @@ def test_a_worker_dying_while_a_wait_is_cancelled_ends_every_worker(tmp_path: Pa
     assert not multiprocessing.active_children()
     assert not [pid for pid in workers if alive(pid)]
     assert thread_errors == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="names fds through /proc")
+@pytest.mark.parametrize("workers", [0, 1])
+def test_the_run_fsyncs_each_record_before_moving_it_and_writing_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """The one committer makes every record durable, whoever played it (a worker's
+    own fsyncs would not show here: it is another process), before its rename, and the
+    renames before the results lines."""
+    config = config_at(tmp_path, SCRIPTED.format(seeds=6))
+    out = (tmp_path / "out").resolve()
+    steps: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        steps.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def replace(src: Any, dst: Any) -> None:
+        steps.append(("replace", str(Path(src).resolve())))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    asyncio.run(run_tournament(config, out, workers=workers))
+    episodes = sorted(ResultsFolder(out).summaries(), key=lambda s: s.episode_id)
+    assert len(episodes) == 6
+    for summary in episodes:
+        partial = str(out / "records" / f"{summary.episode_id}.jsonl.partial")
+        synced = steps.index(("fsync", partial))
+        moved = steps.index(("replace", partial))
+        renames_durable = steps.index(("fsync", str(out / "records")), moved)
+        line_durable = steps.index(("fsync", str(out / "episodes.jsonl")), renames_durable)
+        assert synced < moved < renames_durable < line_durable
+        assert steps.count(("fsync", partial)) == 1
