@@ -401,11 +401,12 @@ class ResultsFolder:
         """
         if not summaries:
             return
-        for summary in summaries:
-            fsync_path(self.partial_path(summary.episode_id))
-        for summary in summaries:
-            episode = summary.episode_id
-            os.replace(self.partial_path(episode), self.record_path(episode))
+        episodes = [summary.episode_id for summary in summaries]
+        moves = [(self.partial_path(e), self.record_path(e)) for e in episodes]
+        for partial, _ in moves:
+            fsync_path(partial)
+        for partial, record in moves:
+            os.replace(partial, record)
         fsync_path(self.records)
         self.append(*summaries)
 
