@@ -356,10 +356,10 @@ async def _play_all(
     """Play ``todo`` on the event loop with ``width`` workers, and ``pooled`` (scripted
     episodes) in ``pool``'s processes; each worker pulls the next episode when it is free.
 
-    Finished episodes are committed (records moved into place, results lines appended)
-    by one committer, in the order they finish, in batches at most every
-    :data:`COMMIT_EVERY` seconds: whatever finished meanwhile goes into the next, with
-    one fsync of the records folder and one of episodes.jsonl per batch. A worker
+    Finished episodes are committed (records fsynced and moved into place, results
+    lines appended) by one committer, in the order they finish, in batches at most
+    every :data:`COMMIT_EVERY` seconds: whatever finished meanwhile goes into the next,
+    with one fsync of the records folder and one of episodes.jsonl per batch. A worker
     hands its finished episode to the committer and plays the next, so at most
     ``width`` episodes are in play on the loop and two per pool process (one played,
     one queued), and a bounded number wait to be committed, whatever the number of
