@@ -254,7 +254,8 @@ def report(episodes: int, seconds: float, *, large: bool = True, million: bool =
                 f"{'-' if first is None else f'{first:.2f} s'} (from the child's start), "
                 f"{cut['finished']:,} finished, peak RSS {cut['maxrss_mb']:.1f} MB in the "
                 f"run, {' + '.join(f'{w:.1f}' for w in workers) or 'none'} MB in its "
-                f"{len(workers)} worker(s): {cut['maxrss_mb'] + sum(workers):.1f} MB in all"
+                f"{len(workers)} child process(es) (the workers and multiprocessing's "
+                f"resource tracker): {cut['maxrss_mb'] + sum(workers):.1f} MB in all"
             )
 
 
