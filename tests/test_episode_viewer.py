@@ -249,6 +249,39 @@ def test_the_board_uses_the_window(opened: Any) -> None:
     assert windows["y"] < board["y"] + board["height"]
 
 
+def test_the_board_numbers_its_columns_and_rows_where_they_are(opened: Any) -> None:
+    """Positions and the water are said in x and y (x=5, y=3; rows y=6-8 flooded): the
+    board numbers its columns above them and its rows beside them."""
+    go(opened, 0)
+    found = opened.execute_script(
+        "const box = e => { const r = e.getBoundingClientRect();"
+        " return [r.left + r.width / 2, r.top + r.height / 2]; };"
+        "const cells = Array.from(document.querySelectorAll('#board .cell'));"
+        "return {"
+        " cells: cells.map(c => [Number(c.dataset.x), Number(c.dataset.y), ...box(c)]),"
+        " xs: Array.from(document.querySelectorAll('#board .axis.x'))"
+        "   .map(a => [a.textContent, ...box(a)]),"
+        " ys: Array.from(document.querySelectorAll('#board .axis.y'))"
+        "   .map(a => [a.textContent, ...box(a)]) };"
+    )
+    cells = found["cells"]
+    width = 1 + max(x for x, _, _, _ in cells)
+    height = 1 + max(y for _, y, _, _ in cells)
+    assert [text for text, _, _ in found["xs"]] == [str(x) for x in range(width)]
+    assert [text for text, _, _ in found["ys"]] == [str(y) for y in range(height)]
+    top = min(cy for _, _, _, cy in cells)
+    left = min(cx for _, _, cx, _ in cells)
+    for x, y, cx, cy in cells:
+        _, ax, ay = found["xs"][x]
+        assert abs(ax - cx) < 1  # above its column
+        assert ay < top
+        _, bx, by = found["ys"][y]
+        assert abs(by - cy) < 1  # left of its row
+        assert bx < left
+    # the numbers are not cells: no glyph, no position
+    assert not opened.find_elements(By.CSS_SELECTOR, "#board .axis[data-glyph], .axis.cell")
+
+
 def test_a_record_from_before_prompts_were_kept_shows_them_unchecked(
     browser: Any, tmp_path: Path
 ) -> None:

@@ -1,7 +1,8 @@
 // Lighthouse board for the episode viewer.
 // renderBoard(element, frame) draws, into element: a legend (each runner's name, colour
 // and state, then the tiles), the board after the tick with every runner on it (the
-// escaped at the gate, the drowned where the water took them), each runner's 3 x 3
+// escaped at the gate, the drowned where the water took them), its columns and rows
+// numbered (x above, y to the left, as positions are given), each runner's 3 x 3
 // window as it saw it when it decided, and the clock, tide, keys and gate in words.
 // Tiles are drawn from frame.terrain (no runners); each cell keeps the keeper's glyph
 // of frame.grid in data-glyph. Symbols are chosen so that none reads as another: the
@@ -94,20 +95,32 @@
     return box;
   }
 
+  // The width of the column of row numbers (y) left of the board; a row of column
+  // numbers (x) runs above it. Positions, the water and the keeper's map all speak in
+  // these numbers (x=5, y=3; rows y=6-8 flooded).
+  const AXIS = 22;
+
   function cellSize(element, cols, rows) {
     // The board takes the width the windows leave, and no more height than the window has.
-    const across = (element.clientWidth - 220 - 2 * (cols - 1)) / cols;
-    const down = (window.innerHeight - 250) / rows;
+    const across = (element.clientWidth - 220 - AXIS - 2 * cols) / cols;
+    const down = (window.innerHeight - 250 - AXIS) / rows;
     return Math.max(22, Math.min(64, Math.floor(Math.min(across, down))));
+  }
+
+  function axis(kind, n) {
+    return el("div", "axis " + kind, n === null ? "" : String(n));
   }
 
   function board(frame, size) {
     const grid = el("div", "grid lh-board");
     const cols = frame.terrain[0].length;
-    grid.style.gridTemplateColumns = "repeat(" + cols + ", " + size + "px)";
+    grid.style.gridTemplateColumns = AXIS + "px repeat(" + cols + ", " + size + "px)";
     grid.style.setProperty("--cell", size + "px");
+    grid.appendChild(axis("corner", null));
+    for (let x = 0; x < cols; x++) grid.appendChild(axis("x", x));
     const cells = [];
     frame.terrain.forEach(function (row, y) {
+      grid.appendChild(axis("y", y));
       Array.from(row).forEach(function (glyph, x) {
         const cell = tile(glyph, "cell");
         if (y >= frame.waterLine) cell.classList.add("flooded-row");
@@ -219,6 +232,10 @@
     .token.drowned .badge { color: #10324f; }
     .token[data-seat="0"] { background: #999; }
     .crowded .token { width: 46%; height: 46%; font-size: 60%; }
+    .lh-board .axis { display: flex; align-items: center; justify-content: center;
+                      font: 11px "DejaVu Sans", sans-serif; color: #777; }
+    .lh-board .axis.x { height: 16px; align-items: flex-end; }
+    .lh-board .axis.y { justify-content: flex-end; padding-right: 4px; }
     .lh-windows { display: flex; flex-direction: column; gap: 10px; min-width: 170px; }
     .window { border-left: 4px solid; padding: 2px 8px; background: white; border-radius: 4px; }
     .window .title { font-size: 12px; color: #444; margin-bottom: 3px; }
