@@ -28,7 +28,15 @@ from harness.testing.llm_server import Reply, ScriptedLLMServer
 ROOT = Path(__file__).resolve().parents[1]
 KEY_ENV = "WHEEL_TEST_KEY"
 #: What goes into the wheel (and nothing from the working tree besides).
-SOURCES = ("pyproject.toml", "README.md", "harness", "baselines", "prompts", "lighthouse_harness")
+SOURCES = (
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "harness",
+    "baselines",
+    "prompts",
+    "lighthouse_harness",
+)
 
 
 def build_problem() -> str | None:
@@ -36,10 +44,8 @@ def build_problem() -> str | None:
     if importlib.util.find_spec("setuptools") is None:
         return "setuptools is not installed"
     major, minor = (int(p) for p in importlib.metadata.version("setuptools").split(".")[:2])
-    if (major, minor) < (68, 0):
-        return "setuptools >= 68 is needed to build without isolation"
-    if (major, minor) < (70, 1) and importlib.util.find_spec("wheel") is None:
-        return "the wheel package is needed with setuptools < 70.1"
+    if (major, minor) < (77, 0):
+        return "setuptools >= 77 is needed (the SPDX license field) to build without isolation"
     return None
 
 
@@ -77,6 +83,10 @@ def test_an_installed_wheel_plays_an_llm_seat_with_its_default_prompts(tmp_path:
     with zipfile.ZipFile(wheel) as built:
         names = built.namelist()
         (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        # the license ships, and the metadata names it as an SPDX expression
+        (metadata,) = (n for n in names if n.endswith(".dist-info/METADATA"))
+        assert "License-Expression: MIT" in built.read(metadata).decode().splitlines()
+        assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
         # the Inspect tasks ship, registered for Inspect (used with the inspect extra)
         assert "lighthouse_harness/tasks.py" in names
         assert "[inspect_ai]\nlighthouse_harness = lighthouse_harness._registry" in (
