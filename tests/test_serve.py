@@ -159,3 +159,49 @@ def test_a_game_in_play_survives_a_restart_and_another_key_is_explained(tmp_path
     assert f"Signing key: made now and kept in {key_file}" in text
     assert f"Signing key: kept in {key_file}" in text
     assert key_file.read_text().strip() not in text  # the key is never logged
+
+
+def test_a_port_already_taken_is_a_clear_error_before_any_address_is_given() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "harness.cli", "serve", "--port", str(port)],
+            capture_output=True, text=True, timeout=BOUND_S, check=False,
+        )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"lighthouse: error: cannot listen on 127.0.0.1:{port}: ")
+    assert "choose another --port" in proc.stderr
+    # no address that nothing serves, and no server log or traceback
+    assert "http://" not in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "ERROR" not in proc.stderr
+
+
+def test_port_0_gives_the_address_of_the_port_the_system_picked(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "RELAYROAM_TOKEN_KEY"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "serve", "--port", "0",
+         "--key-file", str(tmp_path / "serve.key")],
+        stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        assert first.startswith("Games: http://127.0.0.1:"), first
+        base = first.removeprefix("Games: ").strip().rstrip("/")
+        assert not base.endswith(":0")
+        deadline = time.monotonic() + BOUND_S
+        while True:  # the socket is bound before the line; uvicorn serves it soon after
+            try:
+                reply = http("GET", base + "/")
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not answer"
+                time.sleep(0.1)
+        assert reply.status == 200
+        assert "relayroam" in reply.raw.decode()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=BOUND_S)

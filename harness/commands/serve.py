@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.registry import http_apis
     from harness.server.key_file import default_key_file
     from harness.server.limits import ServerLimits
-    from harness.server.serving import serve
+    from harness.server.serving import listen, serve
 
     limits = ServerLimits(
         header_timeout=args.header_timeout,
@@ -132,14 +132,17 @@ def run(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
     )
     _check_host(args.host)
-    base = f"http://{args.host}:{args.port}"
+    sock = listen(args.host, args.port)
+    # the port bound, which --port 0 leaves to the system; an IPv6 address in brackets
+    port = sock.getsockname()[1]
+    base = f"http://{f'[{args.host}]' if ':' in args.host else args.host}:{port}"
     print(f"Games: {base}/", file=sys.stderr)
     for name, api in http_apis().items():
         if api.page() is not None:
             print(f"{name.capitalize()}: {base}/{name}/", file=sys.stderr)
     print("Ctrl-C stops the server", file=sys.stderr)
     key_file = args.key_file or default_key_file()
-    serve(host=args.host, port=args.port, limits=limits, kept_key=_kept(key_file))
+    serve(host=args.host, port=port, limits=limits, kept_key=_kept(key_file), sock=sock)
     return 0
 
 

@@ -477,8 +477,9 @@ def test_lighthouse_serve_names_both_pages_and_serves_hourloom() -> None:
     try:
         assert proc.stderr is not None
         lines: list[str] = []
-        # the pages are named before uvicorn starts; its "running on" line follows
-        while not any("Uvicorn running" in line for line in lines) and len(lines) < 50:
+        # the pages are named once the port is bound (connections wait in its backlog
+        # until uvicorn takes them), then how to stop
+        while not any("Ctrl-C stops the server" in line for line in lines) and len(lines) < 50:
             lines.append(proc.stderr.readline())
         assert f"Relayroam: http://127.0.0.1:{port}/relayroam/\n" in lines
         assert f"Hourloom: http://127.0.0.1:{port}/hourloom/\n" in lines
