@@ -132,7 +132,7 @@ def summarize(
     ``docs`` are the lines in the form the record models dump them (camelCase keys,
     every field the models write): what a runner writes (pinned to the models in
     tests/test_record_lines.py), or a record read back, validated, and dumped again
-    (:func:`harness.tournament.audit.summary_of`). Plain objects, not models: this runs
+    (:func:`summarize_read`). Plain objects, not models: this runs
     for every episode of a tournament, and validating every line would cost more than
     the summary. ``report`` is the game's report part, which gives the ``metrics``.
     """

@@ -51,9 +51,13 @@ def as_given(values: list[float]) -> float:
 _FOUR_BYTES = "I" if array("I").itemsize >= 4 else "L"
 
 
-def _ranks_code(count: int) -> str:
-    """The smallest array type for ranks 0..count-1."""
-    return "B" if count <= 1 << 8 else "H" if count <= 1 << 16 else "L"
+def index_code(count: int) -> str:
+    """The smallest array type that holds 0..count-1: an index into ``count`` items."""
+    if count <= 1 << 8:
+        return "B"
+    if count <= 1 << 16:
+        return "H"
+    return _FOUR_BYTES if count <= 1 << 32 else "Q"
 
 
 def _seeds_of(values: Iterable[int]) -> array[int] | list[int]:
@@ -325,7 +329,7 @@ def _by_key(
         previous, count = k, count + 1
     if ordered:  # rows already in natural order (a plan played in order)
         return ((key(i), i) for i in chosen())
-    code = _FOUR_BYTES if rows <= 1 << 32 else "Q"
+    code = index_code(rows + 1)  # places and counts run 0..rows
     span = high - low + 1
     if span > _SPAN_PER_ROW * count:
         # one integer per row, key then row: equal keys keep the rows' order
@@ -357,7 +361,7 @@ def _fold(
     """Seeds, ranks and means of the cells of rows in key order (key = seed * width +
     rank), a cell's mean taken over its rows' scores in their order."""
     seeds: array[int] | list[int] = array("q")
-    ranks = array(_ranks_code(width))
+    ranks = array(index_code(width))
     means = array("d")
     current: int | None = None
     values: list[float] = []
@@ -397,4 +401,4 @@ def _rank_maps(tables: Sequence[CellMeans]) -> list[Sequence[int]]:
     return [[place[name] for name in t._names] for t in tables]
 
 
-__all__ = ["Cell", "CellMeans", "as_given", "fsum_mean"]
+__all__ = ["Cell", "CellMeans", "as_given", "fsum_mean", "index_code"]

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from harness.report.cells import Cell, CellMeans
+from harness.report.cells import Cell, CellMeans, index_code
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261129
@@ -73,14 +73,12 @@ def draws(
 
 #: Picks made at a time by :func:`compact_draws`: a list of this many ints at most.
 PICKS_AT_A_TIME = 4096
-#: An array type of at least four bytes an item (``I`` is four on every platform we know).
-_FOUR_BYTES = "I" if array("I").itemsize >= 4 else "L"
 
 
 def compact_draws(
     n: int, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
 ) -> Iterator[array[int]]:
-    """The draws of :func:`draws`, each as an array of indices (two or four bytes an
+    """The draws of :func:`draws`, each as an array of indices (two to eight bytes an
     index, where a list holds an int object of about 36), made a few thousand at a time.
 
     The same indices: ``Random.choices`` without weights makes each pick from one
@@ -88,7 +86,7 @@ def compact_draws(
     """
     rng = random.Random(seed)
     cells = range(n)
-    code = "H" if n <= 1 << 16 else _FOUR_BYTES if n <= 1 << 32 else "Q"
+    code = "H" if n <= 1 << 16 else index_code(n)  # at least two bytes an index
     for _ in range(resamples):
         drawn = array(code)
         for start in range(0, n, PICKS_AT_A_TIME):
