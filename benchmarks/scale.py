@@ -179,12 +179,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                     (full.cpu - startup.cpu, full.wall - startup.wall)
                 )
 
-        def best(kind: tuple[int, bool], part: int) -> tuple[float, float]:
+        def spread(kind: tuple[int, bool], part: int) -> tuple[float, float]:
+            # the least and the most of a kind's runs (part 0: CPU seconds, 1: wall)
             values = [run[part] for run in runs[kind]]
             return min(values), max(values)
 
         for workers, printed in [(0, False), (1, False), (1, True)]:
-            cpu, worst = best((workers, printed), 0)
+            cpu, worst = spread((workers, printed), 0)
             what = (
                 "with the report printed (its bootstrap grows with the episodes)"
                 if printed
@@ -200,9 +201,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             "\nScaling (lighthouse run --no-report, records written; wall time, start-up "
             f"subtracted; best of {args.repeat}, slowest in brackets):"
         )
-        one_worker = episodes / best((1, False), 1)[0]
+        one_worker = episodes / spread((1, False), 1)[0]
         for workers in [*range(1, args.workers_max + 1), 0]:
-            fast, slow = best((workers, False), 1)
+            fast, slow = spread((workers, False), 1)
             rate = episodes / fast
             where = "on the event loop" if workers == 0 else f"{rate / one_worker:.2f}x one worker"
             print(
