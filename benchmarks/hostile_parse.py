@@ -34,7 +34,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from harness.game import ParseFailure, SeatSpec
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.replies import parse_runner_reply
@@ -45,6 +44,7 @@ from harness.llm.options import LLMSeatOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import LLMSeat
+from harness.protocol import ParseFailure, SeatSpec
 from harness.registry import get_game
 from harness.seats import SeatRequest
 from harness.text import MAX_REPLY_BYTES

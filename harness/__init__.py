@@ -13,7 +13,6 @@ does not load the model SDKs the API needs.
 
 from __future__ import annotations
 
-import functools
 import importlib
 from typing import TYPE_CHECKING, Any
 
@@ -39,21 +38,13 @@ _API = {
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":  # looked up when asked for: importlib.metadata is slow to load
-        return _version()
+        from harness.version import harness_version
+
+        return harness_version()
     module = _API.get(name)
     if module is None:
         raise AttributeError(f"module 'harness' has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)
-
-
-@functools.cache
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("lighthouse-harness")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0.0.0+unknown"
 
 
 __all__ = [

@@ -33,9 +33,9 @@ from pydantic import BaseModel
 
 from harness import defaults
 from harness.errors import ConfigError, PlayBudgetExhausted
-from harness.game import GameEntry, ParseFailure
 from harness.llm.prompts import PromptSet
 from harness.llm.secrets import redact
+from harness.protocol import GameEntry, ParseFailure
 from harness.records import AgentInfo, ModelReply, Source
 from harness.seats import SeatReply, SeatRequest, fallback_reply, judge_reply_async, model_reply
 from harness.text import truncate_runes

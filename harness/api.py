@@ -30,13 +30,13 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from harness.closing import closing_lines
 from harness.episode import TickCallback, run_episode
 from harness.errors import ConfigError
-from harness.game import GameEntry
 from harness.llm.cache import CallCache, call_scope
 from harness.llm.deadlines import default_allowance, default_episode_timeout
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.seat import SeatFactory
 from harness.llm.types import Provider
+from harness.protocol import GameEntry
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.seat_builder import SeatLike, build_seats, llm_providers, seats_of_groups

@@ -20,7 +20,7 @@ from harness.errors import ConfigError, HarnessError
 
 
 def _cmd_board(args: argparse.Namespace) -> int:
-    from harness.game import ChamberStates
+    from harness.protocol import ChamberStates
     from harness.registry import get_game
 
     game = get_game(args.game)
@@ -126,9 +126,9 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        from harness import __version__
+        from harness.version import harness_version
 
-        print(f"{parser.prog} {__version__}")
+        print(f"{parser.prog} {harness_version()}")
         parser.exit()
 
 

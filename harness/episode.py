@@ -35,7 +35,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from harness import __version__
 from harness.errors import HarnessError, PlayBudgetExhausted, RecordError, RulesError
-from harness.game import (
+from harness.protocol import (
     Baseline,
     DumpedDecisions,
     DumpedResolve,
@@ -56,7 +56,7 @@ TickCallback = Callable[[Any], Awaitable[None] | None]
 
 
 class Playable(Protocol):
-    """What the runner takes of a game (a :class:`~harness.game.GameEntry` is one)."""
+    """What the runner takes of a game (a :class:`~harness.protocol.GameEntry` is one)."""
 
     @property
     def name(self) -> str:

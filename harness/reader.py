@@ -18,8 +18,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness.errors import ConfigError, RecordError
-from harness.game import GameEntry
 from harness.json_reply import json_type
+from harness.protocol import GameEntry
 from harness.records import AgentInfo, decode_line, validate_line
 from harness.registry import get_game
 

@@ -2,7 +2,7 @@
 
 This is the one module that imports both a game (``harness/games/<game>/``) and its
 bots (``baselines/<game>/``); the shared machinery asks it for a
-:class:`~harness.game.GameEntry` and never imports a game itself. Each game is
+:class:`~harness.protocol.GameEntry` and never imports a game itself. Each game is
 imported only when first asked for. A new game registers here and gets the CLI,
 tournaments, replay, the viewers and the conformance suite.
 """
@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.game import Baseline, GameEntry, HttpApi
+from harness.protocol import Baseline, GameEntry, HttpApi
 
 
 def _lighthouse() -> GameEntry:
@@ -29,7 +29,7 @@ def _lighthouse() -> GameEntry:
         VARIANTS,
         LighthouseRules,
     )
-    from harness.games.lighthouse.metrics import LighthouseReport
+    from harness.games.lighthouse.report import LighthouseReport
     from harness.games.lighthouse.seat_io import LighthouseSeatIO
     from harness.games.lighthouse.view import LighthouseView
 

@@ -26,8 +26,8 @@ from pydantic import BaseModel, ValidationError
 
 from harness.episode import run_episode
 from harness.errors import PlayBudgetExhausted, RecordError, RulesError
-from harness.game import FailureKind, GameEntry, ParseFailure, RecordCodec, SeatIO
 from harness.json_reply import json_type
+from harness.protocol import FailureKind, GameEntry, ParseFailure, RecordCodec, SeatIO
 from harness.reader import HAND_WRITTEN, HAND_WRITTEN_VERSION, open_record
 from harness.records import AgentInfo, CallRecord, DerivedFrom, ModelReply, RecordWriter, Source
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest, turn_source

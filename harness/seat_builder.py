@@ -13,12 +13,12 @@ from typing import Any
 
 from harness.agents import Agent, PythonSeat, load_agent
 from harness.errors import ConfigError
-from harness.game import GameEntry
 from harness.llm.deadlines import default_allowance
 from harness.llm.options import PromptFiles, ProviderOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
 from harness.llm.types import Provider
+from harness.protocol import GameEntry
 from harness.seat_spec import BaselineSeatConfig, LLMSeatConfig, PythonSeatConfig
 from harness.seats import BaselineSeat, Seat
 

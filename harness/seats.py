@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
 from harness.errors import HarnessError
-from harness.game import Baseline, DecidedBaseline, GameEntry, ParseFailure, SeatIO, SeatSpec
+from harness.protocol import Baseline, DecidedBaseline, GameEntry, ParseFailure, SeatIO, SeatSpec
 from harness.records import AgentInfo, CallRecord, ModelReply, ParseErrorRecord, Source
 from harness.text import clip_reply
 
@@ -137,7 +137,7 @@ class BaselineSeat:
     """A seat played by the game's scripted baseline for the seat's role.
 
     Its reply is the text a model would give, and its decision the one the game's
-    parser makes of that text (a :class:`~harness.game.DecidedBaseline` gives both at
+    parser makes of that text (a :class:`~harness.protocol.DecidedBaseline` gives both at
     once), so a baseline and an LLM seat differ only in where the text comes from.
     """
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from harness.game import Report
+from harness.protocol import Report
 from harness.records import RecordModel
 from harness.validation import seed_problem
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.game import GameEntry
 from harness.json_reply import StrictJsonError, strict_loads
+from harness.protocol import GameEntry
 from harness.validation import MAX_SEED, check_seed, short_repr
 
 #: The most seeds one task may hold: one sample each, built in memory.

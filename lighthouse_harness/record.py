@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import RecordError
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.records import decode_line, validate_line
 from harness.registry import game_names, get_game
 

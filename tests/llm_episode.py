@@ -8,7 +8,7 @@ read from the request's text), so the episode tells that record's story: Sprocke
 escapes and Ratchet drowns at tick 16, Gizmo drowns later. Once, Sprocket first
 answers something that is not a move (:data:`RETRY_TICK`), so one turn is a retry.
 
-Used by the viewer's browser tests and by ``python -m tests.viewer_screenshot``.
+Used by the viewer's browser tests and by ``python -m tests.viewer.screenshot``.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import jsonschema
 import pytest
 
 from harness.episode import EpisodeOutcome, run_episode
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.reader import open_record
 from harness.records import RecordWriter, dump_line
 from harness.registry import game_names, get_game, http_apis

@@ -33,7 +33,6 @@ from hypothesis import strategies as st
 
 from harness import scan
 from harness.errors import ConfigError, HarnessError, RecordError
-from harness.game import ParseFailure
 from harness.games.lighthouse.replies import FailureKind as LighthouseKind
 from harness.games.lighthouse.replies import parse_keeper_reply, parse_runner_reply
 from harness.games.relayroam.actions import parse_action
@@ -48,6 +47,7 @@ from harness.json_reply import (
     decode_json_object,
     strict_loads,
 )
+from harness.protocol import ParseFailure
 from harness.reader import open_record
 from harness.records import decode_line
 from harness.registry import get_game

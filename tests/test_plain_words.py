@@ -21,7 +21,7 @@ from harness.games.lighthouse.view import numbered, water_text
 from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.render import to_csv, to_json, to_markdown
-from tests.tournament.test_report_many import line
+from tests.report.test_report_many import line
 
 GAME = get_game("lighthouse")
 RESULTS = re.compile(

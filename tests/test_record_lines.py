@@ -19,8 +19,8 @@ import pytest
 from harness.agents import PythonSeat
 from harness.episode import play_scripted, run_episode
 from harness.errors import HarnessError
-from harness.game import DecidedBaseline, GameEntry
 from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.protocol import DecidedBaseline, GameEntry
 from harness.reader import open_record
 from harness.records import RecordWriter, dump_doc, dump_line
 from harness.registry import game_names, get_game

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from harness.errors import ConfigError
-from harness.game import ParseFailure, SeatGroup
+from harness.protocol import ParseFailure, SeatGroup
 from harness.registry import game_names, get_game
 
 

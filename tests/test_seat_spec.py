@@ -16,13 +16,13 @@ from pydantic import TypeAdapter
 from harness import defaults, registry
 from harness.cli import build_parser, main
 from harness.errors import ConfigError
-from harness.game import GameEntry, SeatGroup
 from harness.llm.anthropic_provider import AnthropicProvider
 from harness.llm.calls import RetryPolicy
 from harness.llm.openai_provider import OpenAIProvider
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
 from harness.llm.seat import LLMSeat, SeatFactory
 from harness.llm.types import CompletionRequest
+from harness.protocol import GameEntry, SeatGroup
 from harness.seat_spec import (
     BaselineSeatConfig,
     LLMSeatConfig,

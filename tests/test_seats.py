@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import HarnessError
-from harness.game import FailureKind, ParseFailure
+from harness.protocol import FailureKind, ParseFailure
 from harness.records import Source
 from harness.registry import get_game
 from harness.seats import SeatRequest, turn_source

@@ -14,11 +14,11 @@ import json
 from collections.abc import Mapping
 from functools import lru_cache
 
-from harness.game import DecidedBaseline
 from harness.games.lighthouse.board import Pos, bfs_distances
 from harness.games.lighthouse.observe import KeeperObservation, RunnerView
 from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.state import KeeperDecision, Move, RunnerStatus
+from harness.protocol import DecidedBaseline
 from harness.text import truncate_runes
 
 _BLOCKED = frozenset("#~")
@@ -173,7 +173,7 @@ def lantern_play(obs: KeeperObservation) -> tuple[str, KeeperDecision]:
 
 
 #: LANTERN's reply to an observation, in the shape a model's reply takes (called like
-#: a function); it gives its decision too (:class:`~harness.game.DecidedBaseline`).
+#: a function); it gives its decision too (:class:`~harness.protocol.DecidedBaseline`).
 lantern = DecidedBaseline(lantern_play)
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from harness.game import DecidedBaseline
 from harness.games.lighthouse.observe import KeeperObservation
 from harness.games.lighthouse.state import KeeperDecision
+from harness.protocol import DecidedBaseline
 
 _QUIET = (json.dumps({"transmit": False}), KeeperDecision(transmit=False))
 
@@ -17,7 +17,7 @@ def silent_play(obs: KeeperObservation) -> tuple[str, KeeperDecision]:
 
 
 #: SILENT's reply to an observation (called like a function); it gives its decision
-#: too (:class:`~harness.game.DecidedBaseline`).
+#: too (:class:`~harness.protocol.DecidedBaseline`).
 silent = DecidedBaseline(silent_play)
 
 

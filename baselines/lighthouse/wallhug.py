@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 
-from harness.game import DecidedBaseline
 from harness.games.lighthouse.observe import RunnerObservation
 from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.state import Move, RunnerDecision
+from harness.protocol import DecidedBaseline
 
 #: Clockwise compass order; index * 90 is the compass angle (N 0, E 90, S 180, W 270).
 COMPASS: tuple[Move, Move, Move, Move] = (Move.N, Move.E, Move.S, Move.W)
@@ -95,7 +95,7 @@ def wallhug_play(obs: RunnerObservation) -> tuple[str, RunnerDecision]:
 
 
 #: WALLHUG's reply to an observation, in the shape a model's reply takes (called like
-#: a function); it gives its decision too (:class:`~harness.game.DecidedBaseline`).
+#: a function); it gives its decision too (:class:`~harness.protocol.DecidedBaseline`).
 wallhug = DecidedBaseline(wallhug_play)
 
 

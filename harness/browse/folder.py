@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.errors import ConfigError, RecordError
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.reader import open_record
 from harness.registry import get_game
 from harness.report.build import build_report, canonical_order

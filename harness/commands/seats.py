@@ -19,9 +19,9 @@ from harness.commands.parser import at_least, number, seconds
 from harness.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.game import GameEntry
     from harness.llm.options import ProviderOptions
     from harness.llm.seat import SeatFactory
+    from harness.protocol import GameEntry
     from harness.seat_spec import SeatConfig
     from harness.seats import Seat
 

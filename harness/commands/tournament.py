@@ -20,13 +20,6 @@ REPORT_HELP = "report on a results folder"
 MERGE_HELP = "join the results folders of a tournament's shards"
 
 
-def add_parsers(sub: Any) -> None:
-    """Register ``run``, ``report`` and ``merge``."""
-    add_run_parser(sub)
-    add_report_parser(sub)
-    add_merge_parser(sub)
-
-
 def add_run_parser(sub: Any) -> None:
     """Register ``run``."""
     run_p = sub.add_parser(

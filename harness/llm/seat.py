@@ -20,7 +20,6 @@ from harness.errors import (
     PlayBudgetExhausted,
     RefusedRequestError,
 )
-from harness.game import GameEntry, ParseFailure
 from harness.llm.cache import CallCache, call_key, current_episode
 from harness.llm.calls import CallReport, Price, RetryPolicy, call_llm
 from harness.llm.deadlines import default_allowance
@@ -38,6 +37,7 @@ from harness.llm.prompts import (
 from harness.llm.secrets import redact
 from harness.llm.shapes import Shape, apply_shape, candidates
 from harness.llm.types import CompletionRequest, Message, Provider
+from harness.protocol import GameEntry, ParseFailure
 from harness.records import AgentInfo, CallRecord, ModelReply, Source
 from harness.seats import (
     PARSE_OFF_LOOP_CHARS,

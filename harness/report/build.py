@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.game import Column, GameEntry
+from harness.protocol import Column, GameEntry
 from harness.report.cells import Cell, CellMeans
 from harness.report.compare import ALPHA, pair_bootstrap, pairwise
 from harness.report.completeness import Completeness, Plan

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.report.completeness import Completeness, FinishedCount, Plan
 from harness.summary import EpisodeSummary
 

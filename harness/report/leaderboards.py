@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.report.cells import Cell, CellMeans
 from harness.report.compare import rank_intervals
 from harness.report.stats import Draw, Interval, interval_from

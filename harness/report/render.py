@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from harness.game import Column
+from harness.protocol import Column
 from harness.report.build import canonical_order
 from harness.report.selection import describe as selection_lines
 from harness.report.servers import fallback_flags, flagged, server_section, unshown_line

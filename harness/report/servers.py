@@ -69,29 +69,6 @@ def _median(values: list[float]) -> float | None:
     return percentile(values, 50) if values else None
 
 
-def server_rows(by_entrant: Mapping[str, Sequence[EpisodeSummary]]) -> list[dict[str, Any]]:
-    """Per entrant with model seats: cache, wait and request medians, concurrency, warning."""
-    rows = []
-    for name, episodes in by_entrant.items():
-        seats = [s for ep in episodes for s in ep.seats.values() if s.calls]
-        if not seats:
-            continue
-        rows.append(
-            server_row(
-                name,
-                calls=sum(s.calls for s in seats),
-                cached=sum(s.cached for s in seats),
-                waits=[w for s in seats for w in s.wait_ms],
-                requests=[r for s in seats for r in s.request_ms],
-                ticks=sum(ep.batch.ticks for ep in episodes),
-                batch_calls=sum(ep.batch.calls for ep in episodes),
-                call_ms=sum(ep.batch.call_ms for ep in episodes),
-                tick_ms=sum(ep.batch.tick_ms for ep in episodes),
-            )
-        )
-    return rows
-
-
 def server_row(
     name: str,
     *,
@@ -137,11 +114,6 @@ def server_row(
         "concurrency": concurrency,
         "warning": warning,
     }
-
-
-def deadline_count(summaries: Sequence[EpisodeSummary]) -> int:
-    """How many episodes ended by deadline (their play budget ran out)."""
-    return sum(1 for ep in summaries if ep.reason == "deadline")
 
 
 def _ms(value: float | None) -> str:
@@ -208,12 +180,10 @@ def unshown_line(report: dict[str, Any], clean_names: Sequence[str]) -> str | No
 __all__ = [
     "ALL_FELL_BACK",
     "FLAG_SHARE",
-    "deadline_count",
     "fallback_flags",
     "flagged",
     "flags_of",
     "server_row",
-    "server_rows",
     "server_section",
     "unshown_line",
 ]

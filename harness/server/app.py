@@ -1,4 +1,4 @@
-"""Every hosted game's HTTP API (its :class:`~harness.game.HttpApi` part) and playable page.
+"""Every hosted game's HTTP API (its :class:`~harness.protocol.HttpApi` part) and playable page.
 
 The server keeps no game state: the game's part answers with the state the next
 request sends back, a signed token (Relayroam: decisions RR15, RR17, RR18) or the state
@@ -46,8 +46,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from harness.game import HttpApi, RequestRefused
 from harness.json_reply import StrictJsonError, strict_loads
+from harness.protocol import HttpApi, RequestRefused
 from harness.server.index import API_ROOT, index_html
 from harness.server.limits import DEFAULT_BODY_TIMEOUT, LOG, ServerLimits
 
@@ -292,7 +292,7 @@ def create_app(
     registry serves, :func:`harness.registry.http_apis`), and an index of them at ``/``.
 
     States are signed with ``key`` (default: each game's own
-    :meth:`~harness.game.HttpApi.signing_key`, handed ``kept_key``, the key kept across
+    :meth:`~harness.protocol.HttpApi.signing_key`, handed ``kept_key``, the key kept across
     restarts) and a request body must arrive within ``body_timeout`` seconds.
     """
     if key is not None and (not isinstance(key, bytes) or not key):

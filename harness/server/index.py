@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 
-from harness.game import HttpApi
+from harness.protocol import HttpApi
 
 #: The API routes of game ``<game>`` are under ``API_ROOT/<game>``.
 API_ROOT = "/api/games"

@@ -23,7 +23,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from harness.errors import RecordError
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.reader import open_record
 from harness.replay import first_difference, replay
 from harness.summary import EpisodeSummary, split_episode_id, summarize_read

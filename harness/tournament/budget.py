@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness.errors import ConfigError
-from harness.game import GameEntry
 from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.protocol import GameEntry
 from harness.tournament.config import EntrantConfig, LLMSeatConfig, TournamentConfig
 
 #: Bytes of UTF-8 per estimated token.

@@ -25,16 +25,16 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from harness import __version__
 from harness.episode import run_episode
 from harness.errors import ConfigError
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.report.build import Ceiling
 from harness.report.cells import Cell, CellMeans, as_given
 from harness.report.digest import Digest
 from harness.seats import BaselineSeat, Seat
 from harness.summary import EpisodeSummary
 from harness.tournament.store import write_atomically
+from harness.version import harness_version
 
 
 class _Score(BaseModel):
@@ -174,7 +174,7 @@ def _read_hidden(path: Path, baseline: str, team: Mapping[str, str]) -> dict[Cel
         kept = _HiddenScores.model_validate_json(path.read_bytes())
     except (OSError, ValidationError):
         return {}
-    if (kept.baseline, kept.team, kept.harness) != (baseline, dict(team), __version__):
+    if (kept.baseline, kept.team, kept.harness) != (baseline, dict(team), harness_version()):
         return {}
     return {(s.seed, s.variant): s.score for s in kept.scores}
 
@@ -185,7 +185,7 @@ def _write_hidden(
     doc = _HiddenScores(
         baseline=baseline,
         team=dict(team),
-        harness=__version__,
+        harness=harness_version(),
         scores=[_Score(seed=s, variant=v, score=x) for (s, v), x in sorted(scores.items())],
     )
     write_atomically(path, json.dumps(doc.model_dump(), indent=1) + "\n")

@@ -52,8 +52,8 @@ from pydantic import (
 
 from harness.agents import load_agent
 from harness.errors import ConfigError
-from harness.game import GameEntry
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
+from harness.protocol import GameEntry
 from harness.registry import game_names, get_game
 from harness.seat_builder import seats_of_groups
 from harness.seat_spec import (

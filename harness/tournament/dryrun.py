@@ -28,7 +28,7 @@ from typing import Any
 
 from harness.episode import run_episode
 from harness.errors import RecordError
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.report.power import Spread, describe, entrant_cells, spread
 from harness.report.stats import Cell
 from harness.seats import BaselineSeat, Seat

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.game import GameEntry
 from harness.llm.deadlines import default_allowance, default_episode_timeout
+from harness.protocol import GameEntry
 from harness.seat_spec import LLMSeatConfig
 from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.plan import EpisodePlan

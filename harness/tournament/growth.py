@@ -30,7 +30,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from harness.errors import RecordError
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.summary import EpisodeSummary
 from harness.tournament.identity import legacy_identities, line_identity
 from harness.tournament.plan import DoneSet, PlanIndex

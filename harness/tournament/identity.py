@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.game import GameEntry
 from harness.llm.prompts import default_prompt_files
+from harness.protocol import GameEntry
 from harness.records import AgentInfo
 from harness.seats import Seat, SeatReply, SeatRequest, is_scripted
 from harness.summary import IDENTITY_DETAIL

@@ -39,8 +39,8 @@ from types import TracebackType
 
 from harness.episode import play_scripted
 from harness.errors import ConfigError, WorkerError
-from harness.game import GameEntry
 from harness.llm.seat import SeatFactory
+from harness.protocol import GameEntry
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.seat_builder import build_seats

@@ -15,12 +15,12 @@ from typing import Any, TypeVar
 
 from harness.episode import run_episode
 from harness.errors import ConfigError
-from harness.game import GameEntry
 from harness.llm.cache import CACHE_FILE, CallCache, call_scope
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
 from harness.llm.prompts import PromptSet
 from harness.llm.seat import SeatFactory
+from harness.protocol import GameEntry
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.report.digest import ExactSum

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.report.digest import Digest
 from harness.summary import EpisodeSummary
 from harness.tournament.growth import iter_superseded_lines

@@ -27,12 +27,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from harness import __version__
 from harness.episode import EpisodeOutcome
 from harness.errors import ConfigError, RecordError
-from harness.game import GameEntry
+from harness.protocol import GameEntry
 from harness.summary import EpisodeSummary, summarize
 from harness.tournament.audit import AuditStream, derive, engine_problem
+from harness.version import harness_version
 
 MANIFEST = "manifest.json"
 EPISODES = "episodes.jsonl"
@@ -196,7 +196,12 @@ class ResultsFolder:
         resuming = self.check_manifest(manifest)
         self.records.mkdir(parents=True, exist_ok=True)
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        stamped = {"harnessVersion": __version__, "startedAt": now, **manifest, "updatedAt": now}
+        stamped = {
+            "harnessVersion": harness_version(),
+            "startedAt": now,
+            **manifest,
+            "updatedAt": now,
+        }
         write_atomically(self.manifest_path, json.dumps(stamped, indent=2, sort_keys=True) + "\n")
         return resuming
 

@@ -4,7 +4,7 @@ The page (``page.html``) is game-agnostic: a tick slider, play and pause, steppi
 keyboard (arrows, Home and End, space), the radio, and each seat's card: its raw reply,
 notes and source, and the prompt it was sent, made again from the record
 (:mod:`harness.viewer.prompts`). The board drawing comes from the game's view part
-(:meth:`~harness.game.View.viewer_script`), and so do the frames; the view never sees a
+(:meth:`~harness.protocol.View.viewer_script`), and so do the frames; the view never sees a
 seat, only record lines. A game's script may also define ``seatColour(seat)``, the
 colour of a seat's card.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.game import View
+from harness.protocol import View
 from harness.registry import get_game
 from harness.viewer.prompts import EpisodePrompts, sent_prompts
 

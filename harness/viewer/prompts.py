@@ -25,10 +25,10 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from harness.errors import HarnessError, RecordError
-from harness.game import GameEntry
 from harness.llm.prompts import PROMPTS_DIR, first_messages, retry_messages
 from harness.llm.shapes import SCHEMA_IN_PROMPT, schema_in_prompt
 from harness.llm.types import Message, messages_sha256
+from harness.protocol import GameEntry
 
 #: The agent kinds whose seats are sent prompts: models, and Python agents (which get
 #: the same text a model would).

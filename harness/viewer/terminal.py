@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from harness.game import View
+from harness.protocol import View
 
 HELP = "[Enter] next  [b] back  [number] go to tick  [q] quit"
 

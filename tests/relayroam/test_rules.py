@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from harness.errors import ConfigError, HarnessError
-from harness.game import ParseFailure
 from harness.games.relayroam.actions import parse_action
 from harness.games.relayroam.layouts import layout_for
 from harness.games.relayroam.observe import observation_json, observe, render_text
@@ -46,6 +45,7 @@ from harness.games.relayroam.state import (
     from_canonical_json,
     to_canonical_json,
 )
+from harness.protocol import ParseFailure
 
 UP = {"type": "move", "direction": "up"}
 RIGHT = {"type": "move", "direction": "right"}

@@ -22,7 +22,7 @@ from harness.tournament.ceiling import ceiling_team
 from harness.tournament.config import load_tournament
 from harness.tournament.run import run_tournament
 from harness.tournament.store import ResultsFolder
-from tests.tournament.test_stats import SUMMARIES
+from tests.report.test_stats import SUMMARIES
 
 GAME = get_game("lighthouse")
 TOURNAMENT = """

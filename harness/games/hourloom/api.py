@@ -21,12 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.game import RequestRefused
 from harness.games.hourloom.response import init_json, result_json
 from harness.games.hourloom.rng import MAX_SEED
 from harness.games.hourloom.rules import ACTION_TYPES, new_game, step
 from harness.games.hourloom.state import HourloomStateError
 from harness.games.hourloom.validate import state_from_json
+from harness.protocol import RequestRefused
 
 PAGE_FILE = Path(__file__).with_name("page.html")
 _TYPES = ", ".join(ACTION_TYPES)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.game.codec import SeedBoardCodec
 from harness.games.hourloom.game import HourloomRules
 from harness.games.hourloom.record import HOURLOOM_RECORD, ActionModel, SeedModel, record_schema
+from harness.protocol.codec import SeedBoardCodec
 
 
 class HourloomCodec(SeedBoardCodec):

@@ -16,8 +16,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from harness.errors import ConfigError, RulesError
-from harness.game import SeatGroup, SeatSpec
-from harness.game.rules import validated_config
 from harness.games.hourloom.config import CHAMBER_CAP_LIMIT, VARIANTS, HourloomConfig
 from harness.games.hourloom.events import ChamberSealed, LapCompleted, event_json
 from harness.games.hourloom.generator import generate
@@ -28,6 +26,8 @@ from harness.games.hourloom.rng import to_hex
 from harness.games.hourloom.rules import END_RUN, new_game, step
 from harness.games.hourloom.state import State
 from harness.games.hourloom.turn import YOU, bodies_of, chamber_start, gate_open
+from harness.protocol import SeatGroup, SeatSpec
+from harness.protocol.rules import validated_config
 
 PLAYER: Final = "player"
 SEAT_GROUPS: Final = (SeatGroup(PLAYER, PLAYER, (PLAYER,)),)

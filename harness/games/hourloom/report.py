@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.game import Column
+from harness.protocol import Column
 
 COLUMNS: tuple[Column, ...] = (
     Column("ratio", "score / planned", "score", "planned", percent=True),

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from harness.errors import ConfigError, RulesError
-from harness.game import SeatGroup, SeatSpec
 from harness.games.lighthouse.board import generate_board
 from harness.games.lighthouse.config import VARIANTS, LighthouseConfig
 from harness.games.lighthouse.observe import (
@@ -24,6 +23,7 @@ from harness.games.lighthouse.observe import (
 from harness.games.lighthouse.record import LighthouseResults, LighthouseTickState
 from harness.games.lighthouse.rules import end_by_deadline, resolve_tick, results
 from harness.games.lighthouse.state import GameState, KeeperDecision, RunnerDecision, new_game
+from harness.protocol import SeatGroup, SeatSpec
 
 KEEPER: Final = "keeper"
 RUNNER: Final = "runner"

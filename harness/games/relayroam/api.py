@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.game import RequestRefused
 from harness.games.relayroam.observe import observation_json, observe
 from harness.games.relayroam.rng import MAX_SEED
 from harness.games.relayroam.rules import new_game, result_json, step
@@ -23,6 +22,7 @@ from harness.games.relayroam.token import (
     encode_token,
     server_key,
 )
+from harness.protocol import RequestRefused
 
 PAGE_FILE = Path(__file__).with_name("page.html")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.game.codec import SeedBoardCodec
 from harness.games.relayroam.game import RelayroamRules
 from harness.games.relayroam.record import RELAYROAM_RECORD, ActionModel, SeedModel, record_schema
+from harness.protocol.codec import SeedBoardCodec
 
 
 class RelayroamCodec(SeedBoardCodec):

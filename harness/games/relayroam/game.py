@@ -15,14 +15,14 @@ from functools import lru_cache
 from typing import Any, Final
 
 from harness.errors import ConfigError, RulesError
-from harness.game import SeatGroup, SeatSpec
-from harness.game.rules import validated_config
 from harness.games.relayroam.config import VARIANTS, RelayroamConfig
 from harness.games.relayroam.observe import Observation, observe
 from harness.games.relayroam.record import EndCause, RelayroamResults, RelayroamTickState
 from harness.games.relayroam.rules import event_json, new_game, step
 from harness.games.relayroam.solver import episode_optimum
 from harness.games.relayroam.state import State, chamber_start
+from harness.protocol import SeatGroup, SeatSpec
+from harness.protocol.rules import validated_config
 
 PLAYER: Final = "player"
 BANK: Final = {"type": "bank"}

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.game import Column
 from harness.games.lighthouse.orders import find_order
 from harness.games.lighthouse.state import STANDING_ORDER_MAX_AGE
+from harness.protocol import Column
 
 COLUMNS: tuple[Column, ...] = (
     # The keys say in words what the rules call K, E and B; results lines keep K, E, B.

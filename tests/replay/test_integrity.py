@@ -15,7 +15,7 @@ from harness.cli import main
 from harness.registry import get_game
 from harness.replay import replay
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests/golden/records"
 GAME = get_game("lighthouse")
 

@@ -16,13 +16,13 @@ takes only the part it uses, so the runner never sees the view and the view neve
 a seat; nothing in the shared machinery imports a game.
 """
 
-from harness.game.api import HttpApi, RequestRefused
-from harness.game.codec import DumpedDecisions, RecordCodec
-from harness.game.entry import GameEntry, SeatGroup
-from harness.game.report import Column, Report
-from harness.game.rules import ChamberStates, DumpedResolve, Rules, SeatSpec
-from harness.game.seat_io import Baseline, DecidedBaseline, FailureKind, ParseFailure, SeatIO
-from harness.game.view import View
+from harness.protocol.api import HttpApi, RequestRefused
+from harness.protocol.codec import DumpedDecisions, RecordCodec
+from harness.protocol.entry import GameEntry, SeatGroup
+from harness.protocol.report import Column, Report
+from harness.protocol.rules import ChamberStates, DumpedResolve, Rules, SeatSpec
+from harness.protocol.seat_io import Baseline, DecidedBaseline, FailureKind, ParseFailure, SeatIO
+from harness.protocol.view import View
 
 __all__ = [
     "Baseline",

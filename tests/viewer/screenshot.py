@@ -1,6 +1,6 @@
 """Write the episode viewer's screenshots that the docs show.
 
-    python -m tests.viewer_screenshot [--game lighthouse|hourloom] [--out PATH]
+    python -m tests.viewer.screenshot [--game lighthouse|hourloom] [--out PATH]
 
 ``lighthouse`` (``docs/img/episode-viewer.png``, the README's): records the episode of
 :mod:`tests.llm_episode` (four LLM seats played through the real runner, answered by a
@@ -27,7 +27,7 @@ from harness.viewer.html import render_html
 from tests.browser import chromium
 from tests.llm_episode import record_llm_episode
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _llm_episode(folder: Path) -> Path:

@@ -15,7 +15,7 @@ from harness.replay import replay
 from harness.viewer.html import render_html
 from tests.browser import chromium, require_browser
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
 require_browser()
 

@@ -84,5 +84,5 @@ def test_play_quiet_spring_prints_only_the_results(capsys: pytest.CaptureFixture
 def test_schema_command_prints_the_published_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    published = Path(__file__).resolve().parents[1] / "docs/schemas/lighthouse-record.schema.json"
+    published = Path(__file__).resolve().parents[2] / "docs/schemas/lighthouse-record.schema.json"
     assert printed == json.loads(published.read_text())

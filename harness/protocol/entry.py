@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.game.api import HttpApi
-from harness.game.codec import RecordCodec
-from harness.game.report import Report
-from harness.game.rules import Rules
-from harness.game.seat_io import Baseline, SeatIO
-from harness.game.view import View
+from harness.protocol.api import HttpApi
+from harness.protocol.codec import RecordCodec
+from harness.protocol.report import Report
+from harness.protocol.rules import Rules
+from harness.protocol.seat_io import Baseline, SeatIO
+from harness.protocol.view import View
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from harness.report.build import build_report
 from harness.report.plot import score_plot, strips, svg_groups
 from harness.report.render import to_svg
 from harness.summary import EpisodeSummary
-from tests.tournament.test_report_many import line
+from tests.report.test_report_many import line
 
 GAME = get_game("lighthouse")
 

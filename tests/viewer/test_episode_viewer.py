@@ -29,7 +29,7 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 GAME = get_game("lighthouse")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ALIASES = {1: "Sprocket", 2: "Gizmo", 3: "Ratchet"}
 
 

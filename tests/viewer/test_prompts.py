@@ -16,7 +16,7 @@ from harness.viewer.prompts import sent_prompts
 from tests.llm_episode import NOT_A_MOVE, RETRY_TICK, Recorded, record_llm_episode
 from tests.older_records import before_prompts
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KEEPER_RECORD = ROOT / "tests/golden/records/llm-keeper-retries-fallbacks.jsonl"
 GAME = get_game("lighthouse")
 

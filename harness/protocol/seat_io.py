@@ -4,7 +4,7 @@ A seat reads its observation as text, sends a reply schema to models that take o
 parses the reply into a decision and asks whether the rules would refuse it. A
 scripted player (:data:`Baseline`) answers the same observation with the same kind of
 text, so its reply goes through the same parser; a game's bots are wired to it in the
-registry (:class:`~harness.game.entry.GameEntry.baselines`), never imported by it.
+registry (:class:`~harness.protocol.entry.GameEntry.baselines`), never imported by it.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from harness.seats import BaselineSeat
 from harness.viewer.terminal import step_through
 from tests.older_records import before_prompts
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = sorted((ROOT / "tests/golden/records").glob("*.jsonl"))
 HAND = ROOT / "tests/golden/hand/short-game.jsonl"
 SCHEMA = json.loads((ROOT / "docs/schemas/lighthouse-record.schema.json").read_text())

@@ -13,7 +13,7 @@ from harness.cli import COMMANDS, build_parser, main
 from harness.commands.parser import HelpFormatter
 from harness.validation import MAX_SEED
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
