@@ -1,8 +1,9 @@
 """Headless Debian Chromium for the browser tests, driven through Selenium, offline.
 
 Import :func:`require_browser` at module level: without Chromium and chromedriver the
-module is skipped, except in CI (LIGHTHOUSE_REQUIRE_BROWSER, set by .ci/run, which
-installs both), where it fails instead.
+module is not run, except in CI (LIGHTHOUSE_REQUIRE_BROWSER, set by .ci/run, which
+installs both), where it fails instead. Locally, tests/conftest.py leaves such modules
+(and tests using a ``browser`` fixture) out of the run and says so in one line.
 """
 
 from __future__ import annotations
@@ -18,13 +19,27 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 
 
+#: Why browser tests do not run on a machine without them.
+MISSING = "chromium and chromedriver are not installed"
+
+
+def browser_available() -> bool:
+    """Whether Chromium and chromedriver are both installed."""
+    return bool(CHROMIUM and DRIVER)
+
+
+def browser_required() -> bool:
+    """Whether a missing browser is a failure (CI), not a notice."""
+    return bool(os.environ.get("LIGHTHOUSE_REQUIRE_BROWSER"))
+
+
 def require_browser() -> None:
     """Skip (or in CI, fail) the calling test module when no browser is installed."""
-    if CHROMIUM and DRIVER:
+    if browser_available():
         return
-    if os.environ.get("LIGHTHOUSE_REQUIRE_BROWSER"):
+    if browser_required():
         pytest.fail("chromium and chromedriver are required", pytrace=False)
-    pytest.skip("chromium and chromedriver are not installed", allow_module_level=True)
+    pytest.skip(MISSING, allow_module_level=True)
 
 
 def chromium(user_data_dir: Path, *, console_log: bool = False) -> Any:
@@ -48,4 +63,12 @@ def chromium(user_data_dir: Path, *, console_log: bool = False) -> Any:
     return webdriver.Chrome(service=Service(DRIVER or ""), options=options)
 
 
-__all__ = ["CHROMIUM", "DRIVER", "chromium", "require_browser"]
+__all__ = [
+    "CHROMIUM",
+    "DRIVER",
+    "MISSING",
+    "browser_available",
+    "browser_required",
+    "chromium",
+    "require_browser",
+]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,10 @@ import pytest
 from harness.games.lighthouse.board import Board
 from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.state import GameState, new_game
+from tests.browser import MISSING, browser_available, browser_required
+
+#: Browser test files and tests left out of this run (no browser here, none required).
+_LEFT_OUT: dict[str, list[str]] = {"files": [], "tests": []}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -20,6 +25,43 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "LIGHTHOUSE_UPDATE_GOLDEN is no longer read: the tests never write golden "
             "files. Run `python -m tests.golden.update` (see tests/golden/README.md)."
+        )
+
+
+def _browser_notice() -> bool:
+    """Whether browser tests are left out with a notice (none here, and not in CI)."""
+    return not browser_available() and not browser_required()
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    # A module that needs a browser is left out whole, to be named in one line at the end.
+    if not _browser_notice() or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    if "require_browser()" not in collection_path.read_text(encoding="utf-8"):
+        return None
+    _LEFT_OUT["files"].append(str(collection_path))
+    return True
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # So is every test of another module that uses a browser fixture.
+    if not _browser_notice():
+        return
+    dropped = [item for item in items if "browser" in getattr(item, "fixturenames", ())]
+    if dropped:
+        _LEFT_OUT["tests"] += [item.nodeid for item in dropped]
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item not in dropped]
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    files, tests = _LEFT_OUT["files"], _LEFT_OUT["tests"]
+    if files or tests:
+        terminalreporter.write_line(
+            f"browser tests not run ({len(files)} files and {len(tests)} more tests): "
+            f"{MISSING}; CI installs them, and fails without them"
         )
 
 

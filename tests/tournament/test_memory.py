@@ -135,6 +135,7 @@ def test_a_running_exact_sum_is_fsum_over_every_value() -> None:
         assert outcome(values, running=True) == outcome(values, running=False), values
 
 
+@pytest.mark.slow
 def test_a_report_on_a_folder_holds_a_cell_and_a_score_per_episode(tmp_path: Path) -> None:
     out = big_folder(tmp_path)
     folder = ResultsFolder(out)
