@@ -66,17 +66,23 @@ def heading(obs: RunnerObservation) -> Move:
     return Move.N
 
 
+def obey(obs: RunnerObservation, order: Move) -> Move:
+    """The move a runner makes on ``order`` (decision L3): ``hold`` waits; an open and
+    dry direction is taken, else the open neighbour nearest its compass angle
+    (clockwise first on a tie); walled in by wall and water, it waits."""
+    if order is Move.WAIT:
+        return Move.WAIT
+    for candidate in _ORDERED_TRIES[order]:
+        if is_open(obs, candidate):
+            return candidate
+    return Move.WAIT
+
+
 def wallhug_move(obs: RunnerObservation) -> Move:
     """WALLHUG's move for ``obs``."""
     order = ordered_move(obs)
-    if order is Move.WAIT:
-        return Move.WAIT
     if order is not None:
-        # nearest compass angle first; of the two at 90 degrees, clockwise first
-        for candidate in _ORDERED_TRIES[order]:
-            if is_open(obs, candidate):
-                return candidate
-        return Move.WAIT
+        return obey(obs, order)
     for candidate in _HEADING_TRIES[heading(obs)]:
         if is_open(obs, candidate):
             return candidate
@@ -103,6 +109,7 @@ __all__ = [
     "COMPASS",
     "heading",
     "is_open",
+    "obey",
     "ordered_move",
     "wallhug",
     "wallhug_move",
