@@ -19,7 +19,7 @@ from harness.protocol import Baseline, GameEntry, HttpApi
 
 
 def _lighthouse() -> GameEntry:
-    from baselines.lighthouse import lantern, pilot, silent, wallhug
+    from baselines.lighthouse import lantern, pilot, scout, silent, wallhug
     from harness.games.lighthouse.codec import LighthouseCodec
     from harness.games.lighthouse.game import (
         KEEPER,
@@ -39,7 +39,8 @@ def _lighthouse() -> GameEntry:
         seat_groups=SEAT_GROUPS,
         baselines={
             KEEPER: {"lantern": lantern, "silent": silent, "pilot": pilot},
-            RUNNER: {"wallhug": wallhug},
+            # WALLHUG first: the runners' default and a model runner's fallback
+            RUNNER: {"wallhug": wallhug, "scout": scout},
         },
         rules=LighthouseRules(),
         seat_io=LighthouseSeatIO(),

@@ -242,7 +242,7 @@ def test_a_baselines_decision_is_what_the_parser_makes_of_its_reply(game: GameEn
         if isinstance(bot, DecidedBaseline)
     }
     if game.name == "lighthouse":
-        assert {name for _, name in decided} == {"lantern", "silent", "wallhug"}
+        assert {name for _, name in decided} == {"lantern", "silent", "wallhug", "scout"}
     checked: dict[tuple[str, str], int] = dict.fromkeys(decided, 0)
     spoke = 0
     for variant, seed, seats in episodes(game):

@@ -28,8 +28,9 @@ def test_an_unknown_game_is_a_config_error_naming_the_choices() -> None:
 def test_the_first_baseline_of_a_role_is_its_fallback() -> None:
     lighthouse = get_game("lighthouse")
     assert lighthouse.baseline_names("keeper") == ("lantern", "silent", "pilot")
-    assert lighthouse.baseline_names("runner") == ("wallhug",)
+    assert lighthouse.baseline_names("runner") == ("wallhug", "scout")
     assert lighthouse.fallback("keeper") is lighthouse.baselines["keeper"]["lantern"]
+    assert lighthouse.fallback("runner") is lighthouse.baselines["runner"]["wallhug"]
     assert get_game("relayroam").baseline_names("player") == ("greedy", "vent-aware-greedy")
     with pytest.raises(ConfigError, match="lighthouse has no role 'player'"):
         lighthouse.baseline_names("player")

@@ -26,6 +26,7 @@ def add_parser(sub: Any) -> None:
         epilog=examples(
             "lighthouse play --seed 7",
             "lighthouse play --seed 7 --keeper pilot --quiet --record episode.jsonl",
+            "lighthouse play --seed 7 --keeper silent --runners scout",
             "lighthouse play --seed 7 --keeper openai:gpt-4o-mini --runners wallhug",
             "lighthouse play --seed 7 --keeper openai:MODEL --base-url http://127.0.0.1:8080/v1",
             "lighthouse play --game relayroam --seed 3 --player vent-aware-greedy",
