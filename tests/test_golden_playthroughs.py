@@ -418,12 +418,33 @@ def _pilot_spring(state: GameState) -> None:
     assert [r.status.value for r in state.runners].count("drowned") == 1
 
 
+def _scout_silent_default(state: GameState) -> None:
+    # Explorers on their own: no word said, every key found, everyone out.
+    res = results(state)
+    assert state.config.tide_period == 7
+    assert state.transmissions == ()
+    assert res.reason is Reason.COMPLETE
+    assert (res.keys_collected, res.escaped) == (res.key_count, 3)
+
+
+def _scout_pilot_spring(state: GameState) -> None:
+    # Orders obeyed between explorations: every key, two out, one cut off by the water.
+    res = results(state)
+    assert state.config.tide_period == 5
+    assert res.reason is Reason.COMPLETE
+    assert (res.keys_collected, res.escaped) == (res.key_count, 2)
+    assert [r.status.value for r in state.runners].count("drowned") == 1
+    assert len(state.transmissions) >= 3
+
+
 COVERAGE = {
     "01_all_escape": _all_escape,
     "02_spring_flood": _spring_flood,
     "03_tick_cap": _tick_cap,
     "04_pilot_default_seed12": _pilot_default,
     "05_pilot_spring_seed16": _pilot_spring,
+    "06_scout_silent_default_seed12": _scout_silent_default,
+    "07_scout_pilot_spring_seed16": _scout_pilot_spring,
 }
 
 

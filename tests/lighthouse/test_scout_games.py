@@ -2,7 +2,10 @@
 
 The properties here are checked against the engine over games of SCOUT runners with
 the SILENT, LANTERN and PILOT keepers on many seeds at both tides, played once per
-module and shared.
+module and shared. Two games are pinned as golden playthroughs under
+``tests/golden/playthroughs/`` (``06_scout_*``, ``07_scout_*``): the transcript test
+checks them against the engine, and :func:`test_scout_still_plays_its_golden_games`
+checks that SCOUT still makes exactly those moves, given the keeper's pinned words.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from harness.games.lighthouse.config import LighthouseConfig, Variant
 from harness.games.lighthouse.game import KEEPER, RUNNER
 from harness.games.lighthouse.observe import RunnerObservation, observe_keeper, observe_runner
 from harness.games.lighthouse.replies import parse_keeper_reply, parse_runner_reply
-from harness.games.lighthouse.rules import resolve_tick, results
+from harness.games.lighthouse.rules import resolve_tick, results, transmits
 from harness.games.lighthouse.state import (
     GameState,
     KeeperDecision,
@@ -40,6 +43,7 @@ from harness.registry import get_game
 from harness.replay import counterfactual, replay
 from harness.seats import BaselineSeat
 from harness.tournament.config import load_tournament
+from tests.test_golden_playthroughs import GOLDEN_DIR, keeper_text, moves_text, parse_inputs
 
 GAME = get_game("lighthouse")
 SEEDS = range(12)
@@ -345,3 +349,41 @@ def test_it_moves_only_where_its_window_shows_dry_floor() -> None:
                     dx, dy = decision.move.delta
                     assert obs.window[1 + dy][1 + dx] not in "#~", (obs.window, decision)
                     assert scout_move(obs) is decision.move
+
+
+# --- golden games -------------------------------------------------------------------------
+
+GOLDEN: dict[str, tuple[str, Variant, int]] = {
+    "06_scout_silent_default_seed12": ("silent", "default", 12),
+    "07_scout_pilot_spring_seed16": ("pilot", "spring", 16),
+}
+
+
+def tick_lines(keeper: str, variant: Variant, seed: int) -> list[str]:
+    """A game of ``keeper`` and three SCOUT runners as the tick lines of an inputs file."""
+    lines = []
+    for turn in game(keeper, variant, seed)[:-1]:
+        said = turn.keeper
+        pinned = KeeperDecision(None, said.message) if transmits(said) else SILENT
+        moves = {seat: decision.move for seat, decision in turn.decided.items()}
+        lines.append(f"tick {turn.before.tick}: keeper {keeper_text(pinned)} | {moves_text(moves)}")
+    return lines
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_scout_still_plays_its_golden_games(name: str) -> None:
+    path = GOLDEN_DIR / f"{name}.inputs.txt"
+    _, variant, seed = GOLDEN[name]
+    pinned = parse_inputs(path)
+    assert pinned.source == f"seed {seed} variant {variant}"
+    # The keeper's words come from the file: only SCOUT's moves are checked.
+    state = new_game(pinned.config, pinned.board)
+    for inputs in pinned.ticks:
+        decided = {
+            r.seat: runner_decision(observe_runner(state, r.seat))
+            for r in state.runners
+            if r.active
+        }
+        assert {seat: d.move for seat, d in decided.items()} == inputs.moves, inputs.tick
+        state = resolve_tick(state, inputs.keeper, decided)[0]
+    assert state.over
