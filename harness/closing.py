@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-FALLBACKS = frozenset({"fallback_parse", "fallback_timeout", "fallback_api", "fallback_refused"})
+from harness.records import FALLBACK_SOURCES
 
 
 def _reason(results: Any) -> str:
@@ -24,7 +24,7 @@ def closing_lines(lines: Sequence[Any], *, timeout_flag: str = "--episode-timeou
             continue
         sources = Counter(t.seats[info.seat].source for t in ticks if info.seat in t.seats)
         turns = sum(sources.values())
-        fell = {s: n for s, n in sorted(sources.items()) if s in FALLBACKS}
+        fell = {s: n for s, n in sorted(sources.items()) if s in FALLBACK_SOURCES}
         if not turns or not fell:
             continue
         kinds = ", ".join(f"{s} {n}" for s, n in fell.items())

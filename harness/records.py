@@ -15,8 +15,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Generic, Literal, TypeVar
+from typing import IO, Any, Generic, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
@@ -44,8 +45,45 @@ Source = Literal[
 """Where a decision came from (decision R7). ``fallback_refused``: the rules refused the
 model's action twice (games with refusals, e.g. Relayroam); ``scripted``: given
 directly, as in a hand-written record replayed; ``python`` and ``python_retry``: a
-Python agent's reply (after the retry hint); ``fallback_error``: the agent raised."""
+Python agent's reply (after the retry hint); ``fallback_error``: the agent raised.
+
+Every source named ``fallback_*`` is the role's baseline answering for a seat whose
+own answer could not be used, and every ``*_retry`` the seat's answer after the
+retry with a hint: the sets below are derived from this one list by those names."""
 AgentKind = Literal["baseline", "llm", "scripted", "python"]
+
+#: Every source, in the order of :data:`Source`.
+SOURCES: tuple[Source, ...] = get_args(Source)
+#: The sources of a turn where the role's baseline answered for the seat (R7).
+FALLBACK_SOURCES: frozenset[Source] = frozenset(s for s in SOURCES if s.startswith("fallback_"))
+#: The sources of a reply that needed the retry with a hint (a model's or a Python agent's).
+RETRY_SOURCES: frozenset[Source] = frozenset(s for s in SOURCES if s.endswith("_retry"))
+#: The sources of a decision the seat's own player made at the first ask: shown untagged.
+PLAIN_SOURCES: frozenset[Source] = (
+    frozenset(SOURCES) - FALLBACK_SOURCES - RETRY_SOURCES - {"scripted"}
+)
+
+
+@dataclass(frozen=True)
+class TurnSources:
+    """The sources a seat that answers in text tags its turns with (R5, R7).
+
+    A reply used at the first ask is ``first``, after the retry with a hint ``retry``;
+    an ask that got no answer in time is ``fallback_timeout``, one that failed
+    otherwise ``failed``; two replies that could not be used are ``fallback_parse``
+    (``fallback_refused`` when the rules refused the second).
+    """
+
+    first: Source
+    retry: Source
+    failed: Source
+
+
+#: A model's turns: ``llm``, ``llm_retry``; a call that failed is ``fallback_api``.
+MODEL_SOURCES = TurnSources("llm", "llm_retry", "fallback_api")
+#: A Python agent's turns: ``python``, ``python_retry``; a call that raised is
+#: ``fallback_error``.
+AGENT_SOURCES = TurnSources("python", "python_retry", "fallback_error")
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 BoardT = TypeVar("BoardT", bound=BaseModel)
@@ -383,7 +421,13 @@ _CUT = "; the line stops inside a value (cut short?)"
 
 
 __all__ = [
+    "AGENT_SOURCES",
+    "FALLBACK_SOURCES",
+    "MODEL_SOURCES",
+    "PLAIN_SOURCES",
     "RECORD_VERSION",
+    "RETRY_SOURCES",
+    "SOURCES",
     "AgentInfo",
     "AgentKind",
     "CallRecord",
@@ -402,6 +446,7 @@ __all__ = [
     "Source",
     "TickLine",
     "TickWallClock",
+    "TurnSources",
     "TurnWallClock",
     "decode_line",
     "dump_doc",

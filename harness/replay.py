@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,7 +29,17 @@ from harness.errors import PlayBudgetExhausted, RecordError, RulesError
 from harness.json_reply import json_type
 from harness.protocol import FailureKind, GameEntry, ParseFailure, RecordCodec, SeatIO
 from harness.reader import HAND_WRITTEN, HAND_WRITTEN_VERSION, open_record
-from harness.records import AgentInfo, CallRecord, DerivedFrom, ModelReply, RecordWriter, Source
+from harness.records import (
+    AGENT_SOURCES,
+    MODEL_SOURCES,
+    SOURCES,
+    AgentInfo,
+    CallRecord,
+    DerivedFrom,
+    ModelReply,
+    RecordWriter,
+    Source,
+)
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest, turn_source
 from harness.text import MAX_REPLY_BYTES
 
@@ -180,12 +190,14 @@ class RecordedSeat:
         calls = turn.get("calls", [])
         # A call without a reply ended the turn: its recorded failure is what happened.
         failure = calls[-1].get("failure") if len(calls) > len(replies) else None
-        classified = turn_source(problems, failure if isinstance(failure, str) else None)
+        # a Python agent's replies carry its own tags
+        tags = AGENT_SOURCES if self._agent.kind == "python" else MODEL_SOURCES
+        classified = turn_source(problems, failure if isinstance(failure, str) else None, tags)
         new_source: str = classified or "rejected"
         note = ""
         new_decision: Any = None
-        if classified in ("llm", "llm_retry"):
-            new_decision = parsed[0 if classified == "llm" else 1]
+        if classified in (tags.first, tags.retry):
+            new_decision = parsed[0 if classified == tags.first else 1]
         elif classified is not None:
             new_decision = request.baseline()[1]
         else:
@@ -193,8 +205,6 @@ class RecordedSeat:
                 f"the current parser rejects the reply ({parsed[0].message}); "
                 "no retry reply was recorded"
             )
-        if self._agent.kind == "python":  # a Python agent's replies carry its own tags
-            new_source = PYTHON_SOURCES.get(new_source, new_source)
         new_doc = _decision_doc(self._codec, new_decision)
         if new_source != recorded_source or new_doc != turn.get("decision"):
             assert self._reparse is not None
@@ -204,10 +214,6 @@ class RecordedSeat:
                     new_source, new_doc, note,
                 )
             )  # fmt: skip
-
-
-#: A model's sources as a Python agent's turns are tagged.
-PYTHON_SOURCES = {"llm": "python", "llm_retry": "python_retry"}
 
 
 def _turn_parts(
@@ -222,7 +228,7 @@ def _turn_parts(
     if not isinstance(raw, str):
         raise TypeError(f"raw must be a string, not {json_type(raw)}")
     source = turn.get("source", "scripted")
-    if source not in get_args(Source):
+    if source not in SOURCES:
         raise ValueError(f"unknown source {source!r}")
     latency = float((turn.get("wallClock") or {}).get("latencyMs", 0.0)) / 1000.0
     replies = tuple(ModelReply.model_validate(r) for r in turn.get("replies", []))

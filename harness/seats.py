@@ -19,7 +19,15 @@ from typing import Any, Protocol, TypeGuard
 
 from harness.errors import HarnessError
 from harness.protocol import Baseline, DecidedBaseline, GameEntry, ParseFailure, SeatIO, SeatSpec
-from harness.records import AgentInfo, CallRecord, ModelReply, ParseErrorRecord, Source
+from harness.records import (
+    MODEL_SOURCES,
+    AgentInfo,
+    CallRecord,
+    ModelReply,
+    ParseErrorRecord,
+    Source,
+    TurnSources,
+)
 from harness.text import clip_reply
 
 #: Replies longer than this (in characters) are parsed in a worker thread. Parsing is
@@ -220,21 +228,26 @@ def baseline_seats(game: GameEntry, state: Any) -> dict[str, Seat]:
     }
 
 
-def turn_source(replies: Sequence[ParseFailure | None], call_failure: str | None) -> Source | None:
-    """Where a model seat's decision came from, given what happened in its turn (R5, R7).
+def turn_source(
+    replies: Sequence[ParseFailure | None],
+    call_failure: str | None,
+    sources: TurnSources = MODEL_SOURCES,
+) -> Source | None:
+    """Where a seat's decision came from, given what happened in its turn (R5, R7).
 
-    ``replies`` holds, for each model reply of the turn in order, why it could not be
+    ``replies`` holds, for each reply of the turn in order, why it could not be
     used (a parse failure or a refusal by the rules), or None for the reply that was;
-    ``call_failure`` is the error kind of the call that got no reply (``"timeout"``,
-    ...), or None. Returns None while the turn is still open: one reply failed and
-    nothing else happened, so the retry with a hint comes next. Pure: the live seat
-    and replay's re-parse both classify with it.
+    ``call_failure`` is the error kind of the ask that got no reply (``"timeout"``,
+    ...), or None; ``sources`` are the seat kind's tags (a model's by default).
+    Returns None while the turn is still open: one reply failed and nothing else
+    happened, so the retry with a hint comes next. Pure: the live seats and replay's
+    re-parse all classify with it.
     """
     used = next((i for i, problem in enumerate(replies) if problem is None), None)
     if used is not None:  # the turn ends at its first usable reply
-        return "llm" if used == 0 else "llm_retry"
+        return sources.first if used == 0 else sources.retry
     if call_failure is not None:
-        return "fallback_timeout" if call_failure == "timeout" else "fallback_api"
+        return "fallback_timeout" if call_failure == "timeout" else sources.failed
     failures = [problem for problem in replies if problem is not None]  # all of them
     if len(failures) >= 2:  # the retry failed too
         refused = failures[1].kind.startswith("refused")

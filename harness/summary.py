@@ -11,14 +11,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from harness.protocol import Report
-from harness.records import RecordModel
+from harness.records import FALLBACK_SOURCES, RETRY_SOURCES, RecordModel
 from harness.validation import seed_problem
-
-FALLBACK_SOURCES = frozenset(
-    {"fallback_parse", "fallback_timeout", "fallback_api", "fallback_refused", "fallback_error"}
-)
-#: Sources of a reply that needed the retry with a hint (a model's or a Python agent's).
-RETRY_SOURCES = frozenset({"llm_retry", "python_retry"})
 
 
 class SeatStats(RecordModel):

@@ -25,7 +25,8 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from harness.summary import FALLBACK_SOURCES, summarize_read
+from harness.records import FALLBACK_SOURCES
+from harness.summary import summarize_read
 from lighthouse_harness.record import RECORD_KEY, ParsedRecord, parse_record
 
 #: The game's figure a score is measured against, where it has one.

@@ -25,10 +25,11 @@ from typing import Any, Literal
 from harness.errors import ConfigError, RecordError
 from harness.protocol import GameEntry
 from harness.reader import open_record
+from harness.records import FALLBACK_SOURCES
 from harness.registry import get_game
 from harness.report.build import build_report, canonical_order
 from harness.report.leaderboards import entrant_specs
-from harness.summary import FALLBACK_SOURCES, EpisodeSummary, split_episode_id
+from harness.summary import EpisodeSummary, split_episode_id
 from harness.tournament.ceiling import find_ceiling
 from harness.tournament.planned import plan_of
 from harness.tournament.selection import select

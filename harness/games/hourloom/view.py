@@ -18,6 +18,7 @@ from harness.games.hourloom.grid import describe
 from harness.games.hourloom.observe import GATE_LETTERS, LEGEND, observe
 from harness.games.hourloom.record import HourloomResults, HourloomTick
 from harness.games.hourloom.state import state_json
+from harness.records import PLAIN_SOURCES
 
 BOARD_JS = Path(__file__).with_name("board.js")
 
@@ -95,7 +96,7 @@ class HourloomView:
         s = line.state
         turn = line.seats[PLAYER]
         action = json.dumps(turn.decision.model_dump())
-        tag = "" if turn.source in ("baseline", "llm", "python") else f"  [{turn.source}]"
+        tag = "" if turn.source in PLAIN_SOURCES else f"  [{turn.source}]"
         did = "refused: " + str(s.reason) if not s.ok else ", ".join(e["type"] for e in s.events)
         ended = f"  (the harness ends the run: {s.auto_end})" if s.auto_end else ""
         head = f"tick {line.tick}  {action}{tag}  -> {did or '-'}{ended}"

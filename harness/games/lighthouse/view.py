@@ -11,6 +11,7 @@ from harness.games.lighthouse.game import KEEPER, runner_seat_id
 from harness.games.lighthouse.observe import keeper_grid, runner_window
 from harness.games.lighthouse.record import LighthouseHeader, LighthouseResults, LighthouseTick
 from harness.games.lighthouse.state import GameState, Runner, RunnerStatus, new_game
+from harness.records import PLAIN_SOURCES
 
 #: Raw replies longer than this are cut in viewer frames (the record keeps them whole).
 VIEW_RAW_RUNES = 2000
@@ -229,7 +230,7 @@ def render_tick(line: LighthouseTick) -> str:
         lines.append(f"  keeper: {s.transmission!r}")
     else:
         lines.append("  keeper: (silent)")
-    if keeper is not None and keeper.source not in ("baseline", "llm", "python"):
+    if keeper is not None and keeper.source not in PLAIN_SOURCES:
         lines[-1] += f"  [{keeper.source}]"
     for r in s.runners:
         if r.move is None:
@@ -241,7 +242,7 @@ def render_tick(line: LighthouseTick) -> str:
         if r.status.value != "active":
             extra.append(r.status.value.upper())
         turn = line.seats.get(runner_seat_id(r.seat))
-        if turn is not None and turn.source not in ("baseline", "llm", "python"):
+        if turn is not None and turn.source not in PLAIN_SOURCES:
             extra.append(f"[{turn.source}]")
         lines.append(f"  {r.alias:<10} {what} -> {_at(r.pos)} {' '.join(extra)}".rstrip())
     if s.gate_open and s.gate_opened_tick == line.tick:

@@ -10,6 +10,7 @@ from typing import Any
 from harness.games.relayroam.game import PLAYER, Episode, RelayroamRules
 from harness.games.relayroam.observe import observe, render_text
 from harness.games.relayroam.record import RelayroamResults, RelayroamTick
+from harness.records import PLAIN_SOURCES
 
 BOARD_JS = Path(__file__).with_name("board.js")
 VIEW_RAW_RUNES = 2000
@@ -114,7 +115,7 @@ class RelayroamView:
         s = line.state
         turn = line.seats[PLAYER]
         action = json.dumps(turn.decision.model_dump())
-        tag = "" if turn.source in ("baseline", "llm", "python") else f"  [{turn.source}]"
+        tag = "" if turn.source in PLAIN_SOURCES else f"  [{turn.source}]"
         happened = ", ".join(e["type"] for e in s.events) or "-"
         head = (
             f"tick {line.tick}  {action}{tag}  -> {happened}  | chamber {s.chamber} "
