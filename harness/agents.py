@@ -7,7 +7,8 @@ reply: a reply that does not parse gets one retry with a hint, then the role's
 baseline answers (``fallback_parse``); a call that raises falls back as
 ``fallback_error``, one that outlasts its timeout as ``fallback_timeout``. Its
 decisions are tagged ``python`` (``python_retry`` after the hint), and its seat's
-agent is of kind ``python`` in the record.
+agent is of kind ``python`` in the record. Its turns are played by the one turn loop
+every seat that answers in text plays (:func:`harness.turn.play_turn`).
 
 A sync callable runs in a thread of its own, so a slow one never holds the event
 loop; an async one is awaited on the loop (so it must not block).
@@ -23,7 +24,6 @@ import inspect
 import json
 import sys
 import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,13 +32,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness import defaults
-from harness.errors import ConfigError, PlayBudgetExhausted
+from harness.errors import ConfigError
 from harness.llm.prompts import PromptSet
 from harness.llm.secrets import redact
 from harness.protocol import GameEntry, ParseFailure
-from harness.records import AgentInfo, ModelReply, Source
-from harness.seats import SeatReply, SeatRequest, fallback_reply, judge_reply_async, model_reply
+from harness.records import AGENT_SOURCES, AgentInfo
+from harness.seats import SeatReply, SeatRequest
 from harness.text import truncate_runes
+from harness.turn import Asked, Retry, play_turn
 
 #: An agent's error message is kept to this many runes in the record.
 ERROR_RUNES = 2000
@@ -157,7 +158,6 @@ class PythonSeat:
 
     async def decide(self, request: SeatRequest) -> SeatReply:
         loop = asyncio.get_running_loop()
-        started = time.perf_counter()
         budget = request.deadline if request.deadline is not None else float("inf")
         game, io, observation = self._game, request.io, request.observation
         first = AgentInput(
@@ -170,39 +170,27 @@ class PythonSeat:
             system=self._prompts.system.text,
             episode_id=request.episode_id,
         )
-        replies: list[ModelReply] = []
 
-        def finish(raw: str, decision: Any, source: Source, error: str | None = None) -> SeatReply:
-            latency = time.perf_counter() - started
-            return SeatReply(raw, decision, source, latency, tuple(replies), error=error)
-
-        given = first
-        problem: ParseFailure | None = None
-        for retry in (False, True):
+        async def ask(retry: Retry | None) -> Asked:
+            given = first
+            if retry is not None:
+                problem = retry.problem.message
+                given = replace(
+                    first,
+                    retry_of=retry.reply,
+                    problem=problem,
+                    hint=self._prompts.retry_hint.fill(problem=problem),
+                )
             result, failure = await self._call(given, min(loop.time() + self._timeout, budget))
             if failure is not None:
-                if loop.time() >= budget:  # the play budget, not the agent, ran out (D2)
-                    raise PlayBudgetExhausted(f"tick {request.tick}: play budget exhausted")
                 kind, message = failure
-                source: Source = "fallback_timeout" if kind == "timeout" else "fallback_error"
-                return finish(*fallback_reply(request), source, message)
+                return Asked(failure=kind, error=message)
             text = reply_text(game, result)
             if isinstance(text, ParseFailure):
-                decision, problem = None, text
-                replies.append(model_reply(_shown(result), problem))
-            else:
-                decision, problem, reply = await judge_reply_async(io, observation, text)
-                replies.append(reply)
-                if problem is None:
-                    return finish(text, decision, "python_retry" if retry else "python")
-            given = replace(
-                first,
-                retry_of=text if isinstance(text, str) else _shown(result),
-                problem=problem.message,
-                hint=self._prompts.retry_hint.fill(problem=problem.message),
-            )
-        refused = problem is not None and str(problem.kind).startswith("refused")
-        return finish(*fallback_reply(request), "fallback_refused" if refused else "fallback_parse")
+                return Asked(text=_shown(result), unusable=text)
+            return Asked(text=text)
+
+        return await play_turn(request, ask, AGENT_SOURCES)
 
     async def _call(self, given: AgentInput, deadline: float) -> tuple[Any, tuple[str, str] | None]:
         """The agent's answer, or (``timeout`` | ``error``, a message) when there is none."""

@@ -11,15 +11,10 @@ the role's scripted baseline on the same observation, tagged with its source (R7
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Mapping
 from typing import Any, Self
 
-from harness.errors import (
-    FatalProviderError,
-    PlayBudgetExhausted,
-    RefusedRequestError,
-)
+from harness.errors import FatalProviderError, RefusedRequestError
 from harness.llm.cache import CallCache, call_key, current_episode
 from harness.llm.calls import CallReport, Price, RetryPolicy, call_llm
 from harness.llm.deadlines import default_allowance
@@ -37,15 +32,10 @@ from harness.llm.prompts import (
 from harness.llm.secrets import redact
 from harness.llm.shapes import Shape, apply_shape, candidates
 from harness.llm.types import CompletionRequest, Message, Provider
-from harness.protocol import GameEntry, ParseFailure
-from harness.records import AgentInfo, CallRecord, ModelReply, Source
-from harness.seats import (
-    PARSE_OFF_LOOP_CHARS,
-    SeatReply,
-    SeatRequest,
-    judge_reply_async,
-    turn_source,
-)
+from harness.protocol import GameEntry
+from harness.records import MODEL_SOURCES, AgentInfo, CallRecord
+from harness.seats import PARSE_OFF_LOOP_CHARS, SeatReply, SeatRequest
+from harness.turn import Asked, Retry, play_turn
 
 #: Where a seat reports, once, the first failure of its calls (a line of text).
 Notify = Callable[[str], None]
@@ -107,51 +97,34 @@ class LLMSeat:
 
     async def decide(self, request: SeatRequest) -> SeatReply:
         loop = asyncio.get_running_loop()
-        started = time.perf_counter()
-        own_deadline = loop.time() + self.allowance_s
         budget = request.deadline if request.deadline is not None else float("inf")
-        deadline = min(own_deadline, budget)
-        io, observation = request.io, request.observation
+        deadline = min(loop.time() + self.allowance_s, budget)
         prompts = self.prompts
-        messages = first_messages(
-            prompts.system.text, prompts.observation.text, io.render_observation(observation)
-        )
-        replies: list[ModelReply] = []
-        calls: list[CallRecord] = []
-
-        def finish(raw: str, decision: Any, source: Source) -> SeatReply:
-            return SeatReply(
-                raw, decision, source, time.perf_counter() - started, tuple(replies), tuple(calls)
-            )
-
-        problems: list[ParseFailure | None] = []
         scope = (
             f"{request.episode_id or current_episode() or ''}/{request.seat.seat}/{request.tick}"
         )
-        while True:  # two calls at most: the second reply, or a failed call, ends the turn
+        messages: tuple[Message, ...] = ()
+
+        async def ask(retry: Retry | None) -> Asked:
+            nonlocal messages
+            if retry is None:
+                rendered = request.io.render_observation(request.observation)
+                messages = first_messages(prompts.system.text, prompts.observation.text, rendered)
+            else:
+                messages = retry_messages(
+                    messages, retry.reply, prompts.retry_hint.text, retry.problem.message
+                )
             reports = await self._call(messages, deadline, scope)
-            calls.extend(_call_record(r) for r in reports)
+            calls = tuple(_call_record(r) for r in reports)
             report = reports[-1]
             if report.failure is not None:
                 self._notice(request, report)
-            failure: str | None = None
             if report.completion is None:
-                if loop.time() >= budget:  # the play budget, not the seat, ran out (D2)
-                    raise PlayBudgetExhausted(f"tick {request.tick}: play budget exhausted")
-                failure = report.failure.kind if report.failure is not None else "api"
-            else:
-                text = report.completion.text
-                decision, problem, reply = await judge_reply_async(io, observation, text)
-                replies.append(reply)
-                problems.append(problem)
-            source = turn_source(problems, failure)
-            if source is None:  # the first reply failed: retry once, with a hint
-                hint = problem.message if problem is not None else ""
-                messages = retry_messages(messages, text, prompts.retry_hint.text, hint)
-            elif source in ("llm", "llm_retry"):
-                return finish(text, decision, source)
-            else:
-                return finish(*request.baseline(), source)
+                kind = report.failure.kind if report.failure is not None else "api"
+                return Asked(failure=kind, calls=calls)
+            return Asked(text=report.completion.text, calls=calls)
+
+        return await play_turn(request, ask, MODEL_SOURCES)
 
     def request(
         self, messages: tuple[Message, ...], max_tokens: int | None = None
