@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from harness.closing import closing_lines
-from harness.episode import TickCallback, run_episode
+from harness.episode import EpisodeOutcome, TickCallback, run_episode
 from harness.errors import ConfigError
 from harness.llm.cache import CallCache, call_scope
 from harness.llm.deadlines import default_allowance, default_episode_timeout
@@ -41,7 +41,7 @@ from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.seat_builder import SeatLike, build_seats, llm_providers, seats_of_groups
 from harness.seat_spec import SEAT_TAGS, LLMSeatConfig, SeatConfig, cli_providers, parse_seat_arg
-from harness.seats import baseline_seats
+from harness.seats import Seat, baseline_seats, close_seats
 from harness.validation import check_seed, format_validation_error
 
 T = TypeVar("T")
@@ -185,26 +185,16 @@ class Env:
                     search=search,
                     clients=clients,
                 )
-                for warning in await factory.preflight() if preflight else ():
-                    warn(warning)
-                for line in factory.structured_output():
-                    (on_info or warn)(line)
-                writer = RecordWriter(Path(record)) if record is not None else None
                 try:
-                    with call_scope(episode):
-                        outcome = await run_episode(
-                            self.game,
-                            state,
-                            {**baseline_seats(self.game, state), **built},
-                            episode_id=episode,
-                            seed=seed,
-                            variant=self.variant,
-                            writer=writer,
-                            on_tick=on_tick,
-                        )
+                    for warning in await factory.preflight() if preflight else ():
+                        warn(warning)
+                    for line in factory.structured_output():
+                        (on_info or warn)(line)
+                    outcome = await self._play_built(
+                        state, built, episode, seed, record=record, on_tick=on_tick
+                    )
                 finally:
-                    if writer is not None:
-                        writer.close()
+                    await close_seats(built.values())  # a Python agent's worker processes
         finally:
             if calls is not None:
                 calls.close()
@@ -217,6 +207,34 @@ class Env:
             summary=self.game.view.render_results(outcome.results),
             notes=tuple(closing_lines(outcome.lines)),
         )
+
+    async def _play_built(
+        self,
+        state: Any,
+        built: Mapping[str, Seat],
+        episode: str,
+        seed: int,
+        *,
+        record: Path | str | None,
+        on_tick: TickCallback | None,
+    ) -> EpisodeOutcome:
+        """The episode played with ``built`` (the rest of its seats baselines), recorded."""
+        writer = RecordWriter(Path(record)) if record is not None else None
+        try:
+            with call_scope(episode):
+                return await run_episode(
+                    self.game,
+                    state,
+                    {**baseline_seats(self.game, state), **built},
+                    episode_id=episode,
+                    seed=seed,
+                    variant=self.variant,
+                    writer=writer,
+                    on_tick=on_tick,
+                )
+        finally:
+            if writer is not None:
+                writer.close()
 
     def _state_for(self, seed: int, specs: Sequence[SeatLike]) -> Any:
         """The starting state, its episode timeout fitted to the model seats unless given."""

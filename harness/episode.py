@@ -45,7 +45,7 @@ from harness.protocol import (
     SeatSpec,
 )
 from harness.records import RECORD_VERSION, DerivedFrom, RecordWriter
-from harness.seats import ScriptedSeat, Seat, SeatReply, SeatRequest, is_scripted
+from harness.seats import ScriptedSeat, Seat, SeatReply, SeatRequest, episode_running, is_scripted
 from harness.text import ClippedReply, clip_reply
 from harness.timing import tick_wall_clock
 
@@ -342,7 +342,27 @@ async def run_episode(
     each tick line, validated, as it is resolved (and is awaited when it is async). A
     :class:`RulesError` or :class:`RecordError` raised during a tick carries its tick.
     """
-    episode = _Episode(game, state, seats, episode_id, writer)
+    with episode_running(episode_id):  # a seat may hold something for the episode
+        return await _run_episode(
+            _Episode(game, state, seats, episode_id, writer),
+            state,
+            seed=seed,
+            variant=variant,
+            on_tick=on_tick,
+            derived_from=derived_from,
+        )
+
+
+async def _run_episode(
+    episode: _Episode,
+    state: Any,
+    *,
+    seed: int | None,
+    variant: str | None,
+    on_tick: TickCallback | None,
+    derived_from: DerivedFrom | None,
+) -> EpisodeOutcome:
+    game = episode.game
     episode.header(state, seed, variant, derived_from)
     rules = game.rules
     # The budget runs on the event loop's monotonic clock, the one asyncio's

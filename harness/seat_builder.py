@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.agent_process import WorkerPool
 from harness.agents import Agent, PythonSeat, load_agent
 from harness.errors import ConfigError
 from harness.llm.deadlines import default_allowance
@@ -88,7 +89,10 @@ def build_seat(
     Model seats share ``factory``'s clients and limiters, except that a seat whose
     provider ``clients`` names calls that client (its options still set the seat's
     limits); a Python agent named by import path is imported now, with ``search``
-    added to the import path.
+    added to the import path, and runs where its spec says (by default in worker
+    processes of its own, started at its first call); a callable runs in this
+    process. A seat may hold processes: close the seats when the run is done
+    (:func:`harness.seats.close_seats`).
     """
     if isinstance(spec, BaselineSeatConfig):
         if spec.baseline not in game.baseline_names(role):
@@ -105,14 +109,16 @@ def build_seat(
         client = (clients or {}).get(spec.provider)
         return factory.seat(game, role, options, provider=client)
     if isinstance(spec, PythonSeatConfig):
+        # imported here too, so that a missing agent stops the run before it plays
+        agent = load_agent(spec.python, search)
         return PythonSeat(
-            load_agent(spec.python, search),
+            agent if spec.runs_in() == "none" else WorkerPool(spec.python, search, game=game.name),
             game=game,
             prompts=PromptSet.load(spec.prompts or default_prompt_files(game.name, role)),
             name=spec.python,
             timeout_seconds=spec.timeout_seconds,
         )
-    if callable(spec):
+    if callable(spec):  # a callable object cannot cross to another process as itself
         return PythonSeat(
             spec, game=game, prompts=PromptSet.load(default_prompt_files(game.name, role))
         )

@@ -18,9 +18,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import Discriminator, Field, Tag, ValidationError, field_validator
+from pydantic import (
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from harness import defaults
 from harness.errors import ConfigError
@@ -30,6 +37,8 @@ from harness.validation import StrictModel, format_validation_error, short_repr
 #: ``MODULE:CALLABLE``: a dotted module path, a colon, a dotted attribute path. Each
 #: dot separates two names, so matching is linear.
 IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+#: The program being run: an agent there runs in the harness's process.
+MAIN_MODULE = "__main__"
 #: The provider kinds a command-line spec may name (``openai:MODEL``).
 CLI_PROVIDERS: tuple[Literal["openai", "anthropic"], ...] = ("openai", "anthropic")
 
@@ -77,6 +86,14 @@ class PythonSeatConfig(StrictModel):
     prompts: PromptFiles | None = Field(
         None, description="The prompts its input's text is made of; defaults to prompts/<game>/."
     )
+    isolation: Literal["process", "none"] | None = Field(
+        None,
+        # how the agent is run, not who plays: not part of the config's hash, so an
+        # entrant keeps its identity (and a resume its episodes) whichever is chosen
+        exclude=True,
+        description="Where it runs: process (worker processes of its own, killed on a "
+        "timeout; the default) or none (the harness's process). See docs/agents.md.",
+    )
 
     @field_validator("python")
     @classmethod
@@ -84,6 +101,22 @@ class PythonSeatConfig(StrictModel):
         if not IMPORT_PATH.fullmatch(value):
             raise ValueError(f"{short_repr(value)} is not MODULE:CALLABLE, e.g. my_agents:keeper")
         return value
+
+    @model_validator(mode="after")
+    def _main_runs_here(self) -> Self:
+        if self.isolation == "process" and self.python.startswith(f"{MAIN_MODULE}:"):
+            raise ValueError(
+                f'isolation = "process": a worker process cannot import {MAIN_MODULE} (the '
+                'program being run); move the agent into a module, or use isolation = "none"'
+            )
+        return self
+
+    def runs_in(self) -> Literal["process", "none"]:
+        """Where the agent runs: as asked, else in worker processes (``process``), but
+        for one in ``__main__``, which only this process has (``none``)."""
+        if self.isolation is not None:
+            return self.isolation
+        return "none" if self.python.startswith(f"{MAIN_MODULE}:") else "process"
 
 
 #: The union's tags, as pydantic puts them in an error's path (a file does not spell them).

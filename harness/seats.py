@@ -12,10 +12,12 @@ same way (:func:`judge_reply`) and fall back to the same baseline
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from harness.errors import HarnessError
 from harness.protocol import Baseline, DecidedBaseline, GameEntry, ParseFailure, SeatIO, SeatSpec
@@ -176,6 +178,69 @@ class BaselineSeat:
         return self.decide_now(request)
 
 
+class EpisodeScope:
+    """One episode in play, as its seats see it: they may ask to be told when it ends.
+
+    A Python agent's worker pool keeps a seat's worker for the seat for the whole
+    episode, and frees it when the episode ends (:meth:`on_end`).
+    """
+
+    def __init__(self, episode_id: str) -> None:
+        self.episode_id = episode_id
+        self._on_end: list[Callable[[], None]] = []
+
+    def on_end(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the episode ends, however it ends."""
+        self._on_end.append(callback)
+
+    def end(self) -> None:
+        """The episode ended: every callback, once, in the order they were given."""
+        callbacks, self._on_end = self._on_end, []
+        for callback in callbacks:
+            callback()
+
+
+_EPISODE: contextvars.ContextVar[EpisodeScope | None] = contextvars.ContextVar(
+    "harness_episode_scope", default=None
+)
+
+
+def episode_scope() -> EpisodeScope | None:
+    """The episode the running code plays for (its seats' calls), or None outside one."""
+    return _EPISODE.get()
+
+
+@contextlib.contextmanager
+def episode_running(episode_id: str) -> Iterator[EpisodeScope]:
+    """The scope of one episode: what runs inside sees it (:func:`episode_scope`), and
+    what asked to be told hears of its end when the block ends."""
+    scope = EpisodeScope(episode_id)
+    token = _EPISODE.set(scope)
+    try:
+        yield scope
+    finally:
+        _EPISODE.reset(token)
+        scope.end()
+
+
+@runtime_checkable
+class ClosableSeat(Protocol):
+    """A seat that holds something to close when the run is done (worker processes)."""
+
+    async def aclose(self) -> None:
+        """Release what the seat holds; the seat answers no more after it."""
+        ...
+
+
+async def close_seats(seats: Iterable[object]) -> None:
+    """Close every seat of ``seats`` that holds something (:class:`ClosableSeat`), once."""
+    done: set[int] = set()
+    for seat in seats:
+        if isinstance(seat, ClosableSeat) and id(seat) not in done:
+            done.add(id(seat))
+            await seat.aclose()
+
+
 def fallback_reply(request: SeatRequest, name: str | None = None) -> tuple[str, Any]:
     """Baseline ``name``'s reply and decision (default: the role's fallback).
 
@@ -258,11 +323,16 @@ def turn_source(
 __all__ = [
     "PARSE_OFF_LOOP_CHARS",
     "BaselineSeat",
+    "ClosableSeat",
+    "EpisodeScope",
     "ScriptedSeat",
     "Seat",
     "SeatReply",
     "SeatRequest",
     "baseline_seats",
+    "close_seats",
+    "episode_running",
+    "episode_scope",
     "fallback_reply",
     "is_scripted",
     "judge_reply",

@@ -1,5 +1,5 @@
 """The one turn loop (ask, judge, retry once with a hint, fall back) that model and
-Python seats share, and the one list of sources it tags with."""
+Python seats share, the one list of sources it tags with, and the episode scope."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from harness.records import (
     TurnSources,
 )
 from harness.registry import get_game
-from harness.seats import SeatRequest, turn_source
+from harness.seats import SeatRequest, episode_running, episode_scope, turn_source
 from harness.turn import Asked, Retry, play_turn
 
 GOOD = '{"transmit": true, "message": "Sprocket N"}'
@@ -144,3 +144,27 @@ def test_no_answer_once_the_play_budget_is_spent_is_the_budgets_not_the_seats() 
 
     with pytest.raises(PlayBudgetExhausted):
         asyncio.run(play_turn(keeper_request(deadline=-math.inf), ask, AGENT_SOURCES))
+
+
+def test_an_episode_scope_is_seen_inside_and_tells_of_its_end_however_it_ends() -> None:
+    ended: list[str] = []
+    assert episode_scope() is None
+
+    async def seat_call() -> str:
+        scope = episode_scope()
+        assert scope is not None
+        scope.on_end(lambda: ended.append(scope.episode_id))
+        return scope.episode_id
+
+    async def episode(episode_id: str, fail: bool) -> str:
+        with episode_running(episode_id):
+            seen = await asyncio.create_task(seat_call())  # a task sees its episode
+            if fail:
+                raise RuntimeError("the tick broke")
+            return seen
+
+    assert asyncio.run(episode("a", fail=False)) == "a"
+    with pytest.raises(RuntimeError):
+        asyncio.run(episode("b", fail=True))
+    assert ended == ["a", "b"]
+    assert episode_scope() is None

@@ -194,6 +194,7 @@ def _counterfactual(args: argparse.Namespace) -> int:
     from harness.llm.seat import SeatFactory
     from harness.records import RecordWriter
     from harness.replay import counterfactual, load_record
+    from harness.seats import close_seats
 
     if args.record.is_dir():
         raise ConfigError("--until-tick takes one record, not a folder")
@@ -212,10 +213,13 @@ def _counterfactual(args: argparse.Namespace) -> int:
     async def go() -> Any:
         async with SeatFactory() as factory:
             new_seats = build_seats(game, specs, args, factory)
-            with RecordWriter(out) as writer:
-                return await counterfactual(
-                    args.record, game, args.until_tick, new_seats, writer=writer
-                )
+            try:
+                with RecordWriter(out) as writer:
+                    return await counterfactual(
+                        args.record, game, args.until_tick, new_seats, writer=writer
+                    )
+            finally:
+                await close_seats(new_seats.values())  # a Python agent's worker processes
 
     try:
         _, outcome = asyncio.run(go())

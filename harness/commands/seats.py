@@ -114,6 +114,12 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help=f"seconds per call of a python: seat (default: {defaults.AGENT_TIMEOUT_SECONDS:g})",
     )
+    parser.add_argument(
+        "--agent-isolation",
+        choices=("process", "none"),
+        help="where a python: seat runs: process (worker processes of its own, killed when a "
+        "call outlasts its timeout) or none (this process) (default: process)",
+    )
 
 
 def given_specs(game: GameEntry, args: argparse.Namespace) -> dict[str, str]:
@@ -142,6 +148,7 @@ def seat_configs(game: GameEntry, args: argparse.Namespace) -> dict[str, SeatCon
         # None: the default for the episode's model seats (see harness.llm.deadlines)
         "allowance_seconds": args.allowance,
         "timeout_seconds": args.agent_timeout,
+        "isolation": getattr(args, "agent_isolation", None),
     }
     return {
         key: parse_seat_arg(

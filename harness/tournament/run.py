@@ -8,7 +8,7 @@ import itertools
 import json
 import math
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +25,7 @@ from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.report.digest import ExactSum
 from harness.seat_builder import build_seats, llm_providers, prompt_files
-from harness.seats import Seat
+from harness.seats import Seat, close_seats
 from harness.summary import EpisodeSummary
 from harness.tournament.budget import Admission, EpisodeBound, Stop, episode_bounds, require_prices
 from harness.tournament.config import EntrantConfig, TournamentConfig
@@ -223,19 +223,16 @@ async def run_tournament(
         bounds = _check_can_play(config, game, entrants, environ, cap)
         spent = cost.value() + recorded_cost(iter_superseded_lines(out))
         calls = CallCache(out / CACHE_FILE) if (config.cache if cache is None else cache) else None
-        async with SeatFactory(environ, cache=calls, notify=_notifier(progress)) as factory:
-            seats = {
-                entrant.name: identified(
-                    build_seats(
-                        game,
-                        entrant.seat_specs(game),
-                        factory=factory,
-                        providers=config.providers,
-                    ),
-                    identities[entrant.name] or "",
+        built: dict[str, dict[str, Seat]] = {}
+        async with (
+            SeatFactory(environ, cache=calls, notify=_notifier(progress)) as factory,
+            _closing(built),
+        ):
+            for entrant in entrants:
+                built[entrant.name] = build_seats(
+                    game, entrant.seat_specs(game), factory=factory, providers=config.providers
                 )
-                for entrant in entrants
-            }
+            seats = {name: identified(bots, identities[name] or "") for name, bots in built.items()}
             warnings = [*repair.notes, *await factory.preflight()]
             written = True
             if legacy:
@@ -321,6 +318,16 @@ async def run_tournament(
         in_workers=in_workers,
         workers=started,
     )
+
+
+@contextlib.asynccontextmanager
+async def _closing(built: Mapping[str, Mapping[str, Seat]]) -> AsyncIterator[None]:
+    """Close the seats in ``built`` (each entrant's, by seat id) when the block ends: a
+    Python agent's worker processes end with the run."""
+    try:
+        yield
+    finally:
+        await close_seats(seat for seats in built.values() for seat in seats.values())
 
 
 def _check_can_play(
