@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -207,11 +208,39 @@ def strict_loads(
     brackets and commas (None: no limit), is refused before it is decoded. Every
     failure, however deep or large the input, is a :class:`StrictJsonError`.
     """
+    return _bounded_loads(text, max_depth, max_tokens, _strict)
+
+
+def wire_loads(text: str, *, max_depth: int, max_tokens: int | None) -> Any:
+    """Decode JSON as a server on the wire sends it, with the same bounds as :func:`strict_loads`.
+
+    The grammar is the one Python's ``json`` (and so every SDK) accepts: NaN and
+    Infinity, and numbers that overflow a float, decode to floats, and a repeated
+    key's last value wins, so that a value the caller never reads cannot spoil an
+    answer; what the caller reads it checks itself (a token count, say, see
+    :func:`harness.llm.types.token_count`). Nesting and size are bounded by the
+    pre-scan before anything is decoded, integers by :data:`MAX_INT_DIGITS`, and lone
+    surrogates become U+FFFD. Every failure is a :class:`StrictJsonError`.
+    """
+    return _bounded_loads(text, max_depth, max_tokens, _lenient)
+
+
+def _strict(text: str) -> Any:
+    return _loads(text, _pairs_rejecting_duplicates)
+
+
+def _lenient(text: str) -> Any:
+    return json.loads(text, parse_int=_bounded_int, object_pairs_hook=_pairs)
+
+
+def _bounded_loads(
+    text: str, max_depth: int, max_tokens: int | None, decode: Callable[[str], Any]
+) -> Any:
     problem = _shape_problem(text, max_depth, max_tokens)
     if problem is not None:
         raise StrictJsonError(problem)
     try:
-        return _loads(text, _pairs_rejecting_duplicates)
+        return decode(text)
     except _NonJsonConstant as exc:
         raise StrictJsonError(f"{exc} is not a JSON number") from None
     except _NumberOutOfRange as exc:
@@ -325,4 +354,5 @@ __all__ = [
     "decode_json_object",
     "json_type",
     "strict_loads",
+    "wire_loads",
 ]
