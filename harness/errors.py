@@ -19,8 +19,9 @@ caller can catch the whole family in one place and let genuine bugs through::
     └── ProviderError          an LLM call failed (messages never contain an API key:
         │                      they pass harness.llm.secrets.redact)
         ├── TransientProviderError   worth retrying: 429, 5xx, timeout, dropped connection
-        ├── BadResponseError         an answer that cannot be used (e.g. invalid UTF-8):
-        │                            the seat falls back for the tick, no retry
+        ├── BadResponseError         an answer that cannot be used (invalid UTF-8, not a
+        │                            completion, a body past the size cap): the seat
+        │                            falls back for the tick, no retry
         ├── RefusedRequestError      the server refused the request itself as invalid (a
         │                            4xx other than 401/403/404/408/409/429, or a 5xx
         │                            whose body says so): never retried; the preflight
@@ -95,6 +96,7 @@ ErrorKind = Literal[
     "timeout",
     "connection",
     "decode",
+    "too_large",
     "auth",
     "not_found",
     "bad_request",
@@ -105,6 +107,10 @@ ErrorKind = Literal[
 
 class ProviderError(HarnessError):
     """An LLM provider call failed. ``kind`` is one of :data:`ErrorKind`.
+
+    ``decode``: an answer that is not a usable completion (not UTF-8, not JSON, not the
+    API's shape); ``too_large``: an answer whose body passed the size cap
+    (:mod:`harness.llm.bodies`).
 
     ``missing_key``: the key's environment variable is not set (or empty);
     ``bad_key``: the key is not printable ASCII without whitespace, so no HTTP header

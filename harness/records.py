@@ -210,10 +210,21 @@ class CallRecord(RecordModel):
     attempts: int
     errors: list[str] = Field(description="The error kind of every failed attempt.")
     failure: str | None = Field(None, description="Why the call gave up, or null.")
-    input_tokens: int
-    output_tokens: int
+    input_tokens: int | None = Field(
+        description="Input tokens as the server counted them; null when it gave no usable "
+        "count (none, or not a count: negative, not a number, past a billion), and then "
+        "the call's cost is priced at the bound of its input (docs/llm.md)."
+    )
+    output_tokens: int | None = Field(
+        description="Output tokens as the server counted them; null when unknown, as for "
+        "inputTokens (priced at the request's maxTokens)."
+    )
     reasoning_tokens: int | None = None
-    cost_usd: float | None = None
+    cost_usd: float | None = Field(
+        None,
+        description="The call's price from the provider's prices (null without one); an "
+        "upper bound when a token count is null.",
+    )
     cached: bool = Field(
         False,
         exclude_if=lambda v: not v,

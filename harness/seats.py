@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from harness.errors import HarnessError
+from harness.json_reply import FailureKind
 from harness.protocol import Baseline, DecidedBaseline, GameEntry, ParseFailure, SeatIO, SeatSpec
 from harness.records import (
     MODEL_SOURCES,
@@ -30,7 +31,7 @@ from harness.records import (
     Source,
     TurnSources,
 )
-from harness.text import clip_reply
+from harness.text import MAX_REPLY_BYTES, ClippedReply, clip_reply
 
 #: Replies longer than this (in characters) are parsed in a worker thread. Parsing is
 #: linear, but a hostile 1 MiB reply still takes tens of milliseconds of Python work,
@@ -268,6 +269,35 @@ async def judge_reply_async(
     return judge_reply(io, observation, text)
 
 
+async def judge_clipped_async(
+    io: SeatIO, observation: Any, clipped: ClippedReply
+) -> tuple[Any, ParseFailure | None, ModelReply]:
+    """Judge a reply known only in its record form: longer than 1 MiB, so cut there, with
+    its whole length and sha256 (as the call cache keeps it).
+
+    Such a reply fails as too long, and the failure must read as it read when the whole
+    reply was judged (a retry hint quotes it). Every game refuses a reply over the cap
+    before looking at what it says, so a stand-in of the same length (the start, then
+    spaces) gets the same failure, message included; a game that said anything else
+    gets the plain one. The record entry is the stored form, unchanged.
+    """
+    pad = clipped.length - len(clipped.text.encode("utf-8"))
+    decision, _, _ = await judge_reply_async(io, observation, clipped.text + " " * max(pad, 0))
+    if not (isinstance(decision, ParseFailure) and decision.kind == FailureKind.TOO_LONG):
+        decision = ParseFailure(
+            FailureKind.TOO_LONG,
+            f"reply too long: {clipped.length} bytes, the limit is {MAX_REPLY_BYTES}",
+        )
+    reply = ModelReply(
+        raw=clipped.text,
+        raw_length=clipped.length,
+        raw_sha256=clipped.sha256,
+        raw_clipped=True,
+        parse_error=ParseErrorRecord(kind=str(decision.kind), message=decision.message),
+    )
+    return decision, decision, reply
+
+
 def model_reply(text: str, problem: ParseFailure | None) -> ModelReply:
     """A reply's record entry: the text (clipped at 1 MiB) and why it failed, if it did."""
     clipped = clip_reply(text)
@@ -335,6 +365,7 @@ __all__ = [
     "episode_scope",
     "fallback_reply",
     "is_scripted",
+    "judge_clipped_async",
     "judge_reply",
     "judge_reply_async",
     "model_reply",

@@ -25,9 +25,16 @@ class SeatStats(RecordModel):
     attempts: int = 0
     retries: int = Field(0, description="Turns that needed the retry with a hint.")
     fallbacks: dict[str, int] = Field(default_factory=dict)
-    input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: int = Field(0, description="Known input tokens (see usageUnknown).")
+    output_tokens: int = Field(0, description="Known output tokens (see usageUnknown).")
     reasoning_tokens: int = 0
+    usage_unknown: int = Field(
+        0,
+        exclude_if=lambda v: not v,
+        description="Calls whose server gave no usable input or output count: their "
+        "unknown counts are not in the sums, and their cost is an upper bound (absent "
+        "when none).",
+    )
     cost_usd: float = 0.0
     latencies_ms: list[float] = Field(
         default_factory=list, description="Each call's latency; cached calls left out."
@@ -161,8 +168,11 @@ def summarize(
             for call in turn["calls"]:
                 _add(stats, "calls", 1)
                 _add(stats, "attempts", call["attempts"])
-                _add(stats, "input_tokens", call["inputTokens"])
-                _add(stats, "output_tokens", call["outputTokens"])
+                tokens_in, tokens_out = call["inputTokens"], call["outputTokens"]
+                if tokens_in is None or tokens_out is None:
+                    _add(stats, "usage_unknown", 1)
+                _add(stats, "input_tokens", tokens_in or 0)
+                _add(stats, "output_tokens", tokens_out or 0)
                 _add(stats, "reasoning_tokens", call["reasoningTokens"] or 0)
                 _add(stats, "cost_usd", call["costUsd"] or 0.0)
                 if call.get("cached"):

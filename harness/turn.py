@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from harness.errors import PlayBudgetExhausted
 from harness.protocol import ParseFailure
 from harness.records import CallRecord, ModelReply, TurnSources
-from harness.seats import SeatReply, SeatRequest, judge_reply_async, model_reply, turn_source
+from harness.seats import (
+    SeatReply,
+    SeatRequest,
+    judge_clipped_async,
+    judge_reply_async,
+    model_reply,
+    turn_source,
+)
+from harness.text import ClippedReply
 
 
 @dataclass(frozen=True)
@@ -31,11 +39,14 @@ class Asked:
     falls back as ``fallback_timeout``, any other kind as the seat's failed source)
     and ``error`` says why, for the turn's ``error`` field. With ``unusable`` set, the
     answer was no reply at all: it fails without being parsed, and ``text`` is what
-    the record shows of it.
+    the record shows of it. With ``clipped`` set, the reply is known only in its
+    record form (cut at 1 MiB, as the call cache keeps it): ``text`` is its start, and
+    it is judged as the whole reply was (:func:`~harness.seats.judge_clipped_async`).
     """
 
     text: str | None = None
     unusable: ParseFailure | None = None
+    clipped: ClippedReply | None = None
     failure: str | None = None
     error: str | None = None
     calls: tuple[CallRecord, ...] = ()
@@ -80,6 +91,10 @@ async def play_turn(request: SeatRequest, ask: Ask, sources: TurnSources) -> Sea
             failure = asked.failure or "error"
         elif problem is not None:
             replies.append(model_reply(text, problem))
+            problems.append(problem)
+        elif asked.clipped is not None:
+            decision, problem, reply = await judge_clipped_async(io, observation, asked.clipped)
+            replies.append(reply)
             problems.append(problem)
         else:
             decision, problem, reply = await judge_reply_async(io, observation, text)

@@ -87,7 +87,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "input tokens zeroed in a results line",
         "harness/summary.py",
-        '_add(stats, "input_tokens", call["inputTokens"])',
+        '_add(stats, "input_tokens", tokens_in or 0)',
         '_add(stats, "input_tokens", 0)',
         CLAIMS,
     ),

@@ -1,23 +1,31 @@
-"""Anthropic Messages through the official SDK (its own retries off)."""
+"""Anthropic Messages through the official SDK (its own retries off).
+
+As for OpenAI, the SDK sends the request and raises for an error status; the body of
+an answer is read at most 4 MiB deep (:mod:`harness.llm.bodies`) and parsed by the
+harness itself (:mod:`harness.llm.wire`).
+"""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import anthropic
+import httpx2
 
 from harness.defaults import TRANSPORT
+from harness.errors import BadResponseError
+from harness.llm.bodies import bounded_client
 from harness.llm.keys import check_api_key
 from harness.llm.sdk_errors import classify
 from harness.llm.shapes import TOOL_NAME
-from harness.llm.types import Completion, CompletionRequest, Transport, Usage
+from harness.llm.types import Completion, CompletionRequest, Transport
+from harness.llm.wire import anthropic_completion, read_completion_async
 
 
-def _http_client(transport: Transport) -> Any:
+def _http_client(transport: Transport) -> httpx2.AsyncClient:
     if transport == "aiohttp":
-        return anthropic.DefaultAioHttpClient()
-    return None
+        return bounded_client(anthropic.DefaultAioHttpClient)
+    return bounded_client(anthropic.DefaultAsyncHttpxClient)
 
 
 class AnthropicProvider:
@@ -71,36 +79,20 @@ class AnthropicProvider:
             ]
             kwargs["tool_choice"] = {"type": "tool", "name": TOOL_NAME}
         try:
-            response = await self._client.messages.create(**kwargs)
-        except (anthropic.AnthropicError, UnicodeDecodeError) as exc:
+            raw = await self._client.messages.with_raw_response.create(**kwargs)
+        except (anthropic.AnthropicError, BadResponseError, UnicodeDecodeError) as exc:
             raise classify(exc, self.name) from None
-        text = _reply_text(response.content)
-        return Completion(
-            text=text,
-            usage=Usage(
-                input_tokens=response.usage.input_tokens,
-                output_tokens=response.usage.output_tokens,
-            ),
-            model=response.model or request.model,
+        response = raw.http_response
+        return await read_completion_async(
+            self.name,
+            anthropic_completion,
+            response.content,
+            request,
+            response.headers.get("content-type"),
         )
 
     async def aclose(self) -> None:
         await self._client.close()
-
-
-def _reply_text(content: Any) -> str:
-    """The reply: the forced tool's input as JSON when the model called it, else the text."""
-    for block in content or []:
-        if getattr(block, "type", "") == "tool_use" and getattr(block, "name", "") == TOOL_NAME:
-            try:
-                return json.dumps(getattr(block, "input", None), ensure_ascii=False)
-            except (TypeError, ValueError):
-                return ""
-    return "".join(
-        getattr(block, "text", "") or ""
-        for block in content or []
-        if getattr(block, "type", "") == "text"
-    )
 
 
 __all__ = ["AnthropicProvider"]

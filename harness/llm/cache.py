@@ -14,6 +14,13 @@ makes its process the one writer. Every answer is committed before the seat sees
 it, so a run killed at any moment has stored every answer it acted on, and a resumed
 episode replays its played ticks from the cache without a request. Only answers are
 stored; failures are not, so a resumed run asks again where it failed.
+
+An answer is stored as a record keeps it, never more (decision R8): a reply of more
+than 1 MiB of UTF-8 is stored cut there, with its whole length and sha256, and is
+judged on the way back as the record judged it (too long). Token counts are stored as
+one JSON object by :class:`~harness.llm.types.Usage` field name (null: unknown), so
+a further count needs no new column. Files written before this (table ``answers``,
+whole texts, counts in columns) are still read.
 """
 
 from __future__ import annotations
@@ -30,23 +37,30 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import FolderError
+from harness.json_reply import StrictJsonError, strict_loads
 from harness.llm.types import Completion, CompletionRequest, Usage
+from harness.text import MAX_REPLY_BYTES, ClippedReply, clip_reply, scrub_surrogates
 
 #: The cache's file name in a results folder.
 CACHE_FILE = "calls.sqlite"
 #: Bumped when the key's recipe changes (old answers are then simply not found).
 KEY_VERSION = 1
 
+# text: the reply as a record keeps it (whole, or its first 1 MiB); length and sha256:
+# the whole reply's, when text was cut (else NULL); usage: the counts as a JSON object.
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS answers (
+CREATE TABLE IF NOT EXISTS replies (
     key TEXT PRIMARY KEY,
     text BLOB NOT NULL,
+    length INTEGER,
+    sha256 TEXT,
     model BLOB NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    reasoning_tokens INTEGER
+    usage TEXT NOT NULL
 )
 """
+#: The table of files written before ``replies`` (read, never written).
+_OLD_TABLE = "answers"
+_SHA256 = frozenset("0123456789abcdef")
 
 #: The episode a call belongs to; set by whoever plays episodes (see :func:`call_scope`).
 _EPISODE: ContextVar[str | None] = ContextVar("lighthouse_call_episode", default=None)
@@ -140,46 +154,43 @@ class CallCache:
             db = self._connect()
             try:
                 row = db.execute(
-                    "SELECT text, model, input_tokens, output_tokens, reasoning_tokens "
-                    "FROM answers WHERE key = ?",
-                    (key,),
+                    "SELECT text, length, sha256, model, usage FROM replies WHERE key = ?", (key,)
                 ).fetchone()
+                old = None
+                if row is None and self._has_old_table(db):
+                    old = db.execute(
+                        "SELECT text, model, input_tokens, output_tokens, reasoning_tokens "
+                        f"FROM {_OLD_TABLE} WHERE key = ?",
+                        (key,),
+                    ).fetchone()
             except sqlite3.Error:
                 return None  # a damaged file costs a request, never the run
-        if row is None:
-            return None
-        text, model, tokens_in, tokens_out, reasoning = row
-        plain = isinstance(text, bytes) and isinstance(model, bytes)
-        counts = all(type(n) is int for n in (tokens_in, tokens_out))
-        if not plain or not counts or not (reasoning is None or type(reasoning) is int):
-            return None  # not a row this module wrote
-        try:
-            answer = Completion(
-                text=_decode(text),
-                usage=Usage(
-                    input_tokens=tokens_in, output_tokens=tokens_out, reasoning_tokens=reasoning
-                ),
-                model=_decode(model),
-            )
-        except UnicodeDecodeError:
-            return None
-        self.hits += 1
+        answer = _answer(row) if row is not None else _old_answer(old) if old else None
+        if answer is not None:
+            self.hits += 1
         return answer
 
+    def _has_old_table(self, db: sqlite3.Connection) -> bool:
+        found = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (_OLD_TABLE,)
+        ).fetchone()
+        return found is not None
+
     def _put(self, key: str, completion: Completion) -> None:
-        usage = completion.usage
+        text, clipped = _stored_text(completion)
+        usage = json.dumps(completion.usage.checked().as_json(), separators=(",", ":"))
         with self._lock:
             db = self._connect()
             try:
                 db.execute(
-                    "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
                     (
                         key,
-                        _encode(completion.text),
+                        _encode(text),
+                        clipped.length if clipped else None,
+                        clipped.sha256 if clipped else None,
                         _encode(completion.model),
-                        usage.input_tokens,
-                        usage.output_tokens,
-                        usage.reasoning_tokens,
+                        usage,
                     ),
                 )
             except sqlite3.Error as exc:
@@ -196,7 +207,11 @@ class CallCache:
 
     def __len__(self) -> int:
         with self._lock:
-            (count,) = self._connect().execute("SELECT COUNT(*) FROM answers").fetchone()
+            db = self._connect()
+            (count,) = db.execute("SELECT COUNT(*) FROM replies").fetchone()
+            if self._has_old_table(db):
+                (old,) = db.execute(f"SELECT COUNT(*) FROM {_OLD_TABLE}").fetchone()
+                count += old
         return int(count)
 
     def close(self) -> None:
@@ -205,6 +220,61 @@ class CallCache:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+
+
+def _stored_text(completion: Completion) -> tuple[str, ClippedReply | None]:
+    """What is stored of the reply: the text whole, or (past 1 MiB) its start as a record
+    keeps it, with the record form of the whole. The start keeps the reply's own
+    characters (a lone surrogate too), as the retry that echoes it sends them."""
+    if completion.clipped is not None:
+        return completion.text, completion.clipped
+    text = completion.text
+    if len(text) * 4 <= MAX_REPLY_BYTES:  # short enough without measuring
+        return text, None
+    record = clip_reply(text)
+    if not record.clipped:
+        return text, None
+    # scrubbing maps one code point to one, so the record's runes are the reply's
+    return text[: len(record.text)], record
+
+
+def _answer(row: tuple[Any, ...]) -> Completion | None:
+    """A ``replies`` row as an answer; None for a row this module did not write."""
+    text, length, sha256, model, usage_text = row
+    if not (isinstance(text, bytes) and isinstance(model, bytes) and isinstance(usage_text, str)):
+        return None
+    try:
+        reply, name = _decode(text), _decode(model)
+        counts = strict_loads(usage_text)
+    except (UnicodeDecodeError, StrictJsonError):
+        return None
+    if not isinstance(counts, dict):
+        return None
+    clipped = None
+    if length is not None or sha256 is not None:
+        whole = type(length) is int and length > MAX_REPLY_BYTES
+        digest = isinstance(sha256, str) and len(sha256) == 64 and set(sha256) <= _SHA256
+        if not (whole and digest):
+            return None
+        clipped = ClippedReply(scrub_surrogates(reply), length, sha256, clipped=True)
+    return Completion(text=reply, usage=Usage.reported(**counts), model=name, clipped=clipped)
+
+
+def _old_answer(row: tuple[Any, ...]) -> Completion | None:
+    """A row of the old ``answers`` table as an answer (None if it is not one)."""
+    text, model, tokens_in, tokens_out, reasoning = row
+    plain = isinstance(text, bytes) and isinstance(model, bytes)
+    counts = all(type(n) is int for n in (tokens_in, tokens_out))
+    if not plain or not counts or not (reasoning is None or type(reasoning) is int):
+        return None
+    try:
+        reply, name = _decode(text), _decode(model)
+    except UnicodeDecodeError:
+        return None
+    usage = Usage.reported(
+        input_tokens=tokens_in, output_tokens=tokens_out, reasoning_tokens=reasoning
+    )
+    return Completion(text=reply, usage=usage, model=name)
 
 
 __all__ = ["CACHE_FILE", "KEY_VERSION", "CallCache", "call_key", "call_scope", "current_episode"]

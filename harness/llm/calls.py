@@ -1,9 +1,11 @@
 """The one wrapper around every LLM call: retries, time bounds, limits, accounting.
 
 - tenacity is the only retry layer (the SDKs are built with ``max_retries=0``). It
-  retries 429s (honouring Retry-After, capped), 5xx, timeouts and dropped
-  connections, with jittered exponential backoff, and stops rather than sleep past
-  the caller's deadline.
+  retries 429s (honouring a believable Retry-After, capped), 5xx, timeouts and
+  dropped connections, with jittered exponential backoff. Every wait is at least a
+  floor and at most the time left before the caller's deadline, and a retry that
+  would not have the floor's worth of time left after its wait is not made: no hint,
+  however odd, defeats the deadline.
 - ``asyncio.timeout`` bounds each attempt by min(call timeout, time left).
 - Each attempt takes its own slot from the (provider, model) limiter, so a retry
   waits its turn like any other call.
@@ -16,11 +18,20 @@
   the HTTP request (``request_s``), so a figure of latency says where it went.
 - With a :class:`~harness.llm.cache.CallCache` and a key, an answer stored under the
   key is returned without any request (``cached``), and a new answer is stored.
+- Every answer, from any provider or the cache, is checked before it is used: its
+  token counts (:meth:`Usage.checked`) and its text, from which any registered key
+  is redacted (a model may repeat one it saw), before the record or the cache sees it.
+- A count that is unknown is priced as the budget bounds the call
+  (:func:`input_tokens_priced`, the request's ``max_tokens``), so a recorded cost,
+  and ``--max-cost``, never take a call whose server said nothing usable about its
+  tokens (or a negative count) for a free one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 import time
 from dataclasses import dataclass, field, replace
 
@@ -40,20 +51,47 @@ from harness.errors import (
 )
 from harness.llm.cache import CallCache
 from harness.llm.limits import CallLimiter
-from harness.llm.types import Completion, CompletionRequest, Provider, Usage, messages_sha256
+from harness.llm.secrets import redact
+from harness.llm.types import (
+    Completion,
+    CompletionRequest,
+    Provider,
+    Usage,
+    estimate_tokens,
+    messages_sha256,
+)
 
 #: A failed attempt's message is kept up to this many characters.
 MESSAGE_CHARS = 1000
+#: Answers longer than this (in characters) are checked and redacted in a worker thread.
+CHECK_OFF_LOOP_CHARS = 1 << 16
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How long one attempt may take and how retries back off."""
+    """How long one attempt may take and how retries back off.
+
+    A wait is the server's hint (capped at ``retry_after_cap_s``) when it gave a
+    believable one, else jittered exponential backoff; never less than
+    ``backoff_floor_s``, never past the deadline.
+    """
 
     call_timeout_s: float = CALL_TIMEOUT_SECONDS
     backoff_initial_s: float = 0.5
     backoff_max_s: float = 8.0
     retry_after_cap_s: float = 30.0
+    backoff_floor_s: float = 0.25
+
+
+def input_tokens_priced(request: CompletionRequest) -> int:
+    """The input tokens an unknown count of ``request`` is priced at: the budget's
+    estimate of what was sent (:func:`~harness.llm.types.estimate_tokens` of its
+    messages and schema, one token per 4 bytes), so a recorded cost stays within the
+    episode bound that ``--max-cost`` admitted it under (harness.tournament.budget)."""
+    text = "".join(m.content for m in request.messages)
+    if request.json_schema is not None:
+        text += json.dumps(request.json_schema, ensure_ascii=False)
+    return estimate_tokens(text)
 
 
 @dataclass(frozen=True)
@@ -63,11 +101,16 @@ class Price:
     input_per_mtok: float
     output_per_mtok: float
 
-    def cost(self, usage: Usage) -> float:
-        """The price of ``usage``."""
-        return (
-            usage.input_tokens * self.input_per_mtok + usage.output_tokens * self.output_per_mtok
-        ) / 1_000_000
+    def cost(self, usage: Usage, request: CompletionRequest | None = None) -> float:
+        """The price of ``usage``; with ``request``, an unknown count is priced as the
+        budget bounds it (:func:`input_tokens_priced`, ``max_tokens``), without one at
+        zero."""
+        tokens_in, tokens_out = usage.input_tokens, usage.output_tokens
+        if tokens_in is None:
+            tokens_in = input_tokens_priced(request) if request is not None else 0
+        if tokens_out is None:
+            tokens_out = request.max_tokens if request is not None else 0
+        return (tokens_in * self.input_per_mtok + tokens_out * self.output_per_mtok) / 1_000_000
 
 
 @dataclass
@@ -95,37 +138,52 @@ class CallReport:
 
     @property
     def usage(self) -> Usage:
-        """Tokens of the successful attempt (failed attempts report none)."""
-        return self.completion.usage if self.completion else Usage()
+        """Tokens of the successful attempt (failed attempts report none: zero)."""
+        return self.completion.usage if self.completion else Usage(0, 0)
+
+
+def usable_hint(hint: object) -> float | None:
+    """A retry hint (seconds) worth waiting for: a finite number above zero, else None."""
+    if isinstance(hint, bool) or not isinstance(hint, int | float):
+        return None
+    seconds = float(hint)
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
 
 
 class _Wait:
-    """Jittered exponential backoff, but never shorter than a (capped) Retry-After."""
+    """The server's (capped) hint, else jittered exponential backoff; at least the floor,
+    at most the time left before the deadline."""
 
-    def __init__(self, policy: RetryPolicy) -> None:
+    def __init__(self, policy: RetryPolicy, deadline: float) -> None:
         self._jitter = wait_random_exponential(
             multiplier=policy.backoff_initial_s, max=policy.backoff_max_s
         )
         self._cap = policy.retry_after_cap_s
+        self._floor = policy.backoff_floor_s
+        self._deadline = deadline
 
     def __call__(self, state: RetryCallState) -> float:
-        backoff: float = self._jitter(state)
         exc = state.outcome.exception() if state.outcome else None
-        hint = getattr(exc, "retry_after", None)
-        if hint is not None:
-            return min(float(hint), self._cap)
-        return backoff
+        hint = usable_hint(getattr(exc, "retry_after", None))
+        wait = min(hint, self._cap) if hint is not None else float(self._jitter(state))
+        wait = max(wait, self._floor)
+        left = self._deadline - asyncio.get_running_loop().time()
+        return max(min(wait, left), 0.0)
 
 
 class _StopAtDeadline:
-    """Stop when the next attempt could not start before the deadline."""
+    """Stop when the next attempt, after its wait, would have less than ``least`` seconds
+    before the deadline: an attempt cut off as it starts only turns a server's answer
+    into a timeout."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, least: float) -> None:
         self._deadline = deadline
+        self._least = least
 
     def __call__(self, state: RetryCallState) -> bool:
         now = asyncio.get_running_loop().time()
-        return now + state.upcoming_sleep >= self._deadline
+        sleep = state.upcoming_sleep
+        return not math.isfinite(sleep) or now + sleep + self._least >= self._deadline
 
 
 async def call_llm(
@@ -152,7 +210,7 @@ async def call_llm(
     if cache is not None and cache_key is not None:
         stored = await cache.get(cache_key)
         if stored is not None:
-            report.completion, report.cached = stored, True
+            report.completion, report.cached = await checked(stored), True
             report.latency_s = time.perf_counter() - started
             return report
 
@@ -186,22 +244,53 @@ async def call_llm(
 
     retrying = AsyncRetrying(
         retry=retry_if_exception_type(TransientProviderError),
-        wait=_Wait(policy),
-        stop=_StopAtDeadline(deadline),
+        wait=_Wait(policy, deadline),
+        stop=_StopAtDeadline(deadline, policy.backoff_floor_s),
         reraise=True,
         sleep=asyncio.sleep,
     )
     try:
-        report.completion = await retrying(attempt)
+        report.completion = await checked(await retrying(attempt))
     except (TransientProviderError, BadResponseError, RefusedRequestError) as exc:
         report.failure = exc
     report.latency_s = time.perf_counter() - started
     if report.completion is not None:
         if price is not None:
-            report.cost_usd = price.cost(report.completion.usage)
+            report.cost_usd = price.cost(report.completion.usage, request)
         if cache is not None and cache_key is not None:
             await cache.put(cache_key, report.completion)
     return report
 
 
-__all__ = ["MESSAGE_CHARS", "CallReport", "Price", "RetryPolicy", "call_llm"]
+def check_completion(completion: Completion) -> Completion:
+    """``completion`` as the harness uses it: counts checked, keys redacted from the text.
+
+    A provider built on the SDKs has checked its answer already (:mod:`harness.llm.wire`);
+    the others (Inspect's, scripted ones) and the cache are checked here, the one place
+    every answer passes.
+    """
+    text = completion.text if isinstance(completion.text, str) else ""
+    model = completion.model if isinstance(completion.model, str) else ""
+    return replace(completion, text=redact(text), model=model, usage=completion.usage.checked())
+
+
+async def checked(completion: Completion) -> Completion:
+    """:func:`check_completion`, in a worker thread for an answer over
+    :data:`CHECK_OFF_LOOP_CHARS` (redaction is linear, but Python work)."""
+    if isinstance(completion.text, str) and len(completion.text) > CHECK_OFF_LOOP_CHARS:
+        return await asyncio.to_thread(check_completion, completion)
+    return check_completion(completion)
+
+
+__all__ = [
+    "CHECK_OFF_LOOP_CHARS",
+    "MESSAGE_CHARS",
+    "CallReport",
+    "Price",
+    "RetryPolicy",
+    "call_llm",
+    "check_completion",
+    "checked",
+    "input_tokens_priced",
+    "usable_hint",
+]

@@ -121,9 +121,10 @@ class InspectProvider:
         usage = output.usage
         return Completion(
             text=output.completion,
-            usage=Usage(
-                input_tokens=usage.input_tokens if usage else 0,
-                output_tokens=usage.output_tokens if usage else 0,
+            # no usage reported: every count unknown (null in the record), as for the SDKs
+            usage=Usage.reported(
+                input_tokens=usage.input_tokens if usage else None,
+                output_tokens=usage.output_tokens if usage else None,
                 reasoning_tokens=usage.reasoning_tokens if usage else None,
             ),
             model=output.model or str(model),

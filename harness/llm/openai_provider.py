@@ -2,24 +2,31 @@
 
 vLLM, Ollama, llama.cpp's server and OpenRouter all speak this API. The SDK's own
 retries are off (``max_retries=0``): :mod:`harness.llm.calls` is the only retry layer.
+The SDK sends the request and raises for an error status; the body of an answer is
+read at most 4 MiB deep (:mod:`harness.llm.bodies`) and parsed by the harness itself
+(:mod:`harness.llm.wire`), never by the SDK's models.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+import httpx2
 import openai
 
 from harness.defaults import TRANSPORT
+from harness.errors import BadResponseError
+from harness.llm.bodies import bounded_client
 from harness.llm.keys import check_api_key
 from harness.llm.sdk_errors import classify
-from harness.llm.types import Completion, CompletionRequest, Transport, Usage
+from harness.llm.types import Completion, CompletionRequest, Transport
+from harness.llm.wire import openai_completion, read_completion_async
 
 
-def _http_client(transport: Transport) -> Any:
+def _http_client(transport: Transport) -> httpx2.AsyncClient:
     if transport == "aiohttp":
-        return openai.DefaultAioHttpClient()
-    return None
+        return bounded_client(openai.DefaultAioHttpClient)
+    return bounded_client(openai.DefaultAsyncHttpxClient)
 
 
 class OpenAIProvider:
@@ -64,21 +71,16 @@ class OpenAIProvider:
         if response_format is not None:
             kwargs["response_format"] = response_format
         try:
-            response = await self._client.chat.completions.create(**kwargs)
-        except (openai.OpenAIError, UnicodeDecodeError) as exc:
+            raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
+        except (openai.OpenAIError, BadResponseError, UnicodeDecodeError) as exc:
             raise classify(exc, self.name) from None
-        choices = getattr(response, "choices", None) or []
-        text = (choices[0].message.content or "") if choices else ""
-        usage = response.usage
-        details = getattr(usage, "completion_tokens_details", None) if usage else None
-        return Completion(
-            text=text,
-            usage=Usage(
-                input_tokens=usage.prompt_tokens if usage else 0,
-                output_tokens=usage.completion_tokens if usage else 0,
-                reasoning_tokens=getattr(details, "reasoning_tokens", None),
-            ),
-            model=response.model or request.model,
+        response = raw.http_response
+        return await read_completion_async(
+            self.name,
+            openai_completion,
+            response.content,
+            request,
+            response.headers.get("content-type"),
         )
 
     async def aclose(self) -> None:

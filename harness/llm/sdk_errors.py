@@ -13,7 +13,9 @@ connection error (a refused connection, a server that hung up) to a connect
 
 from __future__ import annotations
 
+import datetime
 import email.utils
+import math
 import re
 import time
 from collections.abc import Iterable, Iterator
@@ -49,26 +51,65 @@ INVALID_REQUEST = re.compile(
 INVALID_SCAN_CHARS = 4096
 
 
+#: A retry hint is believed up to this many seconds (a day); a longer one, like a date
+#: in the year 99999, is a server's nonsense, and the backoff applies instead. Hints
+#: that are believed are still capped (``RetryPolicy.retry_after_cap_s``, 30 s).
+MAX_RETRY_HINT_S = 86_400.0
+#: A hint longer than this many characters is not read at all.
+MAX_HINT_CHARS = 64
+# delay-seconds as HTTP writes it (RFC 9110), with a fraction as retry-after-ms has
+_DELAY = re.compile(r"[0-9]{1,12}+(?:\.[0-9]{1,9}+)?+")
+
+
 def retry_after_seconds(headers: Any) -> float | None:
-    """The server's retry hint: ``retry-after-ms``, else ``retry-after`` (seconds or a date)."""
+    """The server's retry hint in seconds: ``retry-after-ms``, else ``retry-after``.
+
+    ``retry-after`` is a number of seconds or an HTTP date. Only a hint that reads as
+    a wait of more than 0 and at most :data:`MAX_RETRY_HINT_S` seconds is returned;
+    anything else (garbage, ``nan``, ``inf``, negative, zero, a date in the past, a
+    date no calendar holds, a year like 99999) is None, and the caller's backoff
+    applies. Never raises.
+    """
     if headers is None:
         return None
-    value = headers.get("retry-after-ms")
-    if value is not None:
-        try:
-            return max(float(value) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
+    try:
+        millis = _hint(headers.get("retry-after-ms"))
+        if millis is not None:
+            return _believed(millis / 1000.0)
+        value = headers.get("retry-after")
+    except (AttributeError, TypeError, ValueError):  # headers not as an SDK gives them
+        return None
+    seconds = _hint(value)
+    if seconds is not None:
+        return _believed(seconds)
+    if not isinstance(value, str) or not value or len(value) > MAX_HINT_CHARS:
         return None
     try:
-        return max(float(value), 0.0)
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
-            return None
-        return max(parsed.timestamp() - time.time(), 0.0)
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # HTTP dates are in GMT, whatever they say
+        when = when.replace(tzinfo=datetime.UTC)
+    try:
+        wait = when.timestamp() - time.time()
+    except (OverflowError, OSError, ValueError):
+        return None
+    return _believed(wait)
+
+
+def _hint(value: Any) -> float | None:
+    """A header's value as a plain decimal number, or None."""
+    if not isinstance(value, str) or len(value) > MAX_HINT_CHARS:
+        return None
+    text = value.strip()
+    return float(text) if _DELAY.fullmatch(text) else None
+
+
+def _believed(seconds: float) -> float | None:
+    """``seconds`` when it is a wait worth honouring (see :func:`retry_after_seconds`)."""
+    if math.isfinite(seconds) and 0.0 < seconds <= MAX_RETRY_HINT_S:
+        return seconds
+    return None
 
 
 def _causes(exc: BaseException) -> Iterator[BaseException]:
@@ -105,7 +146,16 @@ def classify(exc: BaseException, provider: str, secrets: Iterable[str] = ()) -> 
     ``secrets`` are hidden along with every registered key (see :mod:`harness.llm.secrets`).
     """
     secrets = tuple(secrets)
-    detail = redact(f"{type(exc).__name__}: {exc}", secrets)
+    own = next(
+        (c for c in (exc, *_causes(exc)) if isinstance(c, BadResponseError)),
+        None,
+    )
+    if own is not None:
+        # raised by the harness's own code under the SDK (a body past its cap): the
+        # SDK may have wrapped it as a connection error, but it is what it says
+        return BadResponseError(own.kind, redact(f"{provider}: {own}", secrets))
+    # cut before the redaction: a server's message may be megabytes long
+    detail = redact(f"{type(exc).__name__}: {_text(exc)}", secrets)
     if isinstance(exc, UnicodeDecodeError):
         return BadResponseError("decode", f"{provider}: the response is not valid UTF-8")
     name = type(exc).__name__
@@ -118,7 +168,7 @@ def classify(exc: BaseException, provider: str, secrets: Iterable[str] = ()) -> 
         if causes:
             # the innermost error says what happened ("Connect call failed"), where the
             # SDK's own text may say "Request timed out" for a refused connection
-            detail = redact(f"{type(causes[-1]).__name__}: {causes[-1]}", secrets)
+            detail = redact(f"{type(causes[-1]).__name__}: {_text(causes[-1])}", secrets)
         return TransientProviderError("connection", f"{provider}: connection failed ({detail})")
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
@@ -139,6 +189,17 @@ def classify(exc: BaseException, provider: str, secrets: Iterable[str] = ()) -> 
     return BadResponseError("decode", f"{provider}: unusable response ({detail})")
 
 
+#: An exception's text is read up to this many characters (the record keeps 1000).
+DETAIL_CHARS = 8192
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)[:DETAIL_CHARS]
+    except Exception:  # an exception whose str() fails says nothing more
+        return ""
+
+
 def _status_kind(status: int) -> ErrorKind:
     if status == 429:
         return "rate_limit"
@@ -152,8 +213,11 @@ def _status_kind(status: int) -> ErrorKind:
 
 
 __all__ = [
+    "DETAIL_CHARS",
     "INVALID_REQUEST",
     "MAX_CAUSES",
+    "MAX_HINT_CHARS",
+    "MAX_RETRY_HINT_S",
     "REDACTED",
     "classify",
     "redact",

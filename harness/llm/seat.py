@@ -122,7 +122,9 @@ class LLMSeat:
             if report.completion is None:
                 kind = report.failure.kind if report.failure is not None else "api"
                 return Asked(failure=kind, calls=calls)
-            return Asked(text=report.completion.text, calls=calls)
+            # an answer from the cache past the record's cap comes in its record form
+            completion = report.completion
+            return Asked(text=completion.text, clipped=completion.clipped, calls=calls)
 
         return await play_turn(request, ask, MODEL_SOURCES)
 

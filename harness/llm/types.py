@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from harness.llm.shapes import Shape
 
 from harness.defaults import CALL_TIMEOUT_SECONDS, MAX_TOKENS
-from harness.text import scrub_surrogates
+from harness.text import ClippedReply, scrub_surrogates
 
 Role = Literal["system", "user", "assistant"]
 #: The HTTP library an SDK sends its requests through.
@@ -40,13 +40,72 @@ def messages_sha256(messages: Sequence[Message]) -> str:
     return hashlib.sha256(scrub_surrogates(text).encode("utf-8")).hexdigest()
 
 
+#: Bytes of UTF-8 per estimated token: the one estimate of a text's tokens, used by the
+#: budget (harness.tournament.budget) and to price a call whose counts are unknown.
+TOKEN_BYTES = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens estimated for ``text``: its UTF-8 bytes / :data:`TOKEN_BYTES`, rounded up."""
+    return -(-len(text.encode("utf-8", "surrogatepass")) // TOKEN_BYTES)
+
+
+#: The largest token count believed. A count past it, negative, fractional, or not a
+#: number at all is *unknown*: no context window holds a billion tokens.
+MAX_TOKEN_COUNT = 1_000_000_000
+
+
+def token_count(value: object) -> int | None:
+    """``value`` as a token count, or None (unknown) when it is not one.
+
+    A count is an integer (or a float with an integral value, as some servers write
+    them) from 0 to :data:`MAX_TOKEN_COUNT`. Booleans, NaN, infinities, strings, null,
+    10**400 and negative numbers are unknown; nothing is computed from the value
+    before it passes (comparisons only), so no value can overflow or raise.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value <= MAX_TOKEN_COUNT else None
+    if isinstance(value, float) and value.is_integer() and 0 <= value <= MAX_TOKEN_COUNT:
+        return int(value)
+    return None
+
+
 @dataclass(frozen=True)
 class Usage:
-    """Token counts as the provider reported them (None where it did not)."""
+    """Token counts of one answer. None: unknown (the provider reported no count, or one
+    that is not a count, see :func:`token_count`).
 
-    input_tokens: int = 0
-    output_tokens: int = 0
+    Every field is a count of the same kind, checked the same way (:meth:`checked`),
+    stored the same way by the call cache and written the same way in a record, so a
+    further count (cached input, say) is one more field here. ``reasoning_tokens`` is
+    None for every model that does not report them.
+    """
+
+    input_tokens: int | None = 0
+    output_tokens: int | None = 0
     reasoning_tokens: int | None = None
+
+    @classmethod
+    def reported(cls, **counts: object) -> Usage:
+        """Usage from counts as a provider sent them (any JSON value), each checked; a
+        count not given is unknown."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{name: token_count(counts.get(name)) for name in names})
+
+    def checked(self) -> Usage:
+        """This usage with every count checked again (for providers that build their own)."""
+        return Usage.reported(**{f.name: getattr(self, f.name) for f in fields(self)})
+
+    @property
+    def known(self) -> bool:
+        """Whether the input and output counts are both known (the ones a price needs)."""
+        return self.input_tokens is not None and self.output_tokens is not None
+
+    def as_json(self) -> dict[str, int | None]:
+        """The counts by field name (how the call cache stores them)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
@@ -76,11 +135,17 @@ class CompletionRequest:
 
 @dataclass(frozen=True)
 class Completion:
-    """One call's output."""
+    """One call's output.
+
+    ``clipped`` is set on an answer read back from the call cache when the reply was
+    longer than a record keeps (1 MiB, decision R8): ``text`` is then only its start,
+    and ``clipped`` the record form of the whole reply (its length and sha256).
+    """
 
     text: str
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    clipped: ClippedReply | None = None
 
 
 class Provider(Protocol):
@@ -102,6 +167,8 @@ class Provider(Protocol):
 
 
 __all__ = [
+    "MAX_TOKEN_COUNT",
+    "TOKEN_BYTES",
     "Completion",
     "CompletionRequest",
     "Message",
@@ -109,5 +176,7 @@ __all__ = [
     "Role",
     "Transport",
     "Usage",
+    "estimate_tokens",
     "messages_sha256",
+    "token_count",
 ]

@@ -1,8 +1,10 @@
 """A scripted OpenAI- and Anthropic-compatible HTTP server on 127.0.0.1.
 
 Tests, demos and benchmarks point the real SDKs at it (``base_url``) and script what
-each request gets: a reply text, an HTTP error with headers, a delay, a dropped
-connection, a body that is not valid UTF-8. It answers ``POST /v1/chat/completions``
+each request gets: a reply text (with any usage object, verbatim), an HTTP error with
+headers, a delay, a dropped connection, raw bytes with any status and headers (a body
+that is not valid UTF-8, an HTML page, a gzip bomb), or a body that never ends
+(chunked, or under a Content-Length it never reaches). It answers ``POST /v1/chat/completions``
 in OpenAI's shape and ``POST /v1/messages`` in Anthropic's (a forced tool is answered
 with a ``tool_use`` block holding the reply), and keeps every request it saw (path,
 headers, JSON body) for assertions.
@@ -35,13 +37,18 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Reply:
-    """A successful completion whose text is ``text``."""
+    """A successful completion whose text is ``text``.
+
+    ``usage_json``, when given, is the JSON text of the usage object, sent verbatim in
+    place of the one the token counts make (``'{"prompt_tokens": NaN}'``, ``'null'``...).
+    """
 
     text: str
     delay_s: float = 0.0
     input_tokens: int = 50
     output_tokens: int = 10
     reasoning_tokens: int | None = None
+    usage_json: str | None = None
 
 
 @dataclass(frozen=True)
@@ -56,11 +63,31 @@ class Fail:
 
 @dataclass(frozen=True)
 class Raw:
-    """Exactly these bytes as a 200 response body (e.g. invalid UTF-8)."""
+    """Exactly these bytes as a response body (e.g. invalid UTF-8), with ``status``
+    (200) and extra ``headers`` (a ``content-encoding``, say)."""
 
     body: bytes
     content_type: str = "application/json"
     delay_s: float = 0.0
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Endless:
+    """A response whose body never ends: ``prefix``, then ``chunk`` again and again until
+    the client hangs up (or the server stops).
+
+    Sent with chunked encoding, or, with ``declared``, under a Content-Length of that
+    many bytes (10 GiB, say) that it never reaches. Each such response that ended
+    because the client closed the connection is counted in ``hung_up``.
+    """
+
+    status: int = 200
+    declared: int | None = None
+    prefix: bytes = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "'
+    chunk: bytes = b"x" * (1 << 16)
+    content_type: str = "application/json"
 
 
 @dataclass(frozen=True)
@@ -75,7 +102,7 @@ class Drop:
     """Close the connection without answering."""
 
 
-Action = Reply | Fail | Raw | Hang | Drop
+Action = Reply | Fail | Raw | Endless | Hang | Drop
 Handler = Callable[[str, dict[str, Any]], Action]
 #: Decides whether a request's structured-output shape is refused: a Fail, or None.
 ShapeRule = Callable[[str, dict[str, Any]], "Fail | None"]
@@ -165,9 +192,16 @@ class ScriptedLLMServer:
         """Requests being worked on right now (at most 1 when ``serial``)."""
         self.peak_serving = 0
         """The most requests ever worked on at once."""
+        self.hung_up = 0
+        """Endless responses the client ended by closing the connection."""
+        self.streamed: list[int] = []
+        """The bytes each ended endless response had sent."""
         self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # a short poll: stop() returns within 50 ms, not the standard 0.5 s
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def port(self) -> int:
@@ -276,9 +310,12 @@ class ScriptedLLMServer:
                     self._send(action.status, json.dumps(action.body).encode(), action.headers)
                     return
                 if isinstance(action, Raw):
-                    self._send(200, action.body, {}, action.content_type)
+                    self._send(action.status, action.body, action.headers, action.content_type)
                     return
-                self._send(200, json.dumps(_completion(self.path, body, action)).encode(), {})
+                if isinstance(action, Endless):
+                    self._stream(action)
+                    return
+                self._send(200, completion_body(self.path, body, action), {})
 
             def _send(
                 self,
@@ -295,6 +332,32 @@ class ScriptedLLMServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
+            def _stream(self, action: Endless) -> None:
+                self.close_connection = True
+                self.send_response(action.status)
+                self.send_header("content-type", action.content_type)
+                if action.declared is not None:
+                    self.send_header("content-length", str(action.declared))
+                else:
+                    self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                frame = (
+                    (lambda data: data)
+                    if action.declared is not None
+                    else (lambda data: b"%x\r\n%s\r\n" % (len(data), data))
+                )
+                sent = 0
+                try:
+                    self.wfile.write(frame(action.prefix))
+                    sent += len(action.prefix)
+                    while not server._stopping.is_set():
+                        self.wfile.write(frame(action.chunk))
+                        sent += len(action.chunk)
+                except OSError:  # the client closed the connection: what it should do
+                    with server._lock:
+                        server.hung_up += 1
+                        server.streamed.append(sent)
+
         return _Handler
 
 
@@ -310,6 +373,16 @@ def _anthropic_content(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
             return [{"type": "tool_use", "id": "toolu_scripted", "name": choice.get("name"),
                      "input": data}]  # fmt: skip
     return [{"type": "text", "text": text}]
+
+
+def completion_body(path: str, body: dict[str, Any], reply: Reply) -> bytes:
+    """The JSON bytes of the completion ``reply`` stands for, its usage verbatim if given."""
+    doc = _completion(path, body, reply)
+    if reply.usage_json is None:
+        return json.dumps(doc).encode()
+    doc.pop("usage", None)
+    text = json.dumps(doc)
+    return (text[:-1] + ', "usage": ' + reply.usage_json + "}").encode()
 
 
 def _completion(path: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
@@ -353,6 +426,7 @@ __all__ = [
     "LLAMA_CPP_PYTHON_MESSAGE",
     "Action",
     "Drop",
+    "Endless",
     "Fail",
     "Hang",
     "Raw",
@@ -360,6 +434,7 @@ __all__ = [
     "ScriptedLLMServer",
     "SeenRequest",
     "ShapeRule",
+    "completion_body",
     "json_object_schema_only",
     "json_schema_only",
     "llama_cpp_python",

@@ -18,6 +18,11 @@ estimate.
 **Cost.** Those tokens at the provider's ``prices`` for the model: an upper bound on
 calls and output, an estimate on input, labelled as an upper bound everywhere it is
 shown. A model without a price has no cost bound; ``--max-cost`` refuses to run it.
+
+**Unknown counts.** A call whose server reported no usable token count is priced as
+this bound prices it (:func:`harness.llm.calls.input_tokens_priced`): its input at
+the same estimate of what it sent, its output at ``max_tokens``. So its recorded cost
+counts against ``--max-cost`` as its share of the episode's bound did.
 """
 
 from __future__ import annotations
@@ -30,20 +35,14 @@ from typing import Any, Literal
 
 from harness.errors import ConfigError
 from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.llm.types import TOKEN_BYTES, estimate_tokens
 from harness.protocol import GameEntry
 from harness.tournament.config import EntrantConfig, LLMSeatConfig, TournamentConfig
 
-#: Bytes of UTF-8 per estimated token.
-TOKEN_BYTES = 4
 #: Calls an LLM seat makes in one turn at most: the call and one retry with a hint.
 CALLS_PER_TURN = 2
 #: Bytes allowed for the problem a retry hint names.
 PROBLEM_BYTES = 1024
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens estimated for ``text``: its UTF-8 bytes / :data:`TOKEN_BYTES`, rounded up."""
-    return -(-len(text.encode("utf-8")) // TOKEN_BYTES)
 
 
 def max_ticks(game: GameEntry, game_config: Any) -> int | None:

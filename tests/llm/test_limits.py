@@ -148,7 +148,7 @@ def test_backoff_never_sleeps_past_the_deadline() -> None:
 
 def test_retry_after_is_capped() -> None:
     provider = ScriptedProvider([TransientProviderError("rate_limit", "slow", 3600.0), "ok"])
-    report, _, took = run_call(provider, 5.0, retry_after_cap_s=0.05)
+    report, _, took = run_call(provider, 5.0, retry_after_cap_s=0.05, backoff_floor_s=0.01)
     assert report.completion is not None
     assert report.attempts == 2
     assert took == pytest.approx(0.05)  # slept the cap, not the hour asked for

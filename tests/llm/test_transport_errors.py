@@ -92,7 +92,12 @@ def test_retries_at_a_closed_port_record_connection_errors(
                 p,
                 REQUEST,
                 limiter=CallLimiter(Limits()),
-                policy=RetryPolicy(call_timeout_s=1.0, backoff_initial_s=0.01, backoff_max_s=0.02),
+                policy=RetryPolicy(
+                    call_timeout_s=1.0,
+                    backoff_initial_s=0.01,
+                    backoff_max_s=0.02,
+                    backoff_floor_s=0.01,
+                ),
                 deadline=loop.time() + 0.5,
             )
         finally:

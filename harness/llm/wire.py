@@ -1,0 +1,231 @@
+"""A provider's answer, from the bytes of its body to the project's own types.
+
+The SDKs are asked for the raw response (``with_raw_response``): the body is never
+handed to their models, which accept almost anything and leave what they could not
+check to fail later, deep in the harness (an object where text belongs, a string
+where a list does, a count of NaN). Instead each body, already bounded in size
+(:mod:`harness.llm.bodies`), is
+
+1. decoded as UTF-8 and as JSON as the wire allows it (:func:`harness.json_reply.wire_loads`):
+   at most :data:`MAX_BODY_DEPTH` levels of nesting and :data:`MAX_BODY_TOKENS`
+   tokens, checked by the linear pre-scan before anything is decoded, integers of at
+   most 4300 digits;
+2. read field by field into a :class:`~harness.llm.types.Completion`: the reply text,
+   the model's name (at most :data:`MAX_MODEL_CHARS` characters), and the token counts,
+   each checked by :func:`~harness.llm.types.token_count`.
+
+A body that is not a completion of its API (empty, an HTML page, ``null``, a list,
+too deep, ``choices`` a string, ``content`` an object, ``model`` an object, an error
+object sent with a 200, ...) raises :class:`~harness.errors.BadResponseError` (kind
+``decode``) whose message says why in one line: the seat falls back
+(``fallback_api``) with that line in the record. Token counts that are not counts
+(null, a string, negative, 10**400, NaN) do not spoil a good reply: they are unknown
+(None), which the record says and a price bounds (see :mod:`harness.llm.calls`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from harness.errors import BadResponseError
+from harness.json_reply import MAX_JSON_DEPTH, StrictJsonError, json_type, wire_loads
+from harness.llm.secrets import redact
+from harness.llm.shapes import TOOL_NAME
+from harness.llm.types import Completion, CompletionRequest, Usage
+from harness.text import show_value
+
+#: A body nesting deeper than this is not a completion: twice the depth a reply may
+#: have (a forced tool's input is the reply, inside the envelope).
+MAX_BODY_DEPTH = 2 * MAX_JSON_DEPTH
+#: A body with more strings, brackets and commas than this is not a completion (one
+#: reply is a handful; a 4 MiB reply text is one string).
+MAX_BODY_TOKENS = 1 << 16
+#: A model name longer than this is cut (it is only kept by the call cache).
+MAX_MODEL_CHARS = 256
+#: Bodies longer than this are decoded in a worker thread, off the event loop.
+OFF_LOOP_BYTES = 1 << 16
+#: A server's error message sent with a 200 is quoted up to this many characters.
+QUOTE_CHARS = 200
+
+
+class NotACompletion(Exception):
+    """A body that is not a completion; the message says why, without the provider."""
+
+
+def decode_body(body: bytes, content_type: str | None = None) -> Any:
+    """The JSON value of a response body, or :class:`NotACompletion` saying why there is none."""
+    if body.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark, which json refuses
+        body = body[3:]
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotACompletion(f"the body is not valid UTF-8 (byte {exc.start + 1})") from None
+    if not text.strip():
+        raise NotACompletion("the body is empty")
+    try:
+        return wire_loads(text, max_depth=MAX_BODY_DEPTH, max_tokens=MAX_BODY_TOKENS)
+    except StrictJsonError as exc:
+        kind = ""
+        if content_type is not None and "json" not in content_type.lower():
+            kind = f"; its content-type is {show_value(content_type[:80])}"
+        raise NotACompletion(f"the body is not JSON: {exc}{kind}") from None
+
+
+def _get(obj: dict[str, Any], key: str, where: str, *types: type) -> Any:
+    """``obj[key]``, which must be one of ``types`` (None among them: may be absent or null)."""
+    value = obj.get(key)
+    if isinstance(value, types):
+        return value
+    names = " or ".join(_TYPE_NAMES[t] for t in types)
+    shown = "absent" if key not in obj else _article(json_type(value))
+    raise NotACompletion(f"{where}{key} is {shown}, expected {names}")
+
+
+_TYPE_NAMES: dict[type, str] = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    type(None): "null",
+}
+
+
+def _article(name: str) -> str:
+    if name == "null":
+        return name
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
+def _top(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise NotACompletion(f"the body is {_article(json_type(value))}, not an object")
+    return value
+
+
+def _error_in(body: dict[str, Any], *, completion_key: str) -> None:
+    """Refuse an error object sent with a 200 (as gateways and overloaded servers do)."""
+    error = body.get("error")
+    if body.get("type") == "error" or (error is not None and completion_key not in body):
+        message = error.get("message", error) if isinstance(error, dict) else error
+        if isinstance(message, str):
+            message = message[:QUOTE_CHARS]  # shown cut: never the whole of a long text
+        raise NotACompletion(f"the body is an error: {show_value(message, QUOTE_CHARS)}")
+
+
+def _model(body: dict[str, Any], request: CompletionRequest) -> str:
+    model = _get(body, "model", "", str, type(None))
+    return (model or request.model)[:MAX_MODEL_CHARS]
+
+
+def _counts(usage: Any, **names: str) -> Usage:
+    """The counts ``names`` maps (our field: the API's key) out of a usage object."""
+    if not isinstance(usage, dict):
+        return Usage.reported()  # none reported: every count unknown
+    return Usage.reported(**{ours: usage.get(theirs) for ours, theirs in names.items()})
+
+
+def openai_completion(body: Any, request: CompletionRequest) -> Completion:
+    """A Chat Completions answer (its decoded JSON) as a :class:`Completion`."""
+    top = _top(body)
+    _error_in(top, completion_key="choices")
+    choices = _get(top, "choices", "", list)
+    if not choices:
+        raise NotACompletion("choices is empty: there is no reply")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise NotACompletion(f"choices[0] is {_article(json_type(choice))}, expected an object")
+    message = _get(choice, "message", "choices[0].", dict)
+    text = _get(message, "content", "choices[0].message.", str, type(None)) or ""
+    usage = top.get("usage")
+    counts = _counts(usage, input_tokens="prompt_tokens", output_tokens="completion_tokens")
+    details = usage.get("completion_tokens_details") if isinstance(usage, dict) else None
+    reasoning = _counts(details, reasoning_tokens="reasoning_tokens").reasoning_tokens
+    return Completion(
+        text=text,
+        usage=Usage(counts.input_tokens, counts.output_tokens, reasoning),
+        model=_model(top, request),
+    )
+
+
+def anthropic_completion(body: Any, request: CompletionRequest) -> Completion:
+    """A Messages answer (its decoded JSON) as a :class:`Completion`.
+
+    The reply is the forced tool's input, as JSON, when the model called it; else the
+    text of the text blocks. Other blocks (thinking, say) are left out.
+    """
+    top = _top(body)
+    _error_in(top, completion_key="content")
+    kind = _get(top, "type", "", str, type(None))
+    if kind not in (None, "message"):
+        raise NotACompletion(f"type is {show_value(kind, 40)}, expected 'message'")
+    blocks = _get(top, "content", "", list)
+    texts: list[str] = []
+    tool: str | None = None
+    for index, block in enumerate(blocks):
+        where = f"content[{index}]."
+        if not isinstance(block, dict):
+            shown = _article(json_type(block))
+            raise NotACompletion(f"content[{index}] is {shown}, expected an object")
+        block_type = _get(block, "type", where, str)
+        if block_type == "text":
+            texts.append(_get(block, "text", where, str))
+        elif block_type == "tool_use" and block.get("name") == TOOL_NAME and tool is None:
+            tool = json.dumps(block.get("input"), ensure_ascii=False)
+    usage = _counts(top.get("usage"), input_tokens="input_tokens", output_tokens="output_tokens")
+    return Completion(
+        text=tool if tool is not None else "".join(texts),
+        usage=Usage(usage.input_tokens, usage.output_tokens),
+        model=_model(top, request),
+    )
+
+
+Reader = Callable[[Any, CompletionRequest], Completion]
+
+
+def read_completion(
+    provider: str,
+    reader: Reader,
+    body: bytes,
+    request: CompletionRequest,
+    content_type: str | None = None,
+) -> Completion:
+    """``body`` read by ``reader``, or :class:`BadResponseError` naming ``provider`` and why."""
+    try:
+        return reader(decode_body(body, content_type), request)
+    except NotACompletion as exc:
+        # the server's words may quote a key: redacted like every message
+        raise BadResponseError(
+            "decode", redact(f"{provider}: the answer is not a completion: {exc}")
+        ) from None
+
+
+async def read_completion_async(
+    provider: str,
+    reader: Reader,
+    body: bytes,
+    request: CompletionRequest,
+    content_type: str | None = None,
+) -> Completion:
+    """:func:`read_completion`, in a worker thread for a body over :data:`OFF_LOOP_BYTES`."""
+    if len(body) > OFF_LOOP_BYTES:
+        return await asyncio.to_thread(
+            read_completion, provider, reader, body, request, content_type
+        )
+    return read_completion(provider, reader, body, request, content_type)
+
+
+__all__ = [
+    "MAX_BODY_DEPTH",
+    "MAX_BODY_TOKENS",
+    "MAX_MODEL_CHARS",
+    "OFF_LOOP_BYTES",
+    "NotACompletion",
+    "Reader",
+    "anthropic_completion",
+    "decode_body",
+    "openai_completion",
+    "read_completion",
+    "read_completion_async",
+]
