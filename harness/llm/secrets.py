@@ -1,20 +1,28 @@
 """The one redaction every outgoing message passes through.
 
-A server may echo an API key back in an error body, whole or altered: a middle
-slice, percent-encoded, base64-encoded (as in a ``Basic`` header), upper-cased. So
-a message is scrubbed of every 8-character slice of each known key, and of each
-8-character slice of the key's encodings:
+A server may echo an API key back in an error body, whole or altered, and a model
+may repeat one in its reply: a middle slice, percent-encoded, base64-encoded (as in
+a ``Basic`` header), upper-cased, reversed, hex-encoded, every character shifted by
+one, spread out with spaces or cut into groups of four. So a message is scrubbed of
+every 8-character slice of each known key, and of each 8-character slice of these
+forms of it:
 
 - percent-encoding (``quote`` with and without ``/`` safe, ``quote_plus``),
 - JSON and Python string escapes,
 - base64, standard and URL-safe, in each of the three byte alignments a key can
-  take inside a longer encoded text (only the characters the key alone decides).
+  take inside a longer encoded text (only the characters the key alone decides),
+- the key reversed, its UTF-8 in hexadecimal, and the key with every character's
+  code point one up or one down.
 
 Matching ignores ASCII case (hiding too much is harmless). Keys shorter than
-8 characters are hidden whole. The work is linear in the message: every slice of
-every encoding goes into a set once per key, and the scan probes the message at
-every fourth position with 5-character pieces, checking the 8-character windows
-around a probe only when the probe hits.
+8 characters are hidden whole. A second pass looks at the message with its
+separators (:data:`SEPARATORS`: whitespace, dashes, dots, colons, commas, ...) taken
+out, against the same forms with theirs taken out, so a key spelled ``s k - t e s t``
+or ``sk-t est- CANA RY7f`` is found too; what it finds is hidden with the separators
+inside it. The work is linear in the message: every slice of every form goes into a
+set once per key, and each pass probes the message at every fourth position with
+5-character pieces, checking the 8-character windows around a probe only when the
+probe hits.
 
 Keys are registered once, when they are read (:func:`register_secret`); from then
 on :func:`redact` hides them in every text it is given, and every log record the
@@ -28,6 +36,7 @@ window, so a marker can never combine with its neighbours into a slice of a key
 from __future__ import annotations
 
 import base64
+import bisect
 import functools
 import json
 import logging
@@ -50,6 +59,12 @@ _PROBE = 5
 _STEP = WINDOW - _PROBE + 1
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+#: Characters a key's echo may be spread out with, taken out by the second pass.
+SEPARATORS = " \t\n\r\f\v-_.:,;|/\"'"
+_DROP_SEPARATORS = str.maketrans("", "", SEPARATORS)
+# the second pass maps what it found back to the message a block at a time
+_BLOCK = 4096
 
 
 def _lower(text: str) -> str:
@@ -75,8 +90,13 @@ def _base64_cores(data: bytes) -> list[str]:
     return cores
 
 
+def _shifted(secret: str, by: int) -> str:
+    """``secret`` with every code point moved by ``by`` (kept inside Unicode)."""
+    return "".join(chr(min(max(ord(c) + by, 0), 0x10FFFF)) for c in secret)
+
+
 def encodings(secret: str) -> list[str]:
-    """``secret`` and the encodings of it that are hidden along with it."""
+    """``secret`` and the encodings and alterations of it that are hidden along with it."""
     errors = "surrogatepass"  # any str at all, lone surrogates too, has an encoding
     forms = [
         secret,
@@ -86,6 +106,10 @@ def encodings(secret: str) -> list[str]:
         quote_plus(secret, safe="/", errors=errors),
         json.dumps(secret)[1:-1],
         repr(secret)[1:-1],
+        secret[::-1],
+        secret.encode("utf-8", errors).hex(),
+        _shifted(secret, 1),
+        _shifted(secret, -1),
     ]
     return list(dict.fromkeys(forms))
 
@@ -105,12 +129,16 @@ class _Needles:
 
 
 @functools.lru_cache(maxsize=64)
-def _needles(secret: str) -> _Needles:
+def _needles(secret: str, compact: bool = False) -> _Needles:
+    """What to look for in a message (``compact``: in a message without separators)."""
     windows: set[str] = set()
     probes: set[str] = set()
     whole: set[str] = set()
     forms = encodings(secret)
     fragments = _base64_cores(secret.encode("utf-8", "surrogatepass"))
+    if compact:
+        forms = [_compact(form) for form in forms]
+        fragments = [_compact(fragment) for fragment in fragments]
     for form in forms + fragments:
         low = _lower(form)
         if len(low) < WINDOW:
@@ -123,6 +151,11 @@ def _needles(secret: str) -> _Needles:
         for i in range(len(low) - _PROBE + 1):
             probes.add(low[i : i + _PROBE])
     return _Needles(frozenset(windows), frozenset(probes), frozenset(whole))
+
+
+def _compact(text: str) -> str:
+    """``text`` without :data:`SEPARATORS`."""
+    return text.translate(_DROP_SEPARATORS)
 
 
 def _spans(low: str, needles: _Needles) -> list[tuple[int, int]]:
@@ -142,6 +175,11 @@ def _spans(low: str, needles: _Needles) -> list[tuple[int, int]]:
         pattern = "|".join(re.escape(w) for w in sorted(needles.whole, key=len, reverse=True))
         found.extend(m.span() for m in re.finditer(pattern, low))
         found.sort()
+    return _merged(found)
+
+
+def _merged(found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted (start, end) spans with overlapping and touching ones joined."""
     merged: list[tuple[int, int]] = []
     for start, end in found:
         if merged and start <= merged[-1][1]:
@@ -151,6 +189,33 @@ def _spans(low: str, needles: _Needles) -> list[tuple[int, int]]:
     return merged
 
 
+def _compact_spans(text: str, low: str, needles: _Needles) -> list[tuple[int, int]]:
+    """Spans of ``text`` whose characters, separators left out, hold a piece of a key."""
+    compact = _compact(low)
+    if len(compact) == len(low):
+        return []  # no separator: the first pass saw all there is
+    found = _spans(compact, needles)
+    if not found:
+        return []
+    # where a character of the compact text stands in the message: by blocks (their
+    # compact lengths, counted in C), then within one block
+    starts = [0]
+    for at in range(0, len(low), _BLOCK):
+        starts.append(starts[-1] + len(_compact(low[at : at + _BLOCK])))
+
+    def place(index: int) -> int:
+        block = bisect.bisect_right(starts, index) - 1
+        left = index - starts[block]
+        for at in range(block * _BLOCK, len(low)):
+            if low[at] not in SEPARATORS:
+                if left == 0:
+                    return at
+                left -= 1
+        raise AssertionError("unreachable: the index is inside the compact text")
+
+    return [(place(start), place(end - 1) + 1) for start, end in found]
+
+
 class Redactor:
     """Hides a set of secrets; :meth:`add` more at any time (thread-safe)."""
 
@@ -158,6 +223,7 @@ class Redactor:
         self._lock = threading.Lock()
         self._secrets: frozenset[str] = frozenset()
         self._needles = _Needles()
+        self._compact = _Needles()
         for secret in secrets:
             self.add(secret)
 
@@ -171,19 +237,27 @@ class Redactor:
         if not secret or secret in self._secrets:
             return
         with self._lock:
-            # readers see either the old or the new snapshot, never a half-built one
-            self._needles = self._needles | _needles(secret)
+            # readers see either the old or the new snapshots, never a half-built one
+            self._needles, self._compact = (
+                self._needles | _needles(secret),
+                self._compact | _needles(secret, compact=True),
+            )
             self._secrets = self._secrets | {secret}
 
     def __call__(self, text: str, extra: Iterable[str] = ()) -> str:
         """``text`` with every piece of a secret (or of ``extra``) replaced by the marker."""
-        needles = self._needles
+        needles, compact = self._needles, self._compact
         for secret in extra:
             if secret and secret not in self._secrets:
                 needles = needles | _needles(secret)
+                compact = compact | _needles(secret, compact=True)
         if not text or not (needles.windows or needles.whole):
             return text
-        spans = _spans(_lower(text), needles)
+        low = _lower(text)
+        spans = _spans(low, needles)
+        more = _compact_spans(text, low, compact)
+        if more:
+            spans = _merged(sorted(spans + more))
         if not spans:
             return text
         pieces, at = [], 0
@@ -252,4 +326,12 @@ def _redact_record(record: logging.LogRecord) -> None:
         record.stack_info = redact(record.stack_info)
 
 
-__all__ = ["REDACTED", "WINDOW", "Redactor", "encodings", "redact", "register_secret"]
+__all__ = [
+    "REDACTED",
+    "SEPARATORS",
+    "WINDOW",
+    "Redactor",
+    "encodings",
+    "redact",
+    "register_secret",
+]

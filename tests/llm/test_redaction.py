@@ -1,4 +1,8 @@
-"""The one redaction: any 8-character slice of a key, and its URL and base64 encodings."""
+"""The one redaction: any 8-character slice of a key, and its URL and base64 encodings,
+the key reversed, in hex, shifted by one, spread out with separators or grouped.
+
+Each example builds a redactor for a new key (a few milliseconds of set building), so
+the property tests have no per-example deadline: a loaded machine is not a failure."""
 
 from __future__ import annotations
 
@@ -8,10 +12,10 @@ from collections.abc import Callable, Iterator
 from urllib.parse import quote, quote_plus
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from harness.llm.secrets import REDACTED, WINDOW, Redactor, redact, register_secret
+from harness.llm.secrets import REDACTED, SEPARATORS, WINDOW, Redactor, redact, register_secret
 
 #: Characters a usable key may hold (see harness.llm.keys): printable ASCII, no space.
 KEY_CHARS = st.characters(min_codepoint=0x21, max_codepoint=0x7E)
@@ -41,6 +45,7 @@ def assert_hidden(out: str, key: str) -> None:
         assert piece not in out, f"slice {piece!r} of the key survived"
 
 
+@settings(deadline=None)
 @given(
     key=KEYS,
     data=st.data(),
@@ -67,6 +72,7 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
 }
 
 
+@settings(deadline=None)
 @given(
     key=KEYS,
     data=st.data(),
@@ -85,6 +91,7 @@ def test_url_encoded_and_case_changed_slices_are_hidden(
         assert piece not in out, f"{name}: {piece!r} of {encoded!r} survived"
 
 
+@settings(deadline=None)
 @given(
     key=KEYS,
     data=st.data(),
@@ -114,6 +121,7 @@ def test_a_basic_auth_header_is_hidden() -> None:
         assert window not in out
 
 
+@settings(deadline=None)
 @given(text=st.text(st.characters(min_codepoint=0x30, max_codepoint=0x39), max_size=200))
 def test_text_sharing_no_slice_with_the_key_is_left_alone(text: str) -> None:
     # the key has no digits, so no slice of it (or of its encodings) can be in the text
@@ -164,3 +172,70 @@ def test_registered_keys_are_hidden_by_redact_and_in_log_records(
     assert_hidden(text, key)
     for record in caplog.records:
         assert_hidden(record.getMessage(), key)
+
+
+def compact(text: str) -> str:
+    """``text`` lower-cased without separators: how a spread-out echo reads."""
+    return "".join(c for c in text.lower() if c not in SEPARATORS)
+
+
+ALTERED: dict[str, Callable[[str], str]] = {
+    "reversed": lambda k: k[::-1],
+    "hex": lambda k: k.encode().hex(),
+    "HEX": lambda k: k.encode().hex().upper(),
+    "shifted up": lambda k: "".join(chr(ord(c) + 1) for c in k),
+    "shifted down": lambda k: "".join(chr(ord(c) - 1) for c in k),
+    "swapped case": str.swapcase,
+    "first dropped": lambda k: k[1:],
+    "last dropped": lambda k: k[:-1],
+}
+
+
+@settings(deadline=None)
+@given(
+    key=KEYS,
+    name=st.sampled_from(sorted(ALTERED)),
+    before=st.text(max_size=30),
+    after=st.text(max_size=30),
+)
+def test_a_key_reversed_in_hex_shifted_or_recased_is_hidden(
+    key: str, name: str, before: str, after: str
+) -> None:
+    # a key cut by one is a slice of it: of 8 characters or more when the key has 9
+    assume(not name.endswith("dropped") or len(key) > WINDOW)
+    form = ALTERED[name](key)
+    out = Redactor([key])(f"{before} {form} {after}")
+    assert REDACTED in out
+    for piece in slices(form):
+        assert piece.lower() not in out.lower(), f"{name}: {piece!r} survived in {out!r}"
+
+
+@settings(deadline=None)
+@given(
+    key=KEYS,
+    data=st.data(),
+    separator=st.text(st.sampled_from(" \t\n-_.:,;|/"), min_size=1, max_size=3),
+    group=st.integers(1, 6),
+    reverse=st.booleans(),
+)
+def test_a_key_spread_out_or_in_groups_is_hidden(
+    key: str, data: st.DataObject, separator: str, group: int, reverse: bool
+) -> None:
+    start = data.draw(st.integers(0, len(key) - WINDOW), label="start")
+    end = data.draw(st.integers(start + WINDOW, len(key)), label="end")
+    piece = key[start:end][::-1] if reverse else key[start:end]
+    spread = separator.join(piece[i : i + group] for i in range(0, len(piece), group))
+    out = Redactor([key])(f"said: {spread} (end)")
+    hidden = compact(out.replace(REDACTED, "|"))
+    material = compact(piece)
+    for window in slices(material):
+        assert window not in hidden, f"{window!r} of {spread!r} survived in {out!r}"
+
+
+def test_the_second_pass_hides_only_what_holds_the_key() -> None:
+    key = "sk-test-CANARY7f3a9b2c4d5e6f708192a3b4c5d6e7f8"
+    text = "a b c - d e: the server, politely, said no. " * 200
+    assert Redactor([key])(text) == text
+    spread = " ".join(key)
+    out = Redactor([key])(f"before. {spread} after.")
+    assert out == f"before. {REDACTED} after."
