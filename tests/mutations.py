@@ -126,6 +126,50 @@ MUTATIONS: tuple[Mutation, ...] = (
         "if False:",
         STORE,
     ),
+    Mutation(
+        "response bodies read without a cap",
+        "harness/llm/bodies.py",
+        "        cap = self._cap\n        stages",
+        "        cap = 1 << 62\n        stages",
+        ("tests/llm/test_bodies.py",),
+    ),
+    Mutation(
+        "a negative token count believed",
+        "harness/llm/types.py",
+        "return value if 0 <= value <= MAX_TOKEN_COUNT else None",
+        "return value",
+        ("tests/llm/test_wire.py",),
+    ),
+    Mutation(
+        "a retry hint of nan believed",
+        "harness/llm/sdk_errors.py",
+        "if math.isfinite(seconds) and 0.0 < seconds <= MAX_RETRY_HINT_S:",
+        "if True:",
+        ("tests/llm/test_retry_hints.py",),
+    ),
+    Mutation(
+        "retry waits without the floor",
+        "harness/llm/calls.py",
+        "wait = max(wait, self._floor)",
+        "wait = wait",
+        ("tests/llm/test_retry_hints.py",),
+    ),
+    Mutation(
+        "a model's reply kept unredacted",
+        "harness/llm/calls.py",
+        "text=redact(text)",
+        "text=text",
+        (
+            "tests/llm/test_hostile_server.py::test_a_key_in_a_reply_is_redacted_before_the_record_and_the_cache",
+        ),
+    ),
+    Mutation(
+        "over-cap replies cached whole",
+        "harness/llm/cache.py",
+        "    if not record.clipped:\n        return text, None",
+        "    if True:\n        return text, None",
+        ("tests/llm/test_cache.py",),
+    ),
 )
 
 
