@@ -10,6 +10,7 @@ from typing import Any
 from harness.commands.parser import examples, seconds, seed
 from harness.commands.seats import add_seat_arguments
 from harness.errors import ConfigError
+from harness.text import terminal_safe
 
 HELP = "play one episode in the terminal (the game's baselines unless told otherwise)"
 
@@ -102,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
             await asyncio.sleep(args.delay)  # the loop keeps serving the seats' calls
 
     def warn(warning: str) -> None:
-        print(f"warning: {warning}", file=sys.stderr)
+        # a server's message is quoted in it: one line, its control characters shown
+        print(f"warning: {terminal_safe(warning, one_line=True)}", file=sys.stderr)
 
     result = run_interruptible(
         env.aplay(

@@ -40,6 +40,8 @@ def server_config(
         timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]
         limit_concurrency=limits.max_connections,
         log_config=log_config,
+        # plain lines: the command shows control characters as text (harness.text)
+        use_colors=False,
         log_level="info",
         lifespan="off",
     )

@@ -27,6 +27,7 @@ from harness.report.digest import ExactSum
 from harness.seat_builder import build_seats, llm_providers, prompt_files
 from harness.seats import Seat, close_seats
 from harness.summary import EpisodeSummary
+from harness.text import terminal_safe, write_control
 from harness.tournament.budget import Admission, EpisodeBound, Stop, episode_bounds, require_prices
 from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.episode_setup import entrant_game_config, start_state
@@ -63,7 +64,7 @@ from harness.tournament.pool import (
     check_workers,
     entrant_is_scripted,
 )
-from harness.tournament.progress import Progress
+from harness.tournament.progress import CLEAR_LINE, Progress
 from harness.tournament.store import ResultsFolder, summarize_played
 from harness.validation import short_repr
 
@@ -254,7 +255,7 @@ async def run_tournament(
                 )
             if progress is not None:
                 for warning in warnings:
-                    progress.stream.write(f"warning: {warning}\n")
+                    progress.stream.write(f"warning: {terminal_safe(warning, one_line=True)}\n")
                 for line in factory.structured_output():
                     progress.stream.write(f"{line}\n")
                 progress.total, progress.done, progress.started_with = (
@@ -521,7 +522,10 @@ def _notifier(progress: Progress | None) -> Any:
         stream = progress.stream if progress is not None else sys.stderr
         live = progress is not None and progress.live
         # on a terminal, clear the status line first and draw it again after
-        stream.write(("\r\x1b[2K" if live else "") + f"warning: {text}\n")
+        if live:
+            write_control(stream, CLEAR_LINE)
+        # a server's message is quoted in it: one line, its control characters shown
+        stream.write(f"warning: {terminal_safe(text, one_line=True)}\n")
         stream.flush()
         if live and progress is not None:
             progress.show()
