@@ -214,6 +214,17 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("lighthouse: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a full disk is told in one line; anything else is raised
+        from harness.files import no_room
+
+        why = no_room(exc)
+        if why is None:
+            raise
+        name = getattr(exc, "filename", None)
+        where = f" writing {name}" if name else ""
+        print(f"lighthouse: error: {why}{where}; make room there and run the command again",
+              file=sys.stderr)  # fmt: skip
+        return 2
     return status
 
 

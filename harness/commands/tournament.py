@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.commands.parser import at_least, examples
-from harness.errors import ConfigError
+from harness.errors import ConfigError, HarnessError
 
 CEILING_HELP = (
     "measure every entrant as a share of NAME: an entrant, or a baseline (e.g. pilot) "
@@ -227,6 +227,10 @@ def run(args: argparse.Namespace) -> int:
                 workers=usable_cores() if args.workers is None else args.workers,
             )
         )
+    except HarnessError:  # e.g. a full disk: the error goes on a line of its own
+        if progress.live:
+            progress.show(final=True)
+        raise
     except KeyboardInterrupt:
         progress.show(final=True)
         print(

@@ -150,7 +150,8 @@ def test_run_report_replay_view_and_merge_over_a_hostile_folder(
     assert "bad \\u001b]0;PWNED" in ran.stderr  # the warning line, shown
     # hostile file names in the folder: named (shown, not executed) and skipped
     records = tmp_path / "res" / "records"
-    (records / f"{HOSTILE[:12]}.jsonl").write_text("not a record\n")
+    os.mkfifo(records / f"{HOSTILE[:12]}.jsonl")
+    (records / "\x1b]0;link\x07.jsonl").symlink_to("/dev/zero")
 
     for args in (
         ("report", "res"),
@@ -164,7 +165,9 @@ def test_run_report_replay_view_and_merge_over_a_hostile_folder(
         done = lighthouse(*args, cwd=tmp_path)
         assert done.returncode in (0, 1), (args, done.stderr)
     replayed = lighthouse("replay", "res", cwd=tmp_path)
-    assert "\\u001b]0;PWNED" in replayed.stdout  # the file's name, shown
+    assert "\\u001b]0;PWNED" in replayed.stdout  # the FIFO's name, shown
+    assert "skipped: a FIFO" in replayed.stdout
+    assert "skipped: a symlink out of the folder (to /dev/zero)" in replayed.stdout
     # a JSON report through the guard is still JSON, with the same values
     report = lighthouse("report", "res", "--format", "json", cwd=tmp_path)
     assert json.loads(report.stdout)["entrants"][0]["entrant"] == "model"
