@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.commands.parser import examples, seconds, seed
 from harness.commands.seats import add_seat_arguments
+from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.text import terminal_safe
 
@@ -57,10 +58,10 @@ def add_parser(sub: Any) -> None:
     )
     play.add_argument(
         "--episode-timeout",
-        type=seconds(),
+        type=seconds(maximum=MAX_EPISODE_TIMEOUT_SECONDS),
         metavar="S",
-        help="episodeTimeoutSeconds (default: the game's, or with model seats enough for "
-        "every tick to take a seat's whole allowance; see docs/llm.md)",
+        help="episodeTimeoutSeconds, at most a year (default: the game's, or with model "
+        "seats enough for every tick to take a seat's whole allowance; see docs/llm.md)",
     )
     play.add_argument(
         "--cache",

@@ -194,7 +194,8 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path("results") / (
         config.name if shard == (1, 1) else f"{config.name}-shard{shard[0]}of{shard[1]}"
     )
-    check_place(out, "--out" if args.out else "name")
+    # a dry run only reads the folder: one it may not write is fine
+    check_place(out, "--out" if args.out else "name", write=not args.dry_run)
     if args.dry_run:
         from harness.tournament.dryrun import dry_run
 

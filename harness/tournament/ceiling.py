@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.episode import run_episode
 from harness.errors import ConfigError, RecordError
 from harness.files import MAX_SMALL_FILE_BYTES, read_regular
@@ -154,6 +155,9 @@ async def _play(
     scores: dict[Cell, float] = {}
     rules = config.get("rules", {})
     timeout = config.get("episodeTimeoutSeconds")
+    if isinstance(timeout, int | float) and timeout > MAX_EPISODE_TIMEOUT_SECONDS:
+        # a folder from before timeouts were bounded: scripted seats never wait anyway
+        timeout = MAX_EPISODE_TIMEOUT_SECONDS
     for seed, variant in cells:
         state = game.rules.new_state(game.rules.make_config(variant, rules, timeout), seed)
         seats: dict[str, Seat] = {

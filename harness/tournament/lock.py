@@ -36,12 +36,13 @@ _NOT_FOLLOWED = os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
 _ENTRIES = {"records": stat.S_ISDIR, "episodes.jsonl": stat.S_ISREG, "manifest.json": stat.S_ISREG}
 
 
-def check_place(out: Path, flag: str = "--out") -> None:
+def check_place(out: Path, flag: str = "--out", *, write: bool = True) -> None:
     """Raise a one-line :class:`FolderError` unless a results folder can live at ``out``.
 
     Reads only; creates nothing. ``out`` is either an existing folder this process may
     write, or a path whose nearest existing parent is such a folder and whose missing
-    parts are names the file system accepts.
+    parts are names the file system accepts. Without ``write`` (a dry run, which only
+    reads the folder) a folder or parent this process may not write is fine too.
     """
     if "\0" in str(out):
         raise FolderError(f"{flag}: the path holds a NUL character")
@@ -56,12 +57,13 @@ def check_place(out: Path, flag: str = "--out") -> None:
     if found is not None:
         if not stat.S_ISDIR(found.st_mode):
             raise FolderError(f"{where} is a file, not a folder")
-        _may_write(out, where)
+        if write:
+            _may_write(out, where)
         for name, right_kind in _ENTRIES.items():
             with contextlib.suppress(FileNotFoundError):
                 if not right_kind(os.stat(out / name).st_mode):
                     raise FolderError(f"{where}: {name} is not a results folder's {name}")
-        if (out / "records").is_dir():
+        if write and (out / "records").is_dir():
             _may_write(out / "records", where)
         return
     missing: list[str] = []
@@ -77,7 +79,8 @@ def check_place(out: Path, flag: str = "--out") -> None:
             raise FolderError(f"{where}: {exc.strerror}") from None
     if not stat.S_ISDIR(found.st_mode):
         raise FolderError(f"{where} cannot be made: {probe} is a file, not a folder")
-    _may_write(probe, f"{where} cannot be made")
+    if write:
+        _may_write(probe, f"{where} cannot be made")
     longest = _limit(probe, "PC_NAME_MAX", 255)
     for name in missing:
         if len(os.fsencode(name)) > longest:
