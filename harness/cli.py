@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO, cast
 
 from harness.commands import play, replay, serve, tournament, view
 from harness.commands.parser import Parser, at_least, examples, seed
@@ -162,8 +163,39 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
+@contextmanager
+def guarded_terminal() -> Iterator[None]:
+    """Everything printed meanwhile, on stdout and stderr, passes through a
+    :class:`~harness.text.TerminalGuard`: no control character of a reply, a note, a
+    record, a server's message or a file name reaches the terminal as itself."""
+    from harness.text import TerminalGuard
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = cast(TextIO, TerminalGuard(out))
+    sys.stderr = cast(TextIO, TerminalGuard(err))
+    try:
+        yield
+    finally:
+        with suppress(ValueError, OSError):  # a closed stream (a broken pipe) has nothing left
+            sys.stdout.flush()
+            sys.stderr.flush()
+        sys.stdout, sys.stderr = out, err
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``lighthouse`` command; returns the exit status."""
+    """Entry point of the ``lighthouse`` command; returns the exit status.
+
+    What the command prints is shown through :func:`guarded_terminal`.
+    """
+    try:
+        with guarded_terminal():
+            return _main(argv)
+    except BrokenPipeError:  # e.g. piped into `head`: stop quietly
+        sys.stderr.close()
+        return 0
+
+
+def _main(argv: Sequence[str] | None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     # "" names no command: only the list of commands is built, for --help or an error
     parser = build_parser(_command_of(words) or "")
@@ -182,9 +214,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("lighthouse: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. piped into `head`: stop quietly
-        sys.stderr.close()
-        return 0
+    except Exception as exc:  # a full disk is told in one line; anything else is raised
+        from harness.files import no_room
+
+        why = no_room(exc)
+        if why is None:
+            raise
+        name = getattr(exc, "filename", None)
+        where = f" writing {name}" if name else ""
+        print(f"lighthouse: error: {why}{where}; make room there and run the command again",
+              file=sys.stderr)  # fmt: skip
+        return 2
     return status
 
 

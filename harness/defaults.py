@@ -1,4 +1,4 @@
-"""Every default of a seat's settings, defined once.
+"""Every default of a seat's settings, and the bounds of every timeout, defined once.
 
 The seat models (configs, the command line, the Python API), the LLM call wrapper
 and the providers all read their defaults here, so a default changes in one place.
@@ -24,10 +24,21 @@ MAX_IN_FLIGHT: Final = 32
 #: Seconds one call of a Python agent may take before the seat falls back.
 AGENT_TIMEOUT_SECONDS: Final = 60.0
 
+#: The longest any one wait may be set to, in seconds: a model call, a seat's allowance
+#: per tick, a Python agent's call, a rate limit's period, the servers' deadlines, a
+#: pause between ticks. A day: a timeout is a deadline, not a way to turn one off, and
+#: finite, so every sum and product the harness makes of them is finite too.
+MAX_TIMEOUT_SECONDS: Final = 86_400.0
+#: The longest an episode's timeout (episodeTimeoutSeconds) may be: a year. The one
+#: fitted to slow model seats (harness.llm.deadlines) is capped at it too.
+MAX_EPISODE_TIMEOUT_SECONDS: Final = 365 * 86_400.0
+
 __all__ = [
     "AGENT_TIMEOUT_SECONDS",
     "CALL_TIMEOUT_SECONDS",
+    "MAX_EPISODE_TIMEOUT_SECONDS",
     "MAX_IN_FLIGHT",
+    "MAX_TIMEOUT_SECONDS",
     "MAX_TOKENS",
     "RATE_PERIOD_SECONDS",
     "TRANSPORT",

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness.errors import ConfigError, RecordError
+from harness.files import MAX_RECORD_BYTES, read_regular
 from harness.json_reply import json_type
 from harness.protocol import GameEntry
 from harness.records import AgentInfo, decode_line, validate_line
@@ -61,18 +62,25 @@ class Record:
 
 
 def open_record(
-    path: Path, *, hand_written: bool = False, default_game: str = "lighthouse"
+    path: Path,
+    *,
+    hand_written: bool = False,
+    default_game: str = "lighthouse",
+    root: Path | None = None,
 ) -> Record:
     """Read the record at ``path``: its game (from the header) and its lines.
 
     With ``hand_written``, a header may leave out what can be filled in: the game
     (``default_game``), the harness version, the episode id (the file's stem) and each
-    seat's agent. Raises :class:`RecordError` naming the file and line.
+    seat's agent. Raises :class:`RecordError` naming the file and line; also when the
+    file is not a regular file, is larger than :data:`~harness.files.MAX_RECORD_BYTES`,
+    or (with ``root``, its results folder) leads out of ``root`` (:mod:`harness.files`).
     """
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
+        # a regular file (never a FIFO or a device), at most MAX_RECORD_BYTES
+        data = read_regular(path, root, limit=MAX_RECORD_BYTES)
+    except FileNotFoundError:
+        raise RecordError(f"{path}: cannot read: No such file or directory") from None
     lines = [(number, text) for number, text in enumerate(data.split(b"\n"), 1) if text.strip()]
     if not lines:
         raise RecordError(f"{path}:1: the first line must be the header", line=1)

@@ -12,6 +12,7 @@ byte-identical once those fields are dropped.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -367,10 +368,15 @@ class RecordWriter:
         """Close the file, fsyncing it first unless ``sync`` is False."""
         if self._file.closed:
             return
-        self._file.flush()
-        if sync:
-            os.fsync(self._file.fileno())
-        self._file.close()
+        try:
+            self._file.flush()
+            if sync:
+                os.fsync(self._file.fileno())
+        finally:
+            # closed even when the flush failed (a full disk): the error is raised
+            # here, not again by the garbage collector
+            with contextlib.suppress(OSError):
+                self._file.close()
 
     def __enter__(self) -> RecordWriter:
         return self

@@ -32,7 +32,7 @@ from pydantic import (
 from harness import defaults
 from harness.errors import ConfigError
 from harness.llm.options import LLMSeatOptions, LLMSettings, PromptFiles, ProviderOptions
-from harness.validation import StrictModel, format_validation_error, short_repr
+from harness.validation import StrictModel, format_validation_error, seconds_field, short_repr
 
 #: ``MODULE:CALLABLE``: a dotted module path, a colon, a dotted attribute path. Each
 #: dot separates two names, so matching is linear.
@@ -78,10 +78,10 @@ class PythonSeatConfig(StrictModel):
     """
 
     python: str = Field(description="MODULE:CALLABLE, e.g. my_agents:keeper.", max_length=300)
-    timeout_seconds: float = Field(
+    timeout_seconds: float = seconds_field(
         defaults.AGENT_TIMEOUT_SECONDS,
-        gt=0,
-        description="Bound of one call; past it the role's baseline answers (fallback_timeout).",
+        description="Bound of one call, at most a day; past it the role's baseline answers "
+        "(fallback_timeout).",
     )
     prompts: PromptFiles | None = Field(
         None, description="The prompts its input's text is made of; defaults to prompts/<game>/."

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
+from harness.defaults import MAX_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.models import StrictModel  # re-exported: the one strict base
 
@@ -68,6 +70,14 @@ def seed_problem(value: object) -> str | None:
     return f"seed must be an integer 0..{MAX_SEED}, got {short_repr(value)}"
 
 
+def seconds_field(
+    default: Any, *, description: str | None = None, maximum: float = MAX_TIMEOUT_SECONDS
+) -> Any:
+    """A config field of seconds: a finite number over 0 and at most ``maximum`` (by
+    default :data:`~harness.defaults.MAX_TIMEOUT_SECONDS`, a day)."""
+    return Field(default, gt=0, le=maximum, allow_inf_nan=False, description=description)
+
+
 def short_repr(value: object) -> str:
     """``value`` as an error message shows it: quoted, cut short when long.
 
@@ -86,6 +96,7 @@ __all__ = [
     "StrictModel",
     "check_seed",
     "format_validation_error",
+    "seconds_field",
     "seed_problem",
     "short_repr",
 ]

@@ -19,6 +19,9 @@ from harness.validation import MAX_SEED, check_seed, short_repr
 
 #: The most seeds one task may hold: one sample each, built in memory.
 MAX_SAMPLES = 100_000
+#: The longest seeds string read: about 10,000 seeds listed one by one (a range says
+#: more in a few characters). A longer one is refused before any of it is parsed.
+MAX_SEEDS_TEXT = 65_536
 #: ``A:B`` or ``A-B``: seeds A (included) to B (excluded), as Python's range.
 _RANGE = re.compile(r"(\d{1,16})\s*[:-]\s*(\d{1,16})")
 
@@ -28,36 +31,60 @@ Seeds = int | str | Sequence[int | str] | range
 
 def parse_seeds(value: Seeds) -> list[int]:
     """The seeds ``value`` names: ``7``, ``"0:50"`` / ``"10-20"`` (the end excluded),
-    ``"1,5,9"``, a list of those, or a ``range``. In order, without repeats."""
-    items: list[object]
+    ``"1,5,9"``, a list of those, or a ``range``. In order, without repeats.
+
+    Bounded before anything is built: a string longer than :data:`MAX_SEEDS_TEXT` is
+    refused unread, and each part is counted (a range by its length, never listed)
+    until the seeds pass :data:`MAX_SAMPLES`; only then are they listed.
+    """
+    items: Sequence[object]
     if isinstance(value, range):
-        items = list(value[: MAX_SAMPLES + 1])
+        items = [value[: MAX_SAMPLES + 1]]
     elif isinstance(value, list | tuple):
-        items = list(value)
+        items = value
     else:  # one seed or range (or what -T made of a value that is neither)
         items = [value]
-    seeds: list[int] = []
+    if len(items) > MAX_SAMPLES:
+        raise ConfigError(f"seeds: at most {MAX_SAMPLES:,} seeds in one task")
+    parts: list[range] = []
+    count = 0
     for item in items:
-        seeds.extend(_one(item))
-        if len(seeds) > MAX_SAMPLES:
-            raise ConfigError(f"seeds: at most {MAX_SAMPLES:,} seeds in one task")
-    if not seeds:
+        for part in _one(item):
+            count += len(part)
+            if count > MAX_SAMPLES:
+                raise ConfigError(f"seeds: at most {MAX_SAMPLES:,} seeds in one task")
+            parts.append(part)
+    if not count:
         raise ConfigError("seeds: give at least one seed, e.g. -T seeds=0:10")
-    return list(dict.fromkeys(seeds))
+    return list(dict.fromkeys(seed for part in parts for seed in part))
 
 
-def _one(item: object) -> list[int]:
+def _one(item: object) -> list[range]:
+    """The seeds ``item`` names, as ranges (one seed is a range of one)."""
     if isinstance(item, bool):  # a YAML true is no seed
         raise ConfigError(f"seeds: {short_repr(item)} is not a seed")
     if isinstance(item, int):
-        return [check_seed(item, "seeds")]
+        seed = check_seed(item, "seeds")
+        return [range(seed, seed + 1)]
+    if isinstance(item, range):
+        if item:  # a range's ends are its least and greatest numbers
+            low, high = sorted((item[0], item[-1]))
+            if low < 0 or high > MAX_SEED:
+                raise ConfigError(f"seeds: {short_repr(item)} holds numbers that are not seeds")
+        return [item]
     if not isinstance(item, str):
         raise ConfigError(f"seeds: {short_repr(item)} is not a seed or a range")
+    if len(item) > MAX_SEEDS_TEXT:
+        raise ConfigError(
+            f"seeds: a value of {len(item):,} characters is longer than the "
+            f"{MAX_SEEDS_TEXT:,} one may be; name the seeds as ranges A:B, or as a list"
+        )
     text = item.strip()
     if "," in text:
-        return [seed for part in text.split(",") for seed in _one(part)]
+        return [part for piece in text.split(",") for part in _one(piece)]
     if text.isdecimal() and len(text) <= 16:
-        return [check_seed(int(text), "seeds")]
+        seed = check_seed(int(text), "seeds")
+        return [range(seed, seed + 1)]
     found = _RANGE.fullmatch(text)
     if found is None:
         raise ConfigError(
@@ -70,7 +97,7 @@ def _one(item: object) -> list[int]:
         raise ConfigError(f"seeds: a seed is at most {MAX_SEED}")
     if stop - start > MAX_SAMPLES:
         raise ConfigError(f"seeds: at most {MAX_SAMPLES:,} seeds in one task")
-    return list(range(start, stop))
+    return [range(start, stop)]
 
 
 def parse_variants(game: GameEntry, value: str | Sequence[str] | None) -> list[str]:
@@ -107,4 +134,4 @@ def parse_rules(value: Mapping[str, Any] | str | None) -> dict[str, Any]:
     return dict(value)
 
 
-__all__ = ["MAX_SAMPLES", "Seeds", "parse_rules", "parse_seeds", "parse_variants"]
+__all__ = ["MAX_SAMPLES", "MAX_SEEDS_TEXT", "Seeds", "parse_rules", "parse_seeds", "parse_variants"]

@@ -38,7 +38,7 @@ def episode_page(snapshot: Snapshot, row: EpisodeRow) -> str:
     be read (a finished record that is damaged, a partial one without a whole line)."""
     if row.record is None:
         raise RecordError(f"{row.episode_id}: no record to show")
-    record = open_record(row.record)
+    record = open_record(row.record, root=snapshot.root)
     if record.game is not snapshot.game:
         raise RecordError(f"{row.record}: a record of {record.game.name}, not {snapshot.game.name}")
     lines = _lines(record, partial=row.status == "in progress")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.errors import ConfigError, RecordError
+from harness.files import regular_files
 from harness.protocol import GameEntry
 from harness.reader import open_record
 from harness.records import FALLBACK_SOURCES
@@ -96,7 +97,10 @@ class Snapshot:
         return next((row for row in self.rows if row.page == name), None)
 
 
-def _summary_row(folder: ResultsFolder, summary: EpisodeSummary, status: Status) -> EpisodeRow:
+def _summary_row(
+    folder: ResultsFolder, summary: EpisodeSummary, status: Status, readable: set[Path]
+) -> EpisodeRow:
+    """``readable``: the records the folder's listing found readable."""
     record = folder.record_path(summary.episode_id)
     seats = summary.seats.values()
     return EpisodeRow(
@@ -111,7 +115,7 @@ def _summary_row(folder: ResultsFolder, summary: EpisodeSummary, status: Status)
         fallbacks=sum(n for s in seats for k, n in s.fallbacks.items() if k in FALLBACK_SOURCES),
         tokens=sum(s.input_tokens + s.output_tokens for s in seats),
         cost_usd=math.fsum(s.cost_usd for s in seats),
-        record=record if record.is_file() else None,
+        record=record if record in readable else None,
     )
 
 
@@ -136,19 +140,17 @@ def _unlisted_row(path: Path, episode_id: str, notes: list[str]) -> EpisodeRow |
     )
 
 
-def _records(folder: ResultsFolder) -> tuple[dict[str, Path], dict[str, Path]]:
-    """Finished records and partial ones, by episode id."""
+def _records(folder: ResultsFolder, notes: list[str]) -> tuple[dict[str, Path], dict[str, Path]]:
+    """Finished records and partial ones, by episode id; an entry that is not a regular
+    file inside the folder (a FIFO, a device, a symlink out) is named in ``notes``."""
     finished: dict[str, Path] = {}
     partial: dict[str, Path] = {}
-    try:
-        paths = sorted(folder.records.iterdir()) if folder.records.is_dir() else []
-    except OSError:
+    if not folder.records.is_dir():
         return finished, partial
-    for path in paths:
-        if path.name.endswith(".jsonl" + PARTIAL):
-            partial[path.name.removesuffix(".jsonl" + PARTIAL)] = path
-        elif path.suffix == ".jsonl":
-            finished[path.stem] = path
+    for suffix, found in ((".jsonl", finished), (".jsonl" + PARTIAL, partial)):
+        paths, skipped = regular_files(folder.records, f"*{suffix}", folder.root)
+        notes.extend(skipped)
+        found.update((path.name.removesuffix(suffix), path) for path in paths)
     return finished, partial
 
 
@@ -200,14 +202,15 @@ def read_folder(root: Path) -> Snapshot:
         plan=plan_of(manifest),
         selection=selection.to_json(),
     )
+    finished, partial = _records(folder, notes)
+    readable = set(finished.values())
     ids = {s.episode_id for s in counted}
-    rows = [_summary_row(folder, s, "finished") for s in counted]
+    rows = [_summary_row(folder, s, "finished", readable) for s in counted]
     listed = set(ids)
     for s in canonical_order([s for s in summaries if s.episode_id not in ids]):
         if s.episode_id not in listed:
             listed.add(s.episode_id)
-            rows.append(_summary_row(folder, s, "not counted"))
-    finished, partial = _records(folder)
+            rows.append(_summary_row(folder, s, "not counted", readable))
     for episode_id, path in sorted({**partial, **finished}.items()):
         if episode_id in listed:
             continue

@@ -4,8 +4,11 @@ The standard library's threading HTTP server is enough here: one person's browse
 GET only, pages rendered from the folder on request. A page is rendered again only
 when the folder changed (the results lines, the manifest, the list of records), so a
 tournament still running shows its new episodes on reload. Only the index and the
-pages of the episodes it lists are served; anything else is a 404. The index carries
-a Content-Security-Policy that allows nothing from outside the page.
+pages of the episodes it lists are served; anything else is a 404. Every answer
+carries a Content-Security-Policy that allows nothing from outside the page and no
+framing by another page (``frame-ancestors 'none'``), and a request whose ``Host``
+header is not the address the server binds is refused with 421 (DNS rebinding:
+:mod:`harness.server.hosts`).
 """
 
 from __future__ import annotations
@@ -22,9 +25,13 @@ from harness.browse.folder import Snapshot, read_folder
 from harness.browse.index import index_page
 from harness.browse.site import EPISODES_DIR
 from harness.errors import ConfigError, HarnessError
+from harness.server.hosts import MISDIRECTED, AllowedHosts, allowed_hosts
 
 DEFAULT_PORT = 8001
-CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 
 class FolderPages:
@@ -73,7 +80,7 @@ class FolderPages:
         return episode_page(snapshot, row) if row is not None else None
 
 
-def _handler(pages: FolderPages) -> type[BaseHTTPRequestHandler]:
+def _handler(pages: FolderPages, hosts: AllowedHosts) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "lighthouse-view"
         timeout = 30  # seconds a connection may sit idle before its thread lets it go
@@ -86,6 +93,10 @@ def _handler(pages: FolderPages) -> type[BaseHTTPRequestHandler]:
             self._answer(body=False)
 
         def _answer(self, *, body: bool) -> None:
+            refused = hosts.refusal(self.headers.get("Host"))
+            if refused is not None:
+                self._send(HTTPStatus(MISDIRECTED), refused, body)
+                return
             path = urlsplit(self.path).path
             if path == "/favicon.ico":  # asked for by browsers on every page: none
                 self.send_response(HTTPStatus.NO_CONTENT)
@@ -109,8 +120,9 @@ def _handler(pages: FolderPages) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(data)))
             self.send_header("Cache-Control", "no-store")  # the folder may grow
             self.send_header("X-Content-Type-Options", "nosniff")
-            if html and self.path.split("?")[0] in ("/", "/index.html"):
-                self.send_header("Content-Security-Policy", CSP)
+            self.send_header("Content-Security-Policy", CSP)
+            self.send_header("X-Frame-Options", "DENY")
+            self.send_header("Referrer-Policy", "no-referrer")
             self.end_headers()
             if body:
                 self.wfile.write(data)
@@ -129,7 +141,7 @@ def make_server(
     pages = FolderPages(root)
     pages.snapshot()
     try:
-        server = ThreadingHTTPServer((host, port), _handler(pages))
+        server = ThreadingHTTPServer((host, port), _handler(pages, allowed_hosts(host)))
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     server.daemon_threads = True

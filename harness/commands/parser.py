@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from typing import NoReturn
 
+from harness.defaults import MAX_TIMEOUT_SECONDS
+
 #: A decimal integer as a flag spells it.
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 #: Python reads integers of at most 4,300 digits (longer ones raise, and reading one
@@ -137,17 +139,20 @@ def number(low: float, high: float) -> Callable[[str], float]:
     return parse
 
 
-def seconds(*, zero: bool = False) -> Callable[[str], float]:
-    """A finite number of seconds, over 0 (or from 0 with ``zero``)."""
+def seconds(*, zero: bool = False, maximum: float = MAX_TIMEOUT_SECONDS) -> Callable[[str], float]:
+    """A finite number of seconds, over 0 (or from 0 with ``zero``), at most ``maximum``
+    (a day unless told: :data:`~harness.defaults.MAX_TIMEOUT_SECONDS`)."""
 
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             value = math.nan
-        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero) or value > maximum:
             bound = "0 or more" if zero else "over 0"
-            raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number of seconds {bound}")
+            raise argparse.ArgumentTypeError(
+                f"{_shown(text)} is not a number of seconds {bound} and at most {maximum:,.0f}"
+            )
         return value
 
     parse.__name__ = "seconds"

@@ -9,7 +9,9 @@ from typing import Any
 
 from harness.commands.parser import examples, seconds, seed
 from harness.commands.seats import add_seat_arguments
+from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
+from harness.text import terminal_safe
 
 HELP = "play one episode in the terminal (the game's baselines unless told otherwise)"
 
@@ -56,10 +58,10 @@ def add_parser(sub: Any) -> None:
     )
     play.add_argument(
         "--episode-timeout",
-        type=seconds(),
+        type=seconds(maximum=MAX_EPISODE_TIMEOUT_SECONDS),
         metavar="S",
-        help="episodeTimeoutSeconds (default: the game's, or with model seats enough for "
-        "every tick to take a seat's whole allowance; see docs/llm.md)",
+        help="episodeTimeoutSeconds, at most a year (default: the game's, or with model "
+        "seats enough for every tick to take a seat's whole allowance; see docs/llm.md)",
     )
     play.add_argument(
         "--cache",
@@ -102,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
             await asyncio.sleep(args.delay)  # the loop keeps serving the seats' calls
 
     def warn(warning: str) -> None:
-        print(f"warning: {warning}", file=sys.stderr)
+        # a server's message is quoted in it: one line, its control characters shown
+        print(f"warning: {terminal_safe(warning, one_line=True)}", file=sys.stderr)
 
     result = run_interruptible(
         env.aplay(

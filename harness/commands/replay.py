@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from harness.commands.parser import at_least, examples
 from harness.commands.seats import add_seat_arguments
 from harness.errors import ConfigError, HarnessError, RecordError
+from harness.files import regular_files
 
 HELP = "re-execute recorded episodes with the current engine and check them"
 
@@ -63,12 +65,14 @@ def add_parser(sub: Any) -> None:
     rep.set_defaults(func=run)
 
 
-def record_paths(path: Path) -> list[Path]:
-    """A record, or every record of a results folder."""
+def record_paths(path: Path) -> tuple[list[Path], list[str]]:
+    """A record, or every record of a results folder that can be read; and a line for
+    each entry of the folder that cannot (a FIFO, a device, a symlink out of it)."""
     if path.is_dir():
         base = path / "records" if (path / "records").is_dir() else path
-        return sorted(base.glob("*.jsonl"))
-    return [path]
+        found, skipped = regular_files(base, "*.jsonl", path)
+        return found, [f"{path}{os.sep}{note}" for note in skipped]
+    return [path], []
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,7 +84,9 @@ def run(args: argparse.Namespace) -> int:
 
     folder = args.record.is_dir()
     results = folder and any((args.record / name).exists() for name in (EPISODES, MANIFEST))
-    paths = record_paths(args.record)
+    paths, skipped = record_paths(args.record)
+    for line in skipped:
+        print(line)
     if not paths and not results:
         raise ConfigError(f"{args.record}: no records found")
     if len(paths) > 1 and (args.complete or args.html or args.view):
@@ -94,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
         bad += not clean
         changes += changed
     if folder:
-        print(f"{len(paths)} records: {len(paths) - bad} clean, {bad} not clean")
+        unread = f", {len(skipped)} not read" if skipped else ""
+        print(f"{len(paths)} records: {len(paths) - bad} clean, {bad} not clean{unread}")
+        bad += len(skipped)
         if results:
             bad += _check_results(args.record)
     if args.reparse:

@@ -83,13 +83,13 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
         "--call-timeout",
         type=seconds(),
         metavar="S",
-        help=f"seconds per model call (default: {defaults.CALL_TIMEOUT_SECONDS:g})",
+        help=f"seconds per model call, at most a day (default: {defaults.CALL_TIMEOUT_SECONDS:g})",
     )
     parser.add_argument(
         "--allowance",
         type=seconds(),
         metavar="S",
-        help="seconds a model seat has per tick, retries included "
+        help="seconds a model seat has per tick, retries included, at most a day "
         "(default: --call-timeout x (model seats + 1))",
     )
     parser.add_argument(
@@ -112,7 +112,8 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
         "--agent-timeout",
         type=seconds(),
         metavar="S",
-        help=f"seconds per call of a python: seat (default: {defaults.AGENT_TIMEOUT_SECONDS:g})",
+        help="seconds per call of a python: seat, at most a day "
+        f"(default: {defaults.AGENT_TIMEOUT_SECONDS:g})",
     )
     parser.add_argument(
         "--agent-isolation",

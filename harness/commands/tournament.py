@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.commands.parser import at_least, examples
-from harness.errors import ConfigError
+from harness.errors import ConfigError, HarnessError
 
 CEILING_HELP = (
     "measure every entrant as a share of NAME: an entrant, or a baseline (e.g. pilot) "
@@ -194,7 +194,8 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path("results") / (
         config.name if shard == (1, 1) else f"{config.name}-shard{shard[0]}of{shard[1]}"
     )
-    check_place(out, "--out" if args.out else "name")
+    # a dry run only reads the folder: one it may not write is fine
+    check_place(out, "--out" if args.out else "name", write=not args.dry_run)
     if args.dry_run:
         from harness.tournament.dryrun import dry_run
 
@@ -227,6 +228,10 @@ def run(args: argparse.Namespace) -> int:
                 workers=usable_cores() if args.workers is None else args.workers,
             )
         )
+    except HarnessError:  # e.g. a full disk: the error goes on a line of its own
+        if progress.live:
+            progress.show(final=True)
+        raise
     except KeyboardInterrupt:
         progress.show(final=True)
         print(

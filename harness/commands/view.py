@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.commands.parser import examples
+from harness.text import terminal_safe
 
 DEFAULT_PORT = 8001
 HELP = "browse a results folder: leaderboard, intervals, plot, every episode"
@@ -61,7 +62,7 @@ def view_command(args: argparse.Namespace) -> int:
 
         written = write_site(args.dir, args.out)
         for problem in written.skipped:
-            print(f"warning: no page for {problem}", file=sys.stderr)
+            print(f"warning: no page for {terminal_safe(problem, one_line=True)}", file=sys.stderr)
         print(
             f"wrote {args.out / 'index.html'} and {written.pages} episode page"
             f"{'s' if written.pages != 1 else ''}",

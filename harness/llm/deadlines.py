@@ -12,7 +12,9 @@ at a time. So, unless a config or flag says otherwise:
   most ticks the game's config allows, ``allowance`` the largest of its model seats'
   and ``play_share`` the part of the timeout the play budget gets (decision D1: 60%),
   so that the play budget covers every tick at its slowest; never less than the
-  game's default (900 s). An episode without model seats keeps the game's default.
+  game's default (900 s), never more than a year (the most any episode timeout may
+  be: :data:`~harness.defaults.MAX_EPISODE_TIMEOUT_SECONDS`). An episode without
+  model seats keeps the game's default.
 
 These are bounds, not estimates: a healthy server ends every tick long before them.
 """
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 
 
 def default_allowance(call_timeout_s: float, model_seats: int) -> float:
@@ -46,7 +50,8 @@ def default_episode_timeout(config: Any, allowances: Sequence[float]) -> float |
         return None
     timeout = float(config.episode_timeout_seconds)
     share = float(config.play_budget_seconds) / timeout
-    return max(timeout, round(cap * max(allowances) / share, 3))
+    fitted = min(cap * max(allowances) / share, MAX_EPISODE_TIMEOUT_SECONDS)
+    return max(timeout, round(fitted, 3))
 
 
 __all__ = ["default_allowance", "default_episode_timeout", "tick_cap"]

@@ -19,7 +19,7 @@ from pydantic import Field, model_validator
 from harness import defaults
 from harness.llm.shapes import StructuredOutput, candidates
 from harness.llm.types import Transport
-from harness.validation import StrictModel
+from harness.validation import StrictModel, seconds_field
 
 #: ``inspect``: any model Inspect AI reaches (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
 #: ...), through its model API; needs the ``inspect`` extra (see docs/inspect.md).
@@ -56,7 +56,7 @@ class ProviderOptions(StrictModel):
         defaults.TRANSPORT, description="The SDKs' HTTP transport; aiohttp costs less CPU per call."
     )
     requests_per_period: int | None = Field(None, ge=1, description="Rate limit, per model.")
-    period_seconds: float = Field(defaults.RATE_PERIOD_SECONDS, gt=0)
+    period_seconds: float = seconds_field(defaults.RATE_PERIOD_SECONDS)
     max_in_flight: int | None = Field(
         defaults.MAX_IN_FLIGHT, ge=1, description="Calls in flight, per model."
     )
@@ -113,14 +113,13 @@ class LLMSettings(StrictModel):
         description="Ask for schema-constrained JSON: auto (or true) tries the shapes the "
         "server may take, in order; a shape's name forces it; false sends no schema.",
     )
-    call_timeout_seconds: float = Field(
-        defaults.CALL_TIMEOUT_SECONDS, gt=0, description="Bound of one attempt."
+    call_timeout_seconds: float = seconds_field(
+        defaults.CALL_TIMEOUT_SECONDS, description="Bound of one attempt; at most a day."
     )
-    allowance_seconds: float | None = Field(
+    allowance_seconds: float | None = seconds_field(
         None,
-        gt=0,
-        description="Bound of one seat's turn per tick, retries included. Default: "
-        "call_timeout_seconds * (model seats in the episode + 1), see docs/llm.md.",
+        description="Bound of one seat's turn per tick, retries included; at most a day. "
+        "Default: call_timeout_seconds * (model seats in the episode + 1), see docs/llm.md.",
     )
 
     @model_validator(mode="after")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
+from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.validation import format_validation_error
 
@@ -32,9 +34,25 @@ def validated_config(
     if episode_timeout_seconds is not None:
         values["episode_timeout_seconds"] = episode_timeout_seconds
     try:
-        return model.model_validate(values)
+        return bounded_timeout(model.model_validate(values))
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, "rules")) from None
+
+
+def bounded_timeout(config: ConfigT) -> ConfigT:
+    """``config``, a game's rules made for a new episode, when its episodeTimeoutSeconds
+    is finite and at most :data:`~harness.defaults.MAX_EPISODE_TIMEOUT_SECONDS`; else a
+    :class:`ConfigError`. Only new episodes are held to it: a record is read with the
+    timeout it was played with, whatever that was."""
+    value = getattr(config, "episode_timeout_seconds", None)
+    if isinstance(value, int | float) and not (
+        math.isfinite(value) and value <= MAX_EPISODE_TIMEOUT_SECONDS
+    ):
+        raise ConfigError(
+            f"rules: episodeTimeoutSeconds: at most {MAX_EPISODE_TIMEOUT_SECONDS:,.0f} seconds "
+            f"(a year), got {value:g}"
+        )
+    return config
 
 
 @dataclass(frozen=True)
@@ -126,4 +144,12 @@ class DumpedResolve(Protocol):
         ...
 
 
-__all__ = ["ChamberStates", "DumpedResolve", "Rules", "SeatSpec", "StateT", "validated_config"]
+__all__ = [
+    "ChamberStates",
+    "DumpedResolve",
+    "Rules",
+    "SeatSpec",
+    "StateT",
+    "bounded_timeout",
+    "validated_config",
+]

@@ -24,9 +24,11 @@ Errors are ``{"error": code, "message": sentence}``: 400 ``invalid_seed``,
 ``invalid_json``, ``invalid_body``, and the game's own (Relayroam
 ``invalid_state_token``; Hourloom ``invalid_state``, ``invalid_action``); 408
 ``body_timeout`` (the body did not arrive within the body deadline; the connection is
-closed); 413 ``body_too_large``; 404 ``not_found``; 405 ``method_not_allowed``. A
-client that goes away before its body arrives gets one log line, nothing else. The
-other bounds (header deadline, connection cap) are in :mod:`harness.server.limits`.
+closed); 413 ``body_too_large``; 404 ``not_found``; 405 ``method_not_allowed``; 421
+``misdirected_host`` (the ``Host`` header is not the address served:
+:mod:`harness.server.hosts`). A client that goes away before its body arrives gets
+one log line, nothing else. The other bounds (header deadline, connection cap) are
+in :mod:`harness.server.limits`.
 """
 
 from __future__ import annotations
@@ -41,13 +43,17 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from harness.json_reply import StrictJsonError, strict_loads
 from harness.protocol import HttpApi, RequestRefused
+from harness.server.hosts import MISDIRECTED, AllowedHosts
 from harness.server.index import API_ROOT, index_html
 from harness.server.limits import DEFAULT_BODY_TIMEOUT, LOG, ServerLimits
 
@@ -276,6 +282,22 @@ def _index_route(apis: Mapping[str, HttpApi]) -> Route:
     return Route("/", index, methods=["GET"])
 
 
+class _CheckHost:
+    """ASGI middleware: a request whose ``Host`` is not one of ``hosts`` gets a 421."""
+
+    def __init__(self, app: ASGIApp, hosts: AllowedHosts) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            refused = self.hosts.refusal(Headers(scope=scope).get("host"))
+            if refused is not None:
+                await _error(MISDIRECTED, "misdirected_host", refused)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def _served_apis() -> dict[str, HttpApi]:
     from harness.registry import http_apis
 
@@ -287,13 +309,16 @@ def create_app(
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
     apis: Mapping[str, HttpApi] | None = None,
     kept_key: Callable[[], bytes] | None = None,
+    hosts: AllowedHosts | None = None,
 ) -> Starlette:
     """The ASGI app serving ``apis``, game name -> API part (default: every game the
     registry serves, :func:`harness.registry.http_apis`), and an index of them at ``/``.
 
     States are signed with ``key`` (default: each game's own
     :meth:`~harness.protocol.HttpApi.signing_key`, handed ``kept_key``, the key kept across
-    restarts) and a request body must arrive within ``body_timeout`` seconds.
+    restarts) and a request body must arrive within ``body_timeout`` seconds. With
+    ``hosts`` (``lighthouse serve`` always gives them), a request for any other host
+    is refused with 421.
     """
     if key is not None and (not isinstance(key, bytes) or not key):
         raise ValueError("the state token key must be non-empty bytes")
@@ -314,7 +339,10 @@ def create_app(
             )
         return _error(exc.status_code, "http_error", str(exc.detail))
 
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    middleware = [] if hosts is None else [Middleware(_CheckHost, hosts=hosts)]
+    return Starlette(
+        routes=routes, exception_handlers={HTTPException: http_error}, middleware=middleware
+    )
 
 
 __all__ = [

@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from harness.defaults import MAX_TIMEOUT_SECONDS
+
 #: The logger of the server's own lines (one line per event, never a traceback).
 LOG = logging.getLogger("harness.server")
 
@@ -39,7 +41,7 @@ DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0
 #: A request that arrives while this many connections are open is answered 503.
 DEFAULT_MAX_CONNECTIONS = 100
 #: The largest timeout a flag accepts (a day): a deadline, not a way to turn one off.
-MAX_TIMEOUT = 86_400.0
+MAX_TIMEOUT = MAX_TIMEOUT_SECONDS
 #: The largest connection cap a flag accepts.
 MAX_CONNECTIONS = 100_000
 #: File descriptors the process needs besides its connections (listening socket,

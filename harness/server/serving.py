@@ -15,6 +15,7 @@ from uvicorn.config import LOGGING_CONFIG, STARTUP_FAILURE
 
 from harness.errors import ConfigError
 from harness.server.app import create_app
+from harness.server.hosts import allowed_hosts
 from harness.server.limits import LOG, RESERVED_FDS, ServerLimits, quiet_accept_errors
 from harness.server.protocol import protocol_class
 
@@ -33,13 +34,15 @@ def server_config(
     log_config = copy.deepcopy(LOGGING_CONFIG)
     log_config["loggers"][LOG.name] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     return uvicorn.Config(
-        create_app(body_timeout=limits.body_timeout, kept_key=kept_key),
+        create_app(body_timeout=limits.body_timeout, kept_key=kept_key, hosts=allowed_hosts(host)),
         host=host,
         port=port,
         http=protocol_class(limits.header_timeout),
         timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]
         limit_concurrency=limits.max_connections,
         log_config=log_config,
+        # plain lines: the command shows control characters as text (harness.text)
+        use_colors=False,
         log_level="info",
         lifespan="off",
     )

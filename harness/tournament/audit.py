@@ -23,27 +23,37 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from harness.errors import RecordError
+from harness.files import (
+    MAX_LINE_BYTES,
+    MAX_RECORD_BYTES,
+    bounded_lines,
+    open_regular,
+    refusal,
+    regular_files,
+)
 from harness.protocol import GameEntry
 from harness.reader import open_record
 from harness.replay import first_difference, replay
 from harness.summary import EpisodeSummary, split_episode_id, summarize_read
 
 
-def file_sha256(path: Path) -> str:
-    """sha256 of a file's bytes, read in chunks."""
-    with path.open("rb") as handle:
+def file_sha256(path: Path, root: Path | None = None) -> str:
+    """sha256 of a record's bytes, read in chunks (a regular file of at most
+    :data:`~harness.files.MAX_RECORD_BYTES`, inside ``root`` when given)."""
+    with open_regular(path, root, limit=MAX_RECORD_BYTES) as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def derive(game: GameEntry, path: Path) -> EpisodeSummary:
+def derive(game: GameEntry, path: Path, root: Path | None = None) -> EpisodeSummary:
     """The results line the finished record at ``path`` gives now, its hash included.
 
-    Raises :class:`RecordError` when the record cannot be read, is not of ``game``,
-    has no end line, or holds another episode than its file name says.
+    Raises :class:`RecordError` when the record cannot be read (with ``root``, its
+    results folder: also when it leads out of it), is not of ``game``, has no end
+    line, or holds another episode than its file name says.
     """
     try:
-        digest = file_sha256(path)
-        record = open_record(path)
+        digest = file_sha256(path, root)
+        record = open_record(path, root=root)
         lines = record.lines()
     except OSError as exc:
         raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
@@ -149,18 +159,25 @@ class AuditStream:
     def __init__(self, episodes: Path, records: Path, game: GameEntry) -> None:
         self.episodes = episodes
         self.records = records
+        self.root = records.parent
+        """The results folder: nothing outside it is read."""
         self.game = game
         self.torn = False
         """Whether episodes.jsonl ends in a line cut short (known once read to the end)."""
         self._first_line: dict[str, int] = {}
+        self._listed: tuple[list[Path], list[str]] | None = None
 
     def __iter__(self) -> Iterator[LineCheck]:
         try:
-            handle = self.episodes.open("rb")
+            handle = open_regular(self.episodes, self.root, limit=None)
         except FileNotFoundError:
             return
         with handle:
-            for number, raw in enumerate(handle, start=1):
+            for number, raw in enumerate(bounded_lines(handle), start=1):
+                if raw is None:
+                    yield LineCheck(number, None, None, f"not a results line: longer than "
+                                    f"{MAX_LINE_BYTES:,} bytes")  # fmt: skip
+                    continue
                 if not raw.endswith(b"\n"):
                     self.torn = True
                     return
@@ -170,14 +187,25 @@ class AuditStream:
         """The number of the first line read so far that names ``episode``, or None."""
         return self._first_line.get(episode)
 
+    def _records(self) -> tuple[list[Path], list[str]]:
+        if self._listed is None:
+            self._listed = regular_files(self.records, "*.jsonl", self.root)
+        return self._listed
+
     def orphans(self) -> list[str]:
-        """Episodes with a record in records/ but no results line (after iterating)."""
+        """Episodes with a record in records/ but no results line (after iterating);
+        a record that cannot be read (:meth:`skipped`) is none."""
         named = self._first_line
         return sorted(
             p.name.removesuffix(".jsonl")
-            for p in self.records.glob("*.jsonl")
+            for p in self._records()[0]
             if p.name.removesuffix(".jsonl") not in named
         )
+
+    def skipped(self) -> list[str]:
+        """A line for each entry of records/ that is not read: a symlink out of the
+        folder, a FIFO, a device (:func:`harness.files.regular_files`)."""
+        return list(self._records()[1])
 
 
 def _check(
@@ -191,10 +219,12 @@ def _check(
     if earlier != number:
         return LineCheck(number, line, None, f"a second line for it (the first: line {earlier})")
     path = records / f"{line.episode_id}.jsonl"
-    if not path.is_file():
-        return LineCheck(number, line, None, f"its record {records.name}/{path.name} is missing")
+    refused = refusal(path, records.parent)
+    if refused is not None:
+        shown = f"{records.name}/{path.name}"
+        return LineCheck(number, line, None, f"its record {shown} is {refused}")
     try:
-        derived = derive(game, path)
+        derived = derive(game, path, records.parent)
     except RecordError as exc:
         return LineCheck(number, line, None, f"its record cannot be used: {exc}")
     if line.record_sha256 is not None and line.record_sha256 != derived.record_sha256:

@@ -25,8 +25,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.episode import run_episode
-from harness.errors import ConfigError
+from harness.errors import ConfigError, RecordError
+from harness.files import MAX_SMALL_FILE_BYTES, read_regular
 from harness.protocol import GameEntry
 from harness.report.build import Ceiling
 from harness.report.cells import Cell, CellMeans, as_given
@@ -134,7 +136,7 @@ def find_ceiling(
         if _entrant_team(entrant) == team:
             return Ceiling(entrant["name"], _cell_means(summaries, entrant["name"]))
     path = root / f"ceiling-{baseline}.json"
-    kept = _read_hidden(path, baseline, team)
+    kept = _read_hidden(path, root, baseline, team)
     if asked is None:
         return Ceiling(baseline, CellMeans.of(kept), hidden=True) if kept else None
     missing = [cell for cell in _cells(summaries) if cell not in kept]
@@ -153,6 +155,9 @@ async def _play(
     scores: dict[Cell, float] = {}
     rules = config.get("rules", {})
     timeout = config.get("episodeTimeoutSeconds")
+    if isinstance(timeout, int | float) and timeout > MAX_EPISODE_TIMEOUT_SECONDS:
+        # a folder from before timeouts were bounded: scripted seats never wait anyway
+        timeout = MAX_EPISODE_TIMEOUT_SECONDS
     for seed, variant in cells:
         state = game.rules.new_state(game.rules.make_config(variant, rules, timeout), seed)
         seats: dict[str, Seat] = {
@@ -168,11 +173,15 @@ async def _play(
     return scores
 
 
-def _read_hidden(path: Path, baseline: str, team: Mapping[str, str]) -> dict[Cell, float]:
-    """The scores kept at ``path``; none when absent, damaged, or from another version."""
+def _read_hidden(
+    path: Path, root: Path, baseline: str, team: Mapping[str, str]
+) -> dict[Cell, float]:
+    """The scores kept at ``path``; none when absent, damaged, from another version, or
+    not a regular file of the folder ``root`` (:mod:`harness.files`)."""
     try:
-        kept = _HiddenScores.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError):
+        data = read_regular(path, root, limit=MAX_SMALL_FILE_BYTES)
+        kept = _HiddenScores.model_validate_json(data)
+    except (OSError, RecordError, ValidationError):
         return {}
     if (kept.baseline, kept.team, kept.harness) != (baseline, dict(team), harness_version()):
         return {}

@@ -51,6 +51,7 @@ from pydantic import (
 )
 
 from harness.agents import load_agent
+from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
 from harness.protocol import GameEntry
@@ -68,6 +69,7 @@ from harness.validation import (
     MAX_SEED,
     StrictModel,
     format_validation_error,
+    seconds_field,
     seed_problem,
     short_repr,
 )
@@ -162,14 +164,17 @@ class TournamentConfig(StrictModel):
 
     name: str = Field(description="A plain name; the default results folder is results/<name>.")
     game: str = Field("lighthouse", description="The game: lighthouse or relayroam.")
-    seeds: list[Annotated[int, Field(ge=0, le=MAX_SEED)]] | SeedRange
+    seeds: (
+        Annotated[list[Annotated[int, Field(ge=0, le=MAX_SEED)]], Field(max_length=MAX_RANGE)]
+        | SeedRange
+    )
     variants: list[str] | None = Field(None, description="Default: the game's first variant.")
     repetitions: int = Field(1, ge=1)
-    episode_timeout_seconds: float | None = Field(
+    episode_timeout_seconds: float | None = seconds_field(
         None,
-        gt=0,
-        description="Default: the game's (900 s), or for an entrant with model seats enough "
-        "for every tick to take a seat's whole allowance (docs/llm.md).",
+        maximum=MAX_EPISODE_TIMEOUT_SECONDS,
+        description="At most a year. Default: the game's (900 s), or for an entrant with "
+        "model seats enough for every tick to take a seat's whole allowance (docs/llm.md).",
     )
     rules: dict[str, Any] = Field(
         default_factory=dict, description="Rules parameters to override, e.g. maxTicks."

@@ -28,6 +28,7 @@ from typing import Any
 
 from harness.episode import run_episode
 from harness.errors import RecordError
+from harness.files import refusal
 from harness.protocol import GameEntry
 from harness.report.power import Spread, describe, entrant_cells, spread
 from harness.report.stats import Cell
@@ -84,8 +85,8 @@ def _finished(
     def lines() -> Iterator[EpisodeSummary]:  # read again for each pass, one at a time
         return (
             line
-            for line in iter_lines_leniently(folder.episodes_path)
-            if folder.record_path(line.episode_id).is_file()
+            for line in iter_lines_leniently(folder.episodes_path, folder.root)
+            if refusal(folder.record_path(line.episode_id), folder.root) is None
         )
 
     done = sort_finished(lines(), plans, identities, legacy).done

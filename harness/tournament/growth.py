@@ -30,6 +30,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from harness.errors import RecordError
+from harness.files import bounded_lines, open_regular, refusal
 from harness.protocol import GameEntry
 from harness.summary import EpisodeSummary
 from harness.tournament.identity import legacy_identities, line_identity
@@ -199,8 +200,8 @@ def iter_superseded_lines(root: Path) -> Iterator[EpisodeSummary]:
         return
     for part in sorted(base.iterdir()):
         path = part / "episodes.jsonl"
-        for line in iter_lines_leniently(path):
-            if (part / "records" / f"{line.episode_id}.jsonl").is_file():
+        for line in iter_lines_leniently(path, root):
+            if refusal(part / "records" / f"{line.episode_id}.jsonl", root) is None:
                 yield line
 
 
@@ -213,15 +214,18 @@ def read_lines_leniently(path: Path) -> list[EpisodeSummary]:
     return list(iter_lines_leniently(path))
 
 
-def iter_lines_leniently(path: Path) -> Iterator[EpisodeSummary]:
-    """:func:`read_lines_leniently` one line at a time, read as they are asked for."""
+def iter_lines_leniently(path: Path, root: Path | None = None) -> Iterator[EpisodeSummary]:
+    """:func:`read_lines_leniently` one line at a time, read as they are asked for; a
+    file that is not a regular file inside ``root`` (when given) is read as empty."""
     try:
-        handle = path.open("rb")
-    except OSError:
+        handle = open_regular(path, root, limit=None)
+    except (OSError, RecordError):
         return
     with handle:
         try:
-            for raw in handle:
+            for raw in bounded_lines(handle):
+                if raw is None:
+                    continue
                 try:
                     yield EpisodeSummary.model_validate_json(raw.removesuffix(b"\n"))
                 except (ValidationError, ValueError):
@@ -246,11 +250,11 @@ def pending_entrants(
     except RecordError:
         return set(identities)
     done = DoneSet(planned)
-    for line in iter_lines_leniently(folder.episodes_path):
+    for line in iter_lines_leniently(folder.episodes_path, folder.root):
         if (
             line.entrant in identities
             and line_identity(line.identity, line.entrant, legacy) == identities[line.entrant]
-            and folder.record_path(line.episode_id).is_file()
+            and refusal(folder.record_path(line.episode_id), folder.root) is None
         ):
             done.add(line.episode_id)
     # counted from the plan's shape rather than listed: it may be a million episodes long

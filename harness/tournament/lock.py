@@ -28,17 +28,21 @@ from types import TracebackType
 from harness.errors import FolderError
 
 LOCK = ".lock"
+#: How the lock file is opened: never through a symlink (which could point at any file
+#: the user may write), never blocking (a FIFO in its place would block the open).
+_NOT_FOLLOWED = os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
 
 #: Entries of a results folder and the kind each must be when present.
 _ENTRIES = {"records": stat.S_ISDIR, "episodes.jsonl": stat.S_ISREG, "manifest.json": stat.S_ISREG}
 
 
-def check_place(out: Path, flag: str = "--out") -> None:
+def check_place(out: Path, flag: str = "--out", *, write: bool = True) -> None:
     """Raise a one-line :class:`FolderError` unless a results folder can live at ``out``.
 
     Reads only; creates nothing. ``out`` is either an existing folder this process may
     write, or a path whose nearest existing parent is such a folder and whose missing
-    parts are names the file system accepts.
+    parts are names the file system accepts. Without ``write`` (a dry run, which only
+    reads the folder) a folder or parent this process may not write is fine too.
     """
     if "\0" in str(out):
         raise FolderError(f"{flag}: the path holds a NUL character")
@@ -53,12 +57,13 @@ def check_place(out: Path, flag: str = "--out") -> None:
     if found is not None:
         if not stat.S_ISDIR(found.st_mode):
             raise FolderError(f"{where} is a file, not a folder")
-        _may_write(out, where)
+        if write:
+            _may_write(out, where)
         for name, right_kind in _ENTRIES.items():
             with contextlib.suppress(FileNotFoundError):
                 if not right_kind(os.stat(out / name).st_mode):
                     raise FolderError(f"{where}: {name} is not a results folder's {name}")
-        if (out / "records").is_dir():
+        if write and (out / "records").is_dir():
             _may_write(out / "records", where)
         return
     missing: list[str] = []
@@ -74,7 +79,8 @@ def check_place(out: Path, flag: str = "--out") -> None:
             raise FolderError(f"{where}: {exc.strerror}") from None
     if not stat.S_ISDIR(found.st_mode):
         raise FolderError(f"{where} cannot be made: {probe} is a file, not a folder")
-    _may_write(probe, f"{where} cannot be made")
+    if write:
+        _may_write(probe, f"{where} cannot be made")
     longest = _limit(probe, "PC_NAME_MAX", 255)
     for name in missing:
         if len(os.fsencode(name)) > longest:
@@ -137,11 +143,16 @@ class FolderLock:
 
     def _lock(self) -> int | None:
         try:
-            fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT | _NOT_FOLLOWED, 0o644)
         except OSError as exc:
             if self.shared and exc.errno in (errno.EACCES, errno.EROFS):
                 return None  # a folder nobody may write: there is no writer to wait for
+            if exc.errno == errno.ELOOP:  # a symlink: its target is never written
+                raise FolderError(f"{self.root}: {LOCK} is a symlink; remove it") from None
             raise FolderError(f"{self.root}: cannot lock: {exc.strerror}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise FolderError(f"{self.root}: {LOCK} is not a regular file; remove it")
         try:
             fcntl.flock(fd, (fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -203,9 +214,12 @@ class FolderLock:
 def writer_of(root: Path) -> str | None:
     """Who is writing ``root`` right now, or None when nobody is (reads only)."""
     try:
-        fd = os.open(root / LOCK, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(root / LOCK, os.O_RDONLY | _NOT_FOLLOWED)
     except OSError:
         return None  # no lock file: no run has ever written here
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or a device locks nothing
+        os.close(fd)
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -10,6 +10,7 @@ it is: the report then shows the folder as incomplete, and says why.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -59,12 +60,19 @@ class Narrowing:
         }
 
 
+#: ``--seeds A:B``: two whole numbers of at most 16 decimal digits (the largest seed has 16).
+_SEED_RANGE = re.compile(r"\s*([0-9]{1,16})\s*:\s*([0-9]{1,16})\s*")
+
+
 def parse_seeds(text: str) -> tuple[int, int]:
-    """``"A:B"`` -> (A, B): seeds A (inclusive) to B (exclusive), as in a config's range."""
-    start, sep, stop = text.partition(":")
-    if not sep or not start.strip().isdecimal() or not stop.strip().isdecimal():
+    """``"A:B"`` -> (A, B): seeds A (inclusive) to B (exclusive), as in a config's range.
+
+    Matched before it is read as numbers: decimal digits only, at most 16 (as many as
+    the largest seed has), so no long string is ever converted."""
+    found = _SEED_RANGE.fullmatch(text)
+    if found is None:
         raise ConfigError(f"--seeds: {short_repr(text)} is not A:B, e.g. 0:10 (B excluded)")
-    a, b = int(start), int(stop)
+    a, b = int(found.group(1)), int(found.group(2))
     if a > MAX_SEED or b > MAX_SEED + 1:
         raise ConfigError(f"--seeds: seeds are integers 0..{MAX_SEED}")
     if b <= a:

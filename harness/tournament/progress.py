@@ -8,6 +8,10 @@ import time
 from typing import TextIO
 
 from harness.summary import EpisodeSummary
+from harness.text import write_control
+
+#: Back to the start of the line and clear it: how the status line is redrawn in place.
+CLEAR_LINE = "\r\x1b[2K"
 
 #: To a pipe or a file, at most one line per this many seconds: a scripted tournament
 #: finishes hundreds of episodes a second, and a log should not grow by a line for each.
@@ -71,7 +75,8 @@ class Progress:
         is printed at once.
         """
         if self.live:
-            self.stream.write("\r\x1b[2K" + self.line() + ("\n" if final else ""))
+            write_control(self.stream, CLEAR_LINE)
+            self.stream.write(self.line() + ("\n" if final else ""))
             self.stream.flush()
             return
         wait = self._printed_at + self._every - time.monotonic()
@@ -99,4 +104,4 @@ class Progress:
         self._last_line = line
 
 
-__all__ = ["PIPE_EVERY", "Progress"]
+__all__ = ["CLEAR_LINE", "PIPE_EVERY", "Progress"]

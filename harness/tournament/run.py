@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from harness.episode import run_episode
-from harness.errors import ConfigError
+from harness.errors import ConfigError, FolderError
+from harness.files import no_room, refusal
 from harness.llm.cache import CACHE_FILE, CallCache, call_scope
 from harness.llm.keys import check_keys
 from harness.llm.options import ProviderOptions
@@ -27,6 +28,7 @@ from harness.report.digest import ExactSum
 from harness.seat_builder import build_seats, llm_providers, prompt_files
 from harness.seats import Seat, close_seats
 from harness.summary import EpisodeSummary
+from harness.text import terminal_safe, write_control
 from harness.tournament.budget import Admission, EpisodeBound, Stop, episode_bounds, require_prices
 from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.episode_setup import entrant_game_config, start_state
@@ -63,7 +65,8 @@ from harness.tournament.pool import (
     check_workers,
     entrant_is_scripted,
 )
-from harness.tournament.progress import Progress
+from harness.tournament.progress import CLEAR_LINE, Progress
+from harness.tournament.room import no_room_error
 from harness.tournament.store import ResultsFolder, summarize_played
 from harness.validation import short_repr
 
@@ -222,7 +225,7 @@ async def run_tournament(
         entrants = _pending(config, plans, done)
         bounds = _check_can_play(config, game, entrants, environ, cap)
         spent = cost.value() + recorded_cost(iter_superseded_lines(out))
-        calls = CallCache(out / CACHE_FILE) if (config.cache if cache is None else cache) else None
+        calls = _call_cache(out) if (config.cache if cache is None else cache) else None
         built: dict[str, dict[str, Seat]] = {}
         async with (
             SeatFactory(environ, cache=calls, notify=_notifier(progress)) as factory,
@@ -254,7 +257,7 @@ async def run_tournament(
                 )
             if progress is not None:
                 for warning in warnings:
-                    progress.stream.write(f"warning: {warning}\n")
+                    progress.stream.write(f"warning: {terminal_safe(warning, one_line=True)}\n")
                 for line in factory.structured_output():
                     progress.stream.write(f"{line}\n")
                 progress.total, progress.done, progress.started_with = (
@@ -298,9 +301,12 @@ async def run_tournament(
             if gate.stop is not None:
                 stopped = gate.stop.to_json(gate.spent_usd)
                 await asyncio.to_thread(folder.update_manifest, {"stopped": stopped})
-    except BaseException:
+    except BaseException as exc:
         if not written:
             lock.abandon()  # nothing was written: leave the disk as it was found
+        why = no_room(exc)
+        if why is not None:  # a full disk: one line, and the folder resumes as it is
+            raise no_room_error(out, why, exc) from None
         raise
     finally:
         lock.release()
@@ -328,6 +334,16 @@ async def _closing(built: Mapping[str, Mapping[str, Seat]]) -> AsyncIterator[Non
         yield
     finally:
         await close_seats(seat for seats in built.values() for seat in seats.values())
+
+
+def _call_cache(out: Path) -> CallCache:
+    """The folder's call cache; refused (FolderError) when its file is there but is not
+    a regular file of the folder (a FIFO would block SQLite's first read for ever)."""
+    path = out / CACHE_FILE
+    unread = refusal(path, out)
+    if unread not in (None, "missing"):
+        raise FolderError(f"{path}: {unread}; remove it (the answers kept in it are lost)")
+    return CallCache(path)
 
 
 def _check_can_play(
@@ -521,7 +537,10 @@ def _notifier(progress: Progress | None) -> Any:
         stream = progress.stream if progress is not None else sys.stderr
         live = progress is not None and progress.live
         # on a terminal, clear the status line first and draw it again after
-        stream.write(("\r\x1b[2K" if live else "") + f"warning: {text}\n")
+        if live:
+            write_control(stream, CLEAR_LINE)
+        # a server's message is quoted in it: one line, its control characters shown
+        stream.write(f"warning: {terminal_safe(text, one_line=True)}\n")
         stream.flush()
         if live and progress is not None:
             progress.show()

@@ -29,6 +29,15 @@ from pydantic import ValidationError
 
 from harness.episode import EpisodeOutcome
 from harness.errors import ConfigError, RecordError
+from harness.files import (
+    MAX_LINE_BYTES,
+    MAX_MANIFEST_BYTES,
+    bounded_lines,
+    open_regular,
+    read_regular,
+    refusal,
+    regular_files,
+)
 from harness.protocol import GameEntry
 from harness.summary import EpisodeSummary, summarize
 from harness.tournament.audit import AuditStream, derive, engine_problem
@@ -61,11 +70,18 @@ def write_lines_atomically(path: Path, parts: Iterable[str]) -> None:
     """:func:`write_atomically` of the text ``parts`` make, written as they come (the
     whole text is never held: ``parts`` may be read from the file being replaced)."""
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for part in parts:
-            handle.write(part)
-        handle.flush()
-        os.fsync(handle.fileno())
+    # made anew, never opened through what is there (a symlink would be followed)
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        with open(fd, "w", encoding="utf-8") as handle:
+            for part in parts:
+                handle.write(part)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # (a full disk, say) the old file stands; no half copy
+        raise
     os.replace(tmp, path)
     fsync_path(path.parent)
 
@@ -103,9 +119,9 @@ class Repair:
         """Every finished episode once the repair is applied, in order: the lines kept
         (read again from episodes.jsonl), then those added."""
         if any(self.kept):
-            with self.episodes.open("rb") as handle:
-                for number, raw in enumerate(handle, start=1):
-                    if not self.keeps(number):
+            with open_regular(self.episodes, limit=None) as handle:
+                for number, raw in enumerate(bounded_lines(handle), start=1):
+                    if raw is None or not self.keeps(number):
                         continue
                     line = EpisodeSummary.model_validate_json(raw.removesuffix(b"\n"))
                     digest = self.rehashed.get(number)
@@ -215,8 +231,14 @@ class ResultsFolder:
     def manifest(self) -> dict[str, Any]:
         """The folder's manifest."""
         try:
-            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError) as exc:
+            raw = read_regular(self.manifest_path, self.root, limit=MAX_MANIFEST_BYTES)
+            data = json.loads(raw.decode("utf-8"))
+        except FileNotFoundError as exc:
+            raise RecordError(f"{self.manifest_path}: unreadable manifest: {exc}") from None
+        except RecordError as exc:
+            problem = str(exc).removeprefix(f"{self.manifest_path}: ")
+            raise RecordError(f"{self.manifest_path}: unreadable manifest: {problem}") from None
+        except (ValueError, RecursionError) as exc:
             raise RecordError(f"{self.manifest_path}: unreadable manifest: {exc}") from None
         if not isinstance(data, dict):
             raise RecordError(f"{self.manifest_path}: unreadable manifest: not a JSON object")
@@ -240,11 +262,16 @@ class ResultsFolder:
         """:meth:`summaries` one line at a time, read as they are asked for: what a
         report over a folder of any size holds is one line, not the file."""
         try:
-            handle = self.episodes_path.open("rb")
+            handle = open_regular(self.episodes_path, self.root, limit=None)
         except FileNotFoundError:
             return
         with handle:
-            for number, line in enumerate(handle, start=1):
+            for number, line in enumerate(bounded_lines(handle), start=1):
+                if line is None:
+                    raise RecordError(
+                        f"{self.episodes_path}:{number}: longer than {MAX_LINE_BYTES:,} "
+                        "bytes: not a results line"
+                    )
                 if not line.endswith(b"\n"):
                     return  # a torn last line: an append a crash cut short
                 try:
@@ -261,19 +288,29 @@ class ResultsFolder:
         For readers that must show a folder whatever state it is in (the results
         browser, on a folder still being written); reads only.
         """
+        out: list[EpisodeSummary] = []
+        notes: list[str] = []
         try:
-            data = self.episodes_path.read_bytes()
+            handle = open_regular(self.episodes_path, self.root, limit=None)
         except FileNotFoundError:
             return [], []
-        except OSError as exc:
-            return [], [f"{self.episodes_path}: cannot read: {exc.strerror}"]
-        whole = data[: data.rfind(b"\n") + 1]
-        out, notes = [], []
-        for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
+        except RecordError as exc:
+            return [], [str(exc)]
+        with handle:
             try:
-                out.append(EpisodeSummary.model_validate_json(line))
-            except ValidationError as exc:
-                notes.append(f"{EPISODES}:{number}: skipped: {exc.errors()[0]['msg']}")
+                for number, line in enumerate(bounded_lines(handle), start=1):
+                    if line is None:
+                        notes.append(f"{EPISODES}:{number}: skipped: longer than "
+                                     f"{MAX_LINE_BYTES:,} bytes")  # fmt: skip
+                        continue
+                    if not line.endswith(b"\n"):
+                        break  # a torn last line: an append in progress
+                    try:
+                        out.append(EpisodeSummary.model_validate_json(line[:-1]))
+                    except ValidationError as exc:
+                        notes.append(f"{EPISODES}:{number}: skipped: {exc.errors()[0]['msg']}")
+            except OSError as exc:
+                notes.append(f"{self.episodes_path}: cannot read: {exc.strerror}")
         return out, notes
 
     def examine(self, game: GameEntry, plans: Mapping[str, tuple[str, int]]) -> Repair:
@@ -318,8 +355,9 @@ class ResultsFolder:
                 notes.append(f"{where}: dropped (not a results line)")
             elif named(episode):
                 notes.append(f"{where}: dropped")
-            elif not self.record_path(episode).is_file():
-                notes.append(f"{where}: dropped; the episode is played again")
+            elif (unread := refusal(self.record_path(episode), self.root)) is not None:
+                why = "" if unread == "missing" else f" (its record is {unread})"
+                notes.append(f"{where}: dropped{why}; the episode is played again")
             elif episode not in plans:
                 notes.append(f"{where}: dropped (not planned now; its record stays)")
             else:
@@ -332,6 +370,7 @@ class ResultsFolder:
             )
         add: list[EpisodeSummary] = []
         refused: list[str] = []
+        notes += found.skipped()
         for episode in [*suspect, *(o for o in found.orphans() if o in plans)]:
             summary, problem = self._from_record(game, episode, plans[episode])
             if summary is None:
@@ -429,8 +468,8 @@ class ResultsFolder:
             os.close(fd)
 
     def iter_records(self) -> Iterator[Path]:
-        """Every finished record."""
-        yield from sorted(self.records.glob("*.jsonl"))
+        """Every finished record that can be read (:func:`harness.files.regular_files`)."""
+        yield from regular_files(self.records, "*.jsonl", self.root)[0]
 
 
 __all__ = [

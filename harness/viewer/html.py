@@ -12,7 +12,7 @@ colour of a seat's card.
 from __future__ import annotations
 
 import html
-import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,14 +20,15 @@ from typing import Any
 from harness.errors import ConfigError
 from harness.protocol import View
 from harness.registry import get_game
+from harness.text import script_json
 from harness.viewer.prompts import EpisodePrompts, sent_prompts
 
 PAGE = Path(__file__).with_name("page.html")
 
 
-def _inline_json(value: Any) -> str:
-    # Inside <script>, "</" could close the element early: escape it.
-    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+#: The page's blanks, each filled once (in one pass, so that text put in one blank, an
+#: episode id holding ``__EPISODE__`` say, is never taken for another).
+_BLANK = re.compile(r"__(TITLE|BOARD_STYLE|BOARD_SCRIPT|EPISODE)__")
 
 
 def render_html(view: View, lines: Sequence[Any]) -> str:
@@ -54,15 +55,15 @@ def render_html(view: View, lines: Sequence[Any]) -> str:
     script = view.viewer_script()
     style = _board_style(script)
     title = html.escape(f"{header.game.capitalize()} - {header.episode_id}")
-    page = PAGE.read_text(encoding="utf-8")
-    for key, value in (
-        ("__TITLE__", title),
-        ("__BOARD_STYLE__", style),
-        ("__BOARD_SCRIPT__", script.replace("</", "<\\/")),
-        ("__EPISODE__", _inline_json(episode)),
-    ):
-        page = page.replace(key, value)
-    return page
+    blanks = {
+        "TITLE": title,
+        "BOARD_STYLE": style,
+        # the game's own script: only "</" could end the element early
+        "BOARD_SCRIPT": script.replace("</", "<\\/"),
+        # the record's text: no string in it may end the element or comment it out
+        "EPISODE": script_json(episode),
+    }
+    return _BLANK.sub(lambda found: blanks[found.group(1)], PAGE.read_text(encoding="utf-8"))
 
 
 def _prompts(game: str, lines: Sequence[Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from harness.protocol import View
+from harness.text import terminal_safe
 
 HELP = "[Enter] next  [b] back  [number] go to tick  [q] quit"
 
@@ -20,21 +21,24 @@ def step_through(
 ) -> None:
     """Show the episode frame by frame; interactive when reading from a terminal.
 
-    Without a terminal (or ``read``) every frame is printed once, in order.
+    Without a terminal (or ``read``) every frame is printed once, in order. A frame
+    holds the record's text (replies, notes, messages): its control characters are
+    shown, never sent to the terminal as they are (:func:`harness.text.terminal_safe`).
     """
     out = out or sys.stdout
     frames = view.view_frames(lines)
     interactive = read is not None or sys.stdin.isatty()
     if not interactive:
         for frame in frames:
-            out.write(view.render_view(frame) + "\n\n")
+            out.write(terminal_safe(view.render_view(frame)) + "\n\n")
         return
     ask = read or input
     i = 0
     while True:
-        out.write(view.render_view(frames[i]) + "\n")
+        out.write(terminal_safe(view.render_view(frames[i])) + "\n")
+        label = terminal_safe(str(frames[i]["label"]), one_line=True)
         try:
-            answer = ask(f"{frames[i]['label']} ({i}/{len(frames) - 1}) {HELP} > ").strip()
+            answer = ask(f"{label} ({i}/{len(frames) - 1}) {HELP} > ").strip()
         except EOFError:
             return
         if answer == "q":

@@ -29,11 +29,11 @@ INIT = "/api/games/relayroam/init?seed=7"
 BOUND_S = 60.0
 #: A request head and the first 10 of the 100 body bytes it announces.
 SLOW_BODY = (
-    f"POST {ACTION} HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+    f"POST {ACTION} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
     'Content-Length: 100\r\n\r\n{"stateTok'
 ).encode()
 #: Half a request head: the blank line that ends it never comes.
-SLOW_HEAD = f"POST {ACTION} HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n".encode()
+SLOW_HEAD = f"POST {ACTION} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n".encode()
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def test_half_sent_heads_are_closed_by_the_header_timeout(tmp_path: Path) -> Non
         # a connection that sends one request and the start of the next (pipelined):
         # the deadline starts again when the first response ends
         [served] = open_connections(
-            stack, server.port, f"GET {INIT} HTTP/1.1\r\nHost: t\r\n\r\nGET /".encode(), 1
+            stack, server.port, f"GET {INIT} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /".encode(), 1
         )
         assert normal_action(server.base).status == 200
         for conn in [*halves, *idle]:
@@ -166,7 +166,7 @@ def test_half_sent_heads_are_closed_by_the_header_timeout(tmp_path: Path) -> Non
 def test_a_head_growing_past_16_kib_is_a_400(tmp_path: Path) -> None:
     # uvicorn (h11) refuses a request head still incomplete at 16 KiB: the deadline
     # bounds a head's time, this its size
-    big = f"GET {INIT} HTTP/1.1\r\nHost: t\r\nX-Pad: {'a' * 20_000}".encode()
+    big = f"GET {INIT} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: {'a' * 20_000}".encode()
     with lighthouse_serve(tmp_path, "--header-timeout", "60") as server, ExitStack() as stack:
         [conn] = open_connections(stack, server.port, big, 1)
         assert read_until_closed(conn).startswith(b"HTTP/1.1 400 ")

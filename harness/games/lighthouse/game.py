@@ -24,6 +24,7 @@ from harness.games.lighthouse.record import LighthouseResults, LighthouseTickSta
 from harness.games.lighthouse.rules import end_by_deadline, resolve_tick, results
 from harness.games.lighthouse.state import GameState, KeeperDecision, RunnerDecision, new_game
 from harness.protocol import SeatGroup, SeatSpec
+from harness.protocol.rules import bounded_timeout
 
 KEEPER: Final = "keeper"
 RUNNER: Final = "runner"
@@ -69,7 +70,7 @@ class LighthouseRules:
         values = dict(overrides)
         if episode_timeout_seconds is not None:
             values["episode_timeout_seconds"] = episode_timeout_seconds
-        return LighthouseConfig.for_variant(variant, **values)
+        return bounded_timeout(LighthouseConfig.for_variant(variant, **values))
 
     def max_ticks(self, config: LighthouseConfig) -> int:
         """The most ticks an episode can last: the tick cap (for plans and budgets)."""
