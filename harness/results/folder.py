@@ -54,6 +54,8 @@ class FolderResults:
     ceiling: Ceiling | None
     reference: str | None
     """The entrant every other is paired against: the one asked for, else the config's."""
+    kept: bool = False
+    """Whether the lines themselves were kept (:attr:`counted`, :attr:`others`)."""
     counted: list[EpisodeSummary] = field(default_factory=list)
     """The counted lines in the order written (kept only when asked)."""
     others: list[EpisodeSummary] = field(default_factory=list)
@@ -91,7 +93,10 @@ class FolderResults:
         return canonical_order(self.counted)
 
     def plot(self) -> str:
-        """The score plot of the report (the counted lines must have been kept)."""
+        """The score plot of the report (of a folder read with ``keep``: it draws every
+        episode)."""
+        if not self.kept:
+            raise ValueError("FolderResults.plot: the folder was read without its lines (keep)")
         return report_svg(self.report, self.counted, max_score=self.game.max_score)
 
 
@@ -162,6 +167,7 @@ def read_results(
         selection=selector.selected(root),
         ceiling=find_ceiling(game, root, manifest, folded, ceiling),
         reference=reference or manifest.run.reference,
+        kept=keep,
         counted=counted,
         others=others,
         notes=notes,

@@ -95,6 +95,9 @@ def test_the_lines_are_kept_only_when_asked(tmp_path: Path) -> None:
     assert len(kept.others) == kept.selection.set_aside == 4
     assert kept.report == streamed.report
     assert kept.report is kept.report  # built once
+    with pytest.raises(ValueError, match="without its lines"):
+        streamed.plot()
+    assert kept.plot().startswith("<svg")
 
 
 def test_a_damaged_line_is_refused_by_a_report_and_skipped_by_the_browser(tmp_path: Path) -> None:
