@@ -8,10 +8,10 @@ over time (``prompts``, ``identities``, ``narrowing``, ``maxCostUsd``, ``stopped
 ``updatedAt`` were added to the first ones); what is absent reads as absent, and
 :mod:`~harness.tournament.identity` gives such a folder the identities of the config
 it kept. How an old or damaged manifest is read is decided here, in one place
-(:meth:`Manifest._read`, as Inspect AI's ``EvalLog`` migrates older logs): a field
-whose value is not of its type reads as absent (a map or list keeps its good
-entries), so a hand-edited folder is reported on, never a crash. Only a file that is
-not a JSON object is refused.
+(:meth:`Manifest.read` and the validators below it, as Inspect AI's ``EvalLog``
+migrates older logs): a field whose value is not of its type reads as absent (a map
+or list keeps its good entries), so a hand-edited folder is reported on, never a
+crash. Only a file that is not a JSON object is refused.
 
 The config as run (``config``) is kept as the JSON it was dumped to: entrant
 identities are the hash of its text, so it is never parsed and dumped again.
@@ -202,7 +202,8 @@ class Manifest(StrictModel):
         if game is not None and not isinstance(game, str):
             data["game"] = str(game)  # named in the error that no game is called so
         for key in ("prompts", "legacyIdentities"):
-            data[key] = _strings(data.get(key))
+            if key in data:
+                data[key] = _strings(data[key])
         identities = data.get("identities")
         if isinstance(identities, dict):
             # an identity that is not a text cannot be told

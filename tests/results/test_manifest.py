@@ -128,3 +128,16 @@ def test_a_file_that_is_no_json_object_is_refused_with_its_name(data: bytes, pro
     with pytest.raises(RecordError, match=problem) as caught:
         Manifest.read(data, "DIR/manifest.json")
     assert str(caught.value).startswith("DIR/manifest.json: unreadable manifest")
+
+
+def test_a_manifest_made_in_code_is_written_with_its_keys_in_camel_case() -> None:
+    made = Manifest(game="lighthouse", shard="1/2", legacy_identities={"a": "x"}, prompts={})
+    assert made.version == MANIFEST_VERSION
+    written = json.loads(made.to_json())
+    assert (written["legacyIdentities"], written["shard"], written["version"]) == (
+        {"a": "x"},
+        "1/2",
+        MANIFEST_VERSION,
+    )
+    assert "legacy_identities" not in written
+    assert list(written) == sorted(written)
