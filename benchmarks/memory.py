@@ -101,12 +101,12 @@ def digest_bytes_per_episode(out: Path) -> float:
     ``out``, by ``tracemalloc``: the folder streamed into a digest, measured while it
     is alive."""
     from harness.registry import get_game
-    from harness.tournament.selection import select_digest
+    from harness.results.selection import select_digest
     from harness.tournament.store import ResultsFolder
 
     folder = ResultsFolder(out)
     manifest = folder.manifest()
-    game = get_game(manifest.get("game", "lighthouse"))
+    game = get_game(manifest.game)
     # pydantic's JSON parser keeps a cache of strings (bounded: 16,384 of them); it is
     # filled first, so that what is measured is what the digest holds
     for _ in itertools.islice(folder.iter_summaries(), WARM_LINES):

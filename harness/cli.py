@@ -46,12 +46,22 @@ def _cmd_board(args: argparse.Namespace) -> int:
 def _cmd_schema(args: argparse.Namespace) -> int:
     from harness.registry import get_game
 
-    print(json.dumps(get_game(args.game).codec.record_schema(), indent=2, sort_keys=True))
+    if args.of == "manifest":
+        from harness.tournament.manifest import manifest_schema
+
+        schema = manifest_schema()
+    elif args.of == "report":
+        from harness.report.model import report_schema
+
+        schema = report_schema()
+    else:
+        schema = get_game(args.game).codec.record_schema()
+    print(json.dumps(schema, indent=2, sort_keys=True))
     return 0
 
 
 BOARD_HELP = "print the board a seed generates"
-SCHEMA_HELP = "print the JSON Schema of a record line"
+SCHEMA_HELP = "print the JSON Schema of a record line, a manifest or a report"
 
 
 def _add_board(sub: Any) -> None:
@@ -88,13 +98,24 @@ def _add_schema(sub: Any) -> None:
     schema = sub.add_parser(
         "schema",
         help=SCHEMA_HELP,
-        description="Print the JSON Schema every line of the game's records follows.",
+        description="Print the JSON Schema every line of the game's records follows, or "
+        "that of a results folder's manifest.json, or of `lighthouse report --format json` "
+        "(docs/schemas/ holds each).",
         epilog=examples(
             "lighthouse schema > lighthouse-record.schema.json",
             "lighthouse schema --game relayroam",
+            "lighthouse schema --of report > report.schema.json",
         ),
     )
-    schema.add_argument("--game", choices=game_names(), default="lighthouse", help="the game")
+    schema.add_argument(
+        "--of",
+        choices=("record", "manifest", "report"),
+        default="record",
+        help="what the schema is of (default: %(default)s)",
+    )
+    schema.add_argument(
+        "--game", choices=game_names(), default="lighthouse", help="the game (of a record)"
+    )
     schema.set_defaults(func=_cmd_schema)
 
 

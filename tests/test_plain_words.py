@@ -20,6 +20,7 @@ from harness.games.lighthouse.observe import observe_keeper, render_keeper
 from harness.games.lighthouse.view import numbered, water_text
 from harness.registry import get_game
 from harness.report.build import build_report
+from harness.report.model import Report
 from harness.report.render import to_csv, to_json, to_markdown
 from tests.report.test_report_many import line
 
@@ -117,7 +118,7 @@ def test_the_board_is_numbered_as_the_keeper_reads_it() -> None:
     ]
 
 
-def report() -> dict[str, Any]:
+def report() -> Report:
     summaries = [line(name, seed, 10.0 + seed) for name in ("a", "b") for seed in range(3)]
     return build_report(GAME, summaries, order=["a", "b"], reference="a")
 

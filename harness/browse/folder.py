@@ -1,12 +1,11 @@
 """A results folder as the browser shows it: the report, and every episode's row.
 
-Everything is read, nothing written: the manifest, the results lines
-(:meth:`ResultsFolder.readable_summaries`, which leaves a torn last line unread and
-names any line it skips), the list of records, and the header of each record still
+Everything is read, nothing written: the folder as ``lighthouse report`` reads it
+(:func:`harness.results.read_results`, leniently: a torn last line is left unread and
+any line it skips is named), the list of records, and the header of each record still
 being played (``records/ID.jsonl.partial``). The report is the one ``lighthouse
-report`` builds (:func:`harness.report.build.build_report`, over the episodes
-:func:`harness.tournament.selection.select` counts); a hidden ceiling is used only when
-a report kept its scores, never played.
+report`` prints; a hidden ceiling is used only when a report kept its scores, never
+played.
 
 An episode row is ``finished`` (a results line the report counts), ``not counted``
 (a results line the report leaves out: not planned now, or of an earlier spec) or
@@ -20,20 +19,17 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from harness.errors import ConfigError, RecordError
+from harness.errors import RecordError
 from harness.files import regular_files
 from harness.protocol import GameEntry
 from harness.reader import open_record
 from harness.records import FALLBACK_SOURCES
-from harness.registry import get_game
-from harness.report.build import build_report, canonical_order
-from harness.report.leaderboards import entrant_specs
+from harness.report.build import canonical_order
+from harness.report.model import Report
+from harness.results import read_results
 from harness.summary import EpisodeSummary, split_episode_id
-from harness.tournament.ceiling import find_ceiling
-from harness.tournament.planned import plan_of
-from harness.tournament.selection import select
 from harness.tournament.store import PARTIAL, ResultsFolder
 
 Status = Literal["finished", "not counted", "in progress"]
@@ -80,7 +76,7 @@ class Snapshot:
     root: Path
     game: GameEntry
     title: str
-    report: dict[str, Any]
+    report: Report
     counted: list[EpisodeSummary]
     """The episodes the report counts, in canonical order."""
     rows: list[EpisodeRow]
@@ -154,18 +150,6 @@ def _records(folder: ResultsFolder, notes: list[str]) -> tuple[dict[str, Path], 
     return finished, partial
 
 
-def _for_ceiling(manifest: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
-    """The manifest with only well-formed entrants, for :func:`find_ceiling` (which,
-    without ``--ceiling``, reads the scores a report kept and never plays)."""
-    entrants = config.get("entrants")
-    kept = [
-        e
-        for e in (entrants if isinstance(entrants, list) else [])
-        if isinstance(e, dict) and isinstance(e.get("seats", {}), dict)
-    ]
-    return {**manifest, "config": {**config, "entrants": kept}}
-
-
 def read_folder(root: Path) -> Snapshot:
     """Read the results folder ``root`` (never writing to it).
 
@@ -173,41 +157,16 @@ def read_folder(root: Path) -> Snapshot:
     :class:`RecordError` when its manifest cannot be read; anything else unreadable is
     skipped and named in :attr:`Snapshot.notes`.
     """
+    results = read_results(root, keep=True, lenient=True)
     folder = ResultsFolder(root)
-    if not folder.manifest_path.is_file():
-        raise ConfigError(f"{root}: no manifest.json here; is it a results folder?")
-    manifest = folder.manifest()
-    game = get_game(str(manifest.get("game", "lighthouse")))
-    config = manifest.get("config")
-    config = config if isinstance(config, dict) else {}
-    summaries, notes = folder.readable_summaries()
-    selection = select(game, manifest, summaries, root)
-    counted = canonical_order(selection.episodes)
-    title = f"Tournament {config.get('name', root.name)}"
-    entrants = config.get("entrants")
-    order = [
-        e["name"]
-        for e in (entrants if isinstance(entrants, list) else [])
-        if isinstance(e, dict) and isinstance(e.get("name"), str)
-    ]
-    reference = config.get("reference")
-    report = build_report(
-        game,
-        counted,
-        reference=reference if isinstance(reference, str) else None,
-        order=order,
-        title=title,
-        ceiling=find_ceiling(game, root, _for_ceiling(manifest, config), counted),
-        specs=entrant_specs(game, manifest),
-        plan=plan_of(manifest),
-        selection=selection.to_json(),
-    )
+    counted = results.in_canonical_order()
+    notes = list(results.notes)
     finished, partial = _records(folder, notes)
     readable = set(finished.values())
     ids = {s.episode_id for s in counted}
     rows = [_summary_row(folder, s, "finished", readable) for s in counted]
     listed = set(ids)
-    for s in canonical_order([s for s in summaries if s.episode_id not in ids]):
+    for s in canonical_order([s for s in results.others if s.episode_id not in ids]):
         if s.episode_id not in listed:
             listed.add(s.episode_id)
             rows.append(_summary_row(folder, s, "not counted", readable))
@@ -217,7 +176,7 @@ def read_folder(root: Path) -> Snapshot:
         row = _unlisted_row(path, episode_id, notes)
         if row is not None:
             rows.append(row)
-    return Snapshot(root, game, title, report, counted, rows, notes)
+    return Snapshot(root, results.game, results.title, results.report, counted, rows, notes)
 
 
 __all__ = ["EpisodeRow", "Snapshot", "Status", "page_name", "read_folder"]

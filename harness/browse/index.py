@@ -14,10 +14,9 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from harness.browse.folder import EpisodeRow, Snapshot
-from harness.report.plot import score_plot, strips
+from harness.report.model import Report
 from harness.report.render import (
     columns_of,
     episodes_text,
@@ -30,13 +29,14 @@ from harness.report.render import (
     pairwise_cells,
     percent_text,
     rank_text,
+    report_svg,
 )
 from harness.report.selection import describe
 
 TEMPLATE = Path(__file__).with_name("index.html")
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -72,17 +72,17 @@ def _name(name: str, flags: dict[str, str]) -> str:
 
 def _head(snapshot: Snapshot) -> list[str]:
     report = snapshot.report
-    done = report["completeness"]
+    done = report.completeness
     out = [
         f"<h1>{_e(snapshot.title)}</h1>",
-        f'<p class="summary">{report["episodes"]} episodes of {_e(report["game"])} in '
-        f"{report['cells']} (seed, variant) cells; {_e(done['summary'])}. Folder: "
+        f'<p class="summary">{report.episodes} episodes of {_e(report.game)} in '
+        f"{report.cells} (seed, variant) cells; {_e(done.summary)}. Folder: "
         f"<code>{_e(snapshot.root)}</code></p>",
     ]
-    if not done["complete"]:
-        per = ", ".join(f"{n} {c['finished']}/{c['planned']}" for n, c in done["byEntrant"].items())
+    if not done.complete:
+        per = ", ".join(f"{n} {c.finished}/{c.planned}" for n, c in done.by_entrant.items())
         out.append(
-            f'<div class="banner" id="incomplete"><strong>{_e(done["summary"].capitalize())}'
+            f'<div class="banner" id="incomplete"><strong>{_e(done.summary.capitalize())}'
             f"</strong> ({_e(per)}). Every figure is computed on the finished episodes only; "
             "every interval is marked (incomplete) and drawn dashed: none is final.</div>"
         )
@@ -93,7 +93,7 @@ def _head(snapshot: Snapshot) -> list[str]:
             "in progress (being played or written now): listed below, not yet in any "
             "figure. Reload to see them finished.</div>"
         )
-    told = describe(report.get("selection"))
+    told = describe(report.selection)
     if told:
         out.append(f'<p class="summary">{" ".join(_inline(t) for t in told)}</p>')
     if snapshot.notes:
@@ -111,30 +111,30 @@ def _head(snapshot: Snapshot) -> list[str]:
     return out
 
 
-def _leaderboard(report: dict[str, Any]) -> list[str]:
+def _leaderboard(report: Report) -> list[str]:
     mark = incomplete_mark(report)
-    flags = report.get("fallbackFlags") or {}
-    groups = report["seatGroups"]
-    ceiling = report.get("ceiling")
-    rows = report["entrants"]
-    ranked = any(r["rank"] for r in rows)
+    flags = report.fallback_flags
+    groups = report.seat_groups
+    ceiling = report.ceiling
+    rows = report.entrants
+    ranked = any(r.rank is not None for r in rows)
     header = [
         *(["rank (95% CI)"] if ranked else []),
         "entrant", *(_e(g) for g in groups), "episodes", "cells",
         "score (95% CI over cells)",
-        *([f"score / {_e(ceiling['name'])}"] if ceiling else []),
+        *([f"score / {_e(ceiling.name)}"] if ceiling is not None else []),
         "reasons",
     ]  # fmt: skip
     body = [
         [
-            *([_e(rank_text(r["rank"], mark))] if ranked else []),
-            _name(r["entrant"], flags),
-            *(_e(r["seats"].get(g, "")) for g in groups),
+            *([_e(rank_text(r.rank, mark))] if ranked else []),
+            _name(r.entrant, flags),
+            *(_e(r.seats.get(g, "")) for g in groups),
             _e(episodes_text(report, r)),
-            str(r["cells"]),
-            _e(interval_text(r["score"], mark=mark)),
-            *([_e(percent_text(r.get("ceilingShare")))] if ceiling else []),
-            _e(", ".join(f"{k} {v}" for k, v in r["reasons"].items())),
+            str(r.cells),
+            _e(interval_text(r.score, mark=mark)),
+            *([_e(percent_text(r.ceiling_share))] if ceiling is not None else []),
+            _e(", ".join(f"{k} {v}" for k, v in r.reasons.items())),
         ]
         for r in rows
     ]
@@ -152,14 +152,14 @@ def _leaderboard(report: dict[str, Any]) -> list[str]:
         )
         + "</p>",
     ]
-    if ceiling:
-        played = " (played for a report, not an entrant)" if ceiling["hidden"] else ""
+    if ceiling is not None:
+        played = " (played for a report, not an entrant)" if ceiling.hidden else ""
         out.append(
-            f'<p class="method">score / {_e(ceiling["name"])}: the mean over cells as a '
-            f"share of {_e(ceiling['name'])}'s{played} over the same cells.</p>"
+            f'<p class="method">score / {_e(ceiling.name)}: the mean over cells as a '
+            f"share of {_e(ceiling.name)}'s{played} over the same cells.</p>"
         )
-    if report["identical"]:
-        twins = "; ".join(" = ".join(group) for group in report["identical"])
+    if report.identical:
+        twins = "; ".join(" = ".join(group) for group in report.identical)
         out.append(
             f'<p class="method"><strong>Identical entrants</strong> (the same spec for '
             f"every seat group): {_e(twins)}. Their differences measure chance alone.</p>"
@@ -168,8 +168,8 @@ def _leaderboard(report: dict[str, Any]) -> list[str]:
     return out
 
 
-def _comparisons(report: dict[str, Any]) -> list[str]:
-    flags = report.get("fallbackFlags") or {}
+def _comparisons(report: Report) -> list[str]:
+    flags = report.fallback_flags
     mark = incomplete_mark(report)
     parts = [_paired(report, flags, mark), _pairwise(report), _boards(report, flags, mark)]
     if not any(parts):
@@ -179,19 +179,19 @@ def _comparisons(report: dict[str, Any]) -> list[str]:
             "</section>"]  # fmt: skip
 
 
-def _paired(report: dict[str, Any], flags: dict[str, str], mark: str) -> list[str]:
-    if not report["paired"]:
+def _paired(report: Report, flags: dict[str, str], mark: str) -> list[str]:
+    if not report.paired:
         return []
     rows = [
         [
-            _name(r["entrant"], flags), _e(r["reference"]), str(r["pairs"]),
-            _e(interval_text(r["difference"], mark=mark)),
-            str(r["wins"]), str(r["ties"]), str(r["losses"]),
+            _name(r.entrant, flags), _e(r.reference), str(r.pairs),
+            _e(interval_text(r.difference, mark=mark)),
+            str(r.wins), str(r.ties), str(r.losses),
         ]
-        for r in report["paired"]
+        for r in report.paired
     ]  # fmt: skip
     return [
-        f'<h3 id="paired">Paired against {_e(report["reference"])}</h3>',
+        f'<h3 id="paired">Paired against {_e(report.reference)}</h3>',
         _table(
             [
                 "entrant",
@@ -212,9 +212,9 @@ def _paired(report: dict[str, Any], flags: dict[str, str], mark: str) -> list[st
     ]
 
 
-def _pairwise(report: dict[str, Any]) -> list[str]:
-    names = [r["entrant"] for r in report["entrants"]]
-    if not (len(names) > 2 or (len(names) == 2 and not report["paired"])):
+def _pairwise(report: Report) -> list[str]:
+    names = [r.entrant for r in report.entrants]
+    if not (len(names) > 2 or (len(names) == 2 and not report.paired)):
         return []
     cell = pairwise_cells(report)
     matrix = _table(
@@ -227,16 +227,16 @@ def _pairwise(report: dict[str, Any]) -> list[str]:
          "p (Holm)"],
         [
             [
-                _e(r["entrant"]), _e(r["versus"]), str(r["cells"]),
-                _e(interval_text(r["difference"], mark=mark)),
-                _e(level_text(r["difference"]["level"])), _e(p_text(r["p"], report)),
-                _e(p_text(r["pHolm"], report) + ("*" if r["significant"] else "")),
+                _e(r.entrant), _e(r.versus), str(r.cells),
+                _e(interval_text(r.difference, mark=mark)),
+                _e(level_text(r.difference.level)), _e(p_text(r.p, report)),
+                _e(p_text(r.p_holm, report) + ("*" if r.significant else "")),
             ]
-            for r in report["pairwise"]["rows"]
+            for r in report.pairwise.rows
         ],
         numeric=[2],
     )  # fmt: skip
-    m, alpha = report["pairwise"]["comparisons"], report["pairwise"]["alpha"]
+    m, alpha = report.pairwise.comparisons, report.pairwise.alpha
     return [
         '<h3 id="pairwise">Pairwise differences</h3>',
         matrix,
@@ -249,18 +249,18 @@ def _pairwise(report: dict[str, Any]) -> list[str]:
     ]
 
 
-def _boards(report: dict[str, Any], flags: dict[str, str], mark: str) -> list[str]:
+def _boards(report: Report, flags: dict[str, str], mark: str) -> list[str]:
     out = []
-    for board in report["leaderboards"]:
-        group = board["group"]
-        context = ", ".join(f"{k}: {v}" for k, v in board["context"].items())
+    for board in report.leaderboards:
+        group = board.group
+        context = ", ".join(f"{k}: {v}" for k, v in board.context.items())
         rows = [
             [
-                _e(rank_text(r, mark)), _e(r["agent"]),
-                _name(r["entrant"], flags) + "".join(f" (= {_e(o)})" for o in r["sameAs"]),
-                str(r["cells"]), _e(interval_text(r["score"], mark=mark)),
+                _e(rank_text(r, mark)), _e(r.agent),
+                _name(r.entrant, flags) + "".join(f" (= {_e(o)})" for o in r.same_as),
+                str(r.cells), _e(interval_text(r.score, mark=mark)),
             ]
-            for r in board["rows"]
+            for r in board.rows
         ]  # fmt: skip
         out += [
             f"<h3>{_e(group.capitalize())} leaderboard"
@@ -272,7 +272,7 @@ def _boards(report: dict[str, Any], flags: dict[str, str], mark: str) -> list[st
                 numeric=[3],
             ),
             f'<p class="method">Entrants that differ only in their {_e(group)}; mean, '
-            f"interval and rank over the {board['cells']} (seed, variant) cells all of them "
+            f"interval and rank over the {board.cells} (seed, variant) cells all of them "
             f"finished. Intervals: {_e(method_text(report, 'those cells'))}.</p>",
         ]
     return out
@@ -282,17 +282,7 @@ def _plot(snapshot: Snapshot) -> list[str]:
     report = snapshot.report
     if not snapshot.counted:
         return ['<section id="scores"><h2>Scores</h2><p>No finished episode yet.</p></section>']
-    order = [r["entrant"] for r in report["entrants"]]
-    rows = strips(
-        snapshot.counted,
-        order,
-        intervals={r["entrant"]: r["score"] for r in report["entrants"]},
-        flags=report.get("fallbackFlags") or {},
-    )
-    high = snapshot.game.max_score or max([s.score for s in snapshot.counted] + [1.0])
-    done = report["completeness"]
-    note = "" if done["complete"] else done["summary"]
-    svg = score_plot(rows, high=high, note=note)
+    svg = report_svg(report, snapshot.counted, max_score=snapshot.game.max_score)
     return [
         '<section id="scores"><h2>Scores</h2>',
         f'<figure id="score-plot">{svg}</figure>',
@@ -301,36 +291,36 @@ def _plot(snapshot: Snapshot) -> list[str]:
     ]
 
 
-def _figures(report: dict[str, Any]) -> list[str]:
-    flags = report.get("fallbackFlags") or {}
+def _figures(report: Report) -> list[str]:
+    flags = report.fallback_flags
     columns = columns_of(report)
-    rows = report["entrants"]
+    rows = report.entrants
     game = _table(
         ["entrant", *(_e(c.label) for c in columns)],
-        [[_name(r["entrant"], flags), *(_e(c.format(r["columns"][c.key])) for c in columns)]
+        [[_name(r.entrant, flags), *(_e(c.format(r.columns[c.key])) for c in columns)]
          for r in rows],
         numeric=range(1, len(columns) + 1),
     )  # fmt: skip
-    roles = report["roles"]
+    roles = report.roles
     llm = _table(
         ["entrant", "calls", "retries (rescued)", *(f"fallback {_e(role)}" for role in roles),
          "episodes without fallback", "tokens in / out", "cost", "latency p50 / p95"],
         [
             [
-                _name(r["entrant"], flags), str(r["calls"]),
-                f"{r['retries']} ({r.get('rescued', 0)})",
-                *(_e(percent_text(r["fallbackRate"].get(role))) for role in roles),
-                f"{r['fallbackFreeEpisodes']} of {r['episodes']}",
-                f"{r['inputTokens']:,} / {r['outputTokens']:,}", f"${r['costUsd']:.4f}",
-                _e(latency_text(r["latencyMs"])),
+                _name(r.entrant, flags), str(r.calls),
+                f"{r.retries} ({r.rescued})",
+                *(_e(percent_text(r.fallback_rate.get(role))) for role in roles),
+                f"{r.fallback_free_episodes} of {r.episodes}",
+                f"{r.input_tokens:,} / {r.output_tokens:,}", f"${r.cost_usd:.4f}",
+                _e(latency_text(r.latency_ms)),
             ]
             for r in rows
         ],
         numeric=range(1, len(roles) + 7),
     )  # fmt: skip
     out = ['<section id="figures"><h2>Per entrant</h2>', game]
-    if report.get("legend"):
-        out.append(f'<p class="legend" id="legend">{_e(report["legend"])}.</p>')
+    if report.legend:
+        out.append(f'<p class="legend" id="legend">{_e(report.legend)}.</p>')
     out += [
         "<h3>Model calls</h3>",
         llm,
@@ -338,8 +328,8 @@ def _figures(report: dict[str, Any]) -> list[str]:
         "the seat's baseline (- when the role made no model call). Latency: per call, "
         "cached calls left out.</p>",
     ]
-    clean = report["fallbackFree"]
-    if sum(r["episodes"] for r in clean["entrants"]) != report["episodes"]:
+    clean = report.fallback_free
+    if sum(r.episodes for r in clean.entrants) != report.episodes:
         mark = incomplete_mark(report)
         out += [
             "<h3>Without LLM fallbacks</h3>",
@@ -347,12 +337,12 @@ def _figures(report: dict[str, Any]) -> list[str]:
                 ["entrant", "episodes", "cells", "score (95% CI over cells)"],
                 [
                     [
-                        _name(r["entrant"], flags),
-                        str(r["episodes"]),
-                        str(r["cells"]),
-                        _e(interval_text(r["score"], mark=mark)),
+                        _name(r.entrant, flags),
+                        str(r.episodes),
+                        str(r.cells),
+                        _e(interval_text(r.score, mark=mark)),
                     ]
-                    for r in clean["entrants"]
+                    for r in clean.entrants
                 ],
                 numeric=[1, 2],
             ),

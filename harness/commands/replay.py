@@ -172,7 +172,7 @@ def _check_results(root: Path) -> int:
     folder = ResultsFolder(root)
     episodes, records = folder.episodes_path, folder.records
     try:
-        game = get_game(str(folder.manifest().get("game", "lighthouse")))
+        game = get_game(folder.manifest().game)
     except (RecordError, ConfigError) as exc:
         print(f"{folder.manifest_path}: UNREADABLE: {exc}")
         return 1

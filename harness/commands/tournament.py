@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.commands.parser import at_least, examples
 from harness.errors import ConfigError, HarnessError
+
+if TYPE_CHECKING:
+    from harness.report.model import Report
 
 CEILING_HELP = (
     "measure every entrant as a share of NAME: an entrant, or a baseline (e.g. pilot) "
@@ -256,7 +259,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"lighthouse: {why}; run again to play the rest", file=sys.stderr)
     if args.no_report:
         if args.ceiling:
-            report_text(out, "md", None, args.ceiling)  # plays and keeps the hidden ceiling
+            from harness.results import read_results
+
+            read_results(out, ceiling=args.ceiling)  # plays and keeps the hidden ceiling
     else:
         print(report_text(out, "md", None, args.ceiling))
     return 0
@@ -269,15 +274,6 @@ def _by_workers(played: int, workers: int) -> str:
     return f"; {played} of them by {workers} worker process{'es' if workers > 1 else ''}"
 
 
-def _folder(path: Path) -> Any:
-    from harness.tournament.store import ResultsFolder
-
-    folder = ResultsFolder(path)
-    if not folder.manifest_path.exists():
-        raise ConfigError(f"{path}: no manifest.json here; is it a results folder?")
-    return folder
-
-
 def report_text(
     folder_path: Path, fmt: str, reference: str | None, ceiling: str | None = None
 ) -> str:
@@ -286,65 +282,32 @@ def report_text(
     ``ceiling`` names the entrant or baseline every entrant is measured against; by
     default the game's ceiling baseline when an entrant plays it (or it was kept).
     """
-    from harness.registry import get_game
-    from harness.report.build import build_report
-    from harness.report.leaderboards import entrant_specs
-    from harness.report.render import to_csv, to_json, to_markdown
-    from harness.tournament.ceiling import find_ceiling
-    from harness.tournament.selection import select_digest
+    from harness.results import read_results
 
-    folder = _folder(folder_path)
-    manifest = folder.manifest()
-    config = manifest.get("config", {})
-    entrants = [e["name"] for e in config.get("entrants", [])]
-    if reference is not None and reference not in entrants:
-        # a paired section against nobody would be dropped without a word
-        raise ConfigError(
-            f"--reference: {reference!r} is not an entrant of {folder_path} "
-            f"(its entrants: {', '.join(entrants)})"
-        )
-    game = get_game(manifest.get("game", "lighthouse"))
-    # the lines stream into a digest: one line is held at a time, not the folder
-    folded, selection = select_digest(game, manifest, folder.iter_summaries(), folder_path)
-    report = build_report(
-        game,
-        folded,
-        reference=reference or config.get("reference"),
-        order=[e["name"] for e in config.get("entrants", [])],
-        title=f"Tournament {config.get('name', folder_path.name)}",
-        ceiling=find_ceiling(game, folder_path, manifest, folded, ceiling),
-        specs=entrant_specs(game, manifest),
-        plan=folded.plan,
-        selection=selection.to_json(),
-    )
+    return _render(read_results(folder_path, reference=reference, ceiling=ceiling).report, fmt)
+
+
+def _render(report: Report, fmt: str) -> str:
+    from harness.report.render import to_csv, to_json, to_markdown
+
     render = {"md": to_markdown, "csv": to_csv, "json": to_json}[fmt]
     return render(report)
 
 
 def report_command(args: argparse.Namespace) -> int:
     """Print a report; write the plot when asked."""
-    from harness.registry import get_game
+    from harness.results import read_results
 
     if args.plot is not None:
         _check_plot(args.plot)  # before the report is printed: one error, no output
-    print(report_text(args.dir, args.format, args.reference, args.ceiling), end="")
+    # one read for both: the plot needs the counted lines themselves
+    results = read_results(
+        args.dir, reference=args.reference, ceiling=args.ceiling, keep=args.plot is not None
+    )
+    print(_render(results.report, args.format), end="")
     if args.plot:
-        from harness.report.completeness import completeness
-        from harness.report.render import to_svg
-        from harness.tournament.planned import plan_of
-        from harness.tournament.selection import select
-
-        folder = _folder(args.dir)
-        manifest = folder.manifest()
-        game = get_game(manifest.get("game", "lighthouse"))
-        summaries = select(game, manifest, folder.summaries()).episodes
-        order = [e["name"] for e in manifest.get("config", {}).get("entrants", [])]
-        high = max([s.score for s in summaries] + [1.0])
-        high = game.max_score or high
-        done = completeness(plan_of(manifest), summaries)
-        note = "" if done.complete else done.summary()
         try:
-            args.plot.write_text(to_svg(summaries, order, high=high, note=note), encoding="utf-8")
+            args.plot.write_text(results.plot(), encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"--plot: cannot write {args.plot}: {exc.strerror or exc}") from None
         print(f"plot written to {args.plot}", file=sys.stderr)
@@ -364,17 +327,11 @@ def _check_plot(path: Path) -> None:
 
 def merge_command(args: argparse.Namespace) -> int:
     """Join shards."""
-    from harness.registry import get_game
+    from harness.results import read_results
     from harness.tournament.merge import merge_folders
-    from harness.tournament.selection import select_digest
-    from harness.tournament.store import ResultsFolder
 
     merged = merge_folders(args.dirs, args.out)
-    folder = ResultsFolder(args.out)
-    manifest = folder.manifest()
-    game = get_game(manifest.get("game", "lighthouse"))
-    folded, _ = select_digest(game, manifest, folder.iter_summaries(), args.out)
-    done = folded.completeness()
+    done = read_results(args.out).completeness
     count = len(args.dirs)
     print(
         f"merged {count} folder{'s' if count != 1 else ''} into {args.out}: {merged} "

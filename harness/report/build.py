@@ -24,20 +24,31 @@ import math
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from harness.protocol import Column, GameEntry
 from harness.report.cells import Cell, CellMeans
 from harness.report.compare import ALPHA, pair_bootstrap, pairwise
 from harness.report.completeness import Completeness, Plan
 from harness.report.digest import Digest, EntrantDigest, digest
-from harness.report.leaderboards import (
-    Specs,
-    identical_entrants,
-    interval_dict,
-    leaderboards,
-    ranked,
+from harness.report.leaderboards import Specs, identical_entrants, leaderboards, ranked
+from harness.report.model import (
+    CeilingInfo,
+    ColumnInfo,
+    CompletenessInfo,
+    EntrantCount,
+    EntrantRow,
+    FallbackFree,
+    IntervalMethod,
+    Latency,
+    LevelInterval,
+    MeanInterval,
+    PairedRow,
+    Pairwise,
+    PairwiseRow,
+    Report,
+    ServerRow,
 )
+from harness.report.selection import Selected
 from harness.report.servers import flags_of, server_row
 from harness.report.stats import (
     BOOTSTRAP_RESAMPLES,
@@ -160,43 +171,42 @@ def _entrant_row(
     planned: int | None,
     resample: _Resampler,
     ceiling: Ceiling | None = None,
-) -> dict[str, Any]:
+) -> EntrantRow:
     score = resample.score(by_cell, len(entry))
     turns, fallbacks = entry.turns, entry.fallbacks
-    return {
-        "entrant": name,
-        "seats": _labels(game, entry.first),
-        "episodes": len(entry),
-        "planned": planned,
-        "cells": len(by_cell),
-        "score": interval_dict(score),
-        "ceilingShare": ceiling.share(by_cell) if ceiling is not None else None,
-        "rank": None,
-        "columns": {
+    return EntrantRow(
+        entrant=name,
+        seats=_labels(game, entry.first),
+        episodes=len(entry),
+        planned=planned,
+        cells=len(by_cell),
+        score=MeanInterval.of(score),
+        ceiling_share=ceiling.share(by_cell) if ceiling is not None else None,
+        rank=None,
+        columns={
             c.key: c.from_sums(*entry.column(c.numerator, c.denominator), len(entry))
             for c in game.report.report_columns()
         },
-        "reasons": dict(sorted(entry.reasons.items())),
-        "calls": entry.calls,
-        "retries": entry.retries,
-        "rescued": entry.rescued,
-        "fallbackRate": {
+        reasons=dict(sorted(entry.reasons.items())),
+        calls=entry.calls,
+        retries=entry.retries,
+        rescued=entry.rescued,
+        fallback_rate={
             role: fallbacks[role] / turns[role] for role in sorted(turns) if turns[role]
         },
-        "inputTokens": entry.input_tokens,
-        "outputTokens": entry.output_tokens,
-        "costUsd": entry.cost.value(),
-        "latencyMs": {
-            "p50": _num(percentile(entry.latencies, 50)),
-            "p95": _num(percentile(entry.latencies, 95)),
-        },
-        "fallbackFreeEpisodes": entry.fallback_free,
-    }
+        input_tokens=entry.input_tokens,
+        output_tokens=entry.output_tokens,
+        cost_usd=entry.cost.value(),
+        latency_ms=Latency(
+            p50=_num(percentile(entry.latencies, 50)), p95=_num(percentile(entry.latencies, 95))
+        ),
+        fallback_free_episodes=entry.fallback_free,
+    )
 
 
 def _paired(
     cells: Mapping[str, CellMeans], reference: str | None, resample: _Resampler
-) -> list[dict[str, Any]]:
+) -> list[PairedRow]:
     if reference is None or reference not in cells:
         return []
     ref = cells[reference]
@@ -206,40 +216,37 @@ def _paired(
             continue
         paired = paired_difference(table, ref, resample=resample)
         rows.append(
-            {
-                "entrant": name,
-                "reference": reference,
-                "pairs": paired.pairs,
-                "difference": interval_dict(paired.difference),
-                "wins": paired.wins,
-                "ties": paired.ties,
-                "losses": paired.losses,
-            }
+            PairedRow(
+                entrant=name,
+                reference=reference,
+                pairs=paired.pairs,
+                difference=MeanInterval.of(paired.difference),
+                wins=paired.wins,
+                ties=paired.ties,
+                losses=paired.losses,
+            )
         )
     return rows
 
 
 def _pairwise(
     names: list[str], cells: Mapping[str, Mapping[Cell, float]], resample: _Resampler
-) -> dict[str, Any]:
+) -> Pairwise:
     diffs, stats = pair_bootstrap(names, cells, resample)
     rows = [
-        {
-            "entrant": c.first,
-            "versus": c.second,
-            "cells": c.difference.n,
-            "difference": {
-                **interval_dict(c.difference),
-                "level": None if c.holm is None else c.holm.level,
-            },
-            "p": c.p,
-            "pHolm": None if c.holm is None else c.holm.adjusted,
-            "significant": c.significant,
-        }
+        PairwiseRow(
+            entrant=c.first,
+            versus=c.second,
+            cells=c.difference.n,
+            difference=LevelInterval.at(c.difference, None if c.holm is None else c.holm.level),
+            p=c.p,
+            p_holm=None if c.holm is None else c.holm.adjusted,
+            significant=c.significant,
+        )
         for c in pairwise(names, diffs, stats)
     ]
-    tested = sum(1 for r in rows if r["p"] is not None)
-    return {"comparisons": tested, "alpha": ALPHA, "rows": rows}
+    tested = sum(1 for r in rows if r.p is not None)
+    return Pairwise(comparisons=tested, alpha=ALPHA, rows=rows)
 
 
 def _group(table: Mapping[str, EntrantDigest], order: Sequence[str]) -> dict[str, EntrantDigest]:
@@ -247,22 +254,22 @@ def _group(table: Mapping[str, EntrantDigest], order: Sequence[str]) -> dict[str
     return {name: table[name] for name in names}
 
 
-def _completeness_json(done: Completeness, plan: Plan | None) -> dict[str, Any]:
-    return {
-        "complete": done.complete,
-        "finished": sum(done.finished.values()),
-        "planned": sum(done.planned.values()),
-        "byEntrant": {
-            name: {"finished": done.finished.get(name, 0), "planned": count}
+def _completeness(done: Completeness, plan: Plan | None) -> CompletenessInfo:
+    return CompletenessInfo(
+        complete=done.complete,
+        finished=sum(done.finished.values()),
+        planned=sum(done.planned.values()),
+        by_entrant={
+            name: EntrantCount(finished=done.finished.get(name, 0), planned=count)
             for name, count in done.planned.items()
         },
-        "shard": plan.shard if plan is not None else None,
-        "missingShards": list(done.missing_shards),
-        "summary": done.summary(),
-    }
+        shard=plan.shard if plan is not None else None,
+        missing_shards=list(done.missing_shards),
+        summary=done.summary(),
+    )
 
 
-def _server(name: str, entry: EntrantDigest) -> dict[str, Any] | None:
+def _server(name: str, entry: EntrantDigest) -> ServerRow | None:
     """The entrant's server figures (:func:`server_row`), when it made model calls."""
     if not entry.model_seats:
         return None
@@ -291,6 +298,23 @@ def _server(name: str, entry: EntrantDigest) -> dict[str, Any] | None:
     )
 
 
+def _columns(columns: Sequence[Column]) -> list[ColumnInfo]:
+    return [
+        ColumnInfo(key=c.key, label=c.label, percent=c.percent, digits=c.digits, means=c.means)
+        for c in columns
+    ]
+
+
+#: How every interval of a report is made.
+INTERVALS = IntervalMethod(
+    method="percentile bootstrap",
+    unit="(seed, variant) cell",
+    level=LEVEL,
+    resamples=BOOTSTRAP_RESAMPLES,
+    seed=BOOTSTRAP_SEED,
+)
+
+
 def build_report(
     game: GameEntry,
     summaries: Sequence[EpisodeSummary] | Digest,
@@ -301,16 +325,17 @@ def build_report(
     specs: Specs | None = None,
     plan: Plan | None = None,
     ceiling: Ceiling | None = None,
-    selection: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The whole report as plain data (what ``--format json`` prints).
+    selection: Selected | None = None,
+) -> Report:
+    """The whole report (whose JSON ``--format json`` prints: :meth:`Report.to_json`).
 
-    ``specs`` (entrant -> seat group -> spec, see :func:`entrant_specs`) decides who
-    a leaderboard may compare and which entrants are identical; without it the agents
-    named in the episodes stand in. ``plan`` (see :func:`plan_of`) is what the folder
-    should hold; without it the episodes present count as complete. ``selection``
-    (see :func:`harness.report.selection.select`) says what the folder holds beyond
-    ``summaries`` and why a run stopped early; the report repeats it.
+    ``specs`` (entrant -> seat group -> spec, see
+    :func:`harness.results.specs.entrant_specs`) decides who a leaderboard may compare
+    and which entrants are identical; without it the agents named in the episodes
+    stand in. ``plan`` is what the folder should hold; without it the episodes present
+    count as complete. ``selection`` says what the folder holds beyond ``summaries``
+    and why a run stopped early; the report repeats it. A folder's report is read with
+    all of these by :func:`harness.results.read_results`.
     """
     if isinstance(summaries, Digest):
         if summaries.plan is not plan:
@@ -335,61 +360,49 @@ def build_report(
     ]
     ranks = ranked(names, cells, resample) if len(names) > 1 else {}
     clean_cells = _clean_cells(clean, cells, variants)
-    for row in rows:
-        if row["entrant"] in ranks:
-            figures = ranks[row["entrant"]]
-            row["rank"] = {k: figures[k] for k in ("rank", "rankLow", "rankHigh", "cells")}
-    return {
-        "title": title,
-        "game": game.name,
-        "seatGroups": [g.key for g in groups],
-        "roles": sorted({g.role for g in groups}),
-        "leader": groups[0].key,
-        "episodes": folded.episodes,
-        "cells": CellMeans.union_size(list(cells.values())),
-        "completeness": _completeness_json(done, plan),
-        "selection": dict(selection) if selection is not None else None,
-        "intervals": {
-            "method": "percentile bootstrap",
-            "unit": "(seed, variant) cell",
-            "level": LEVEL,
-            "resamples": BOOTSTRAP_RESAMPLES,
-            "seed": BOOTSTRAP_SEED,
-        },
-        "reference": reference,
-        "ceiling": None
+    rows = [
+        row.model_copy(update={"rank": ranks[row.entrant].figures()})
+        if row.entrant in ranks
+        else row
+        for row in rows
+    ]
+    columns = game.report.report_columns()
+    return Report(
+        title=title,
+        game=game.name,
+        seat_groups=[g.key for g in groups],
+        roles=sorted({g.role for g in groups}),
+        leader=groups[0].key,
+        episodes=folded.episodes,
+        cells=CellMeans.union_size(list(cells.values())),
+        completeness=_completeness(done, plan),
+        selection=selection,
+        intervals=INTERVALS,
+        reference=reference,
+        ceiling=None
         if ceiling is None
-        else {"name": ceiling.name, "hidden": ceiling.hidden, "cells": len(ceiling.scores)},
-        "columns": [
-            {
-                "key": c.key,
-                "label": c.label,
-                "percent": c.percent,
-                "digits": c.digits,
-                "means": c.means,
-            }
-            for c in game.report.report_columns()
-        ],
-        "legend": legend(game.report.report_columns()),
-        "entrants": rows,
-        "paired": _paired(cells, reference, resample),
-        "pairwise": _pairwise(names, cells, resample),
-        "fallbackFree": {
+        else CeilingInfo(name=ceiling.name, hidden=ceiling.hidden, cells=len(ceiling.scores)),
+        columns=_columns(columns),
+        legend=legend(columns),
+        entrants=rows,
+        paired=_paired(cells, reference, resample),
+        pairwise=_pairwise(names, cells, resample),
+        fallback_free=FallbackFree(
             # no planned count: these are a selection of the finished episodes
-            "entrants": [
+            entrants=[
                 _entrant_row(game, n, entry, clean_cells[n], None, resample, ceiling)
                 for n, entry in clean.items()
             ],
-            "paired": _paired(clean_cells, reference, resample),
-        },
-        "identical": identical_entrants(names, identity),
-        "leaderboards": leaderboards(game, names, labels, identity, cells, resample),
-        "fallbackFlags": flags_of(
+            paired=_paired(clean_cells, reference, resample),
+        ),
+        identical=identical_entrants(names, identity),
+        leaderboards=leaderboards(game, names, labels, identity, cells, resample),
+        fallback_flags=flags_of(
             {n: (sum(e.turns.values()), sum(e.fallbacks.values())) for n, e in by_entrant.items()}
         ),
-        "servers": [s for n, e in by_entrant.items() if (s := _server(n, e)) is not None],
-        "deadlines": sum(e.reasons["deadline"] for e in by_entrant.values()),
-    }
+        servers=[s for n, e in by_entrant.items() if (s := _server(n, e)) is not None],
+        deadlines=sum(e.reasons["deadline"] for e in by_entrant.values()),
+    )
 
 
-__all__ = ["Ceiling", "build_report", "canonical_order", "legend"]
+__all__ = ["INTERVALS", "Ceiling", "build_report", "canonical_order", "legend"]

@@ -8,56 +8,25 @@ entrants whose other seats differ. Entrants with the same spec for every seat gr
 are the same entrant under two names; they are flagged.
 
 An entrant's spec for a group is the config's spec (prompt files replaced by their
-contents' sha256, as the manifest records them), or, when the folder's manifest has
-no readable config, the agents named in its episodes.
+contents' sha256, as the manifest records them: :data:`Specs`), or, when the folder's
+manifest has no readable config, the agents named in its episodes.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from harness.protocol import GameEntry
 from harness.report.cells import Cell, CellMeans
 from harness.report.compare import rank_intervals
-from harness.report.stats import Draw, Interval, interval_from
+from harness.report.model import BoardRow, Leaderboard, MeanInterval, Rank
+from harness.report.stats import Draw, interval_from
 
 #: entrant -> seat group key -> a canonical text of its spec
+#: (:func:`harness.results.specs.entrant_specs` reads them from a folder's manifest)
 Specs = Mapping[str, Mapping[str, str]]
-
-
-def entrant_specs(game: GameEntry, manifest: Mapping[str, Any]) -> dict[str, dict[str, str]]:
-    """Each configured entrant's spec per seat group, as canonical text."""
-    config = manifest.get("config")
-    prompts = manifest.get("prompts")
-    hashes = prompts if isinstance(prompts, dict) else {}
-    entrants = config.get("entrants") if isinstance(config, dict) else None
-    out: dict[str, dict[str, str]] = {}
-    for entrant in entrants if isinstance(entrants, list) else []:
-        if not isinstance(entrant, dict) or not isinstance(entrant.get("name"), str):
-            continue
-        seats = entrant.get("seats")
-        if not isinstance(seats, dict):
-            continue
-        out[entrant["name"]] = {
-            g.key: _canonical(seats.get(g.key), len(g.seats), hashes) for g in game.seat_groups
-        }
-    return out
-
-
-def _canonical(spec: Any, seats: int, hashes: Mapping[str, Any]) -> str:
-    # One spec for all seats and the same spec listed once per seat are the same entrant.
-    specs = spec if isinstance(spec, list) else [spec] * seats
-    return json.dumps([_by_content(s, hashes) for s in specs], sort_keys=True)
-
-
-def _by_content(spec: Any, hashes: Mapping[str, Any]) -> Any:
-    if not isinstance(spec, dict) or not isinstance(spec.get("prompts"), dict):
-        return spec
-    files = {k: hashes.get(v, v) if isinstance(v, str) else v for k, v in spec["prompts"].items()}
-    return {**spec, "prompts": files}
 
 
 def identical_entrants(names: Sequence[str], specs: Specs) -> list[list[str]]:
@@ -70,21 +39,6 @@ def identical_entrants(names: Sequence[str], specs: Specs) -> list[list[str]]:
     return [members for members in groups.values() if len(members) > 1]
 
 
-def _num(value: float) -> float | None:
-    return None if math.isnan(value) else value
-
-
-def interval_dict(iv: Interval) -> dict[str, Any]:
-    """An interval as the report's JSON holds it (NaN as null)."""
-    return {
-        "mean": _num(iv.mean),
-        "low": _num(iv.low),
-        "high": _num(iv.high),
-        "n": iv.n,
-        "episodes": iv.episodes,
-    }
-
-
 def shared_columns(
     names: Sequence[str], cells: Mapping[str, Mapping[Cell, float]]
 ) -> tuple[CellMeans, list[Sequence[float]]]:
@@ -94,11 +48,28 @@ def shared_columns(
     return common, [table.on(common) for table in tables]
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """An entrant's rank, its interval and its mean over the cells ``names`` share."""
+
+    rank: int
+    rank_low: int
+    rank_high: int
+    cells: int
+    score: MeanInterval
+
+    def figures(self) -> Rank:
+        """The rank as an entrant's row holds it."""
+        return Rank(
+            rank=self.rank, rank_low=self.rank_low, rank_high=self.rank_high, cells=self.cells
+        )
+
+
 def ranked(
     names: Sequence[str],
     cells: Mapping[str, Mapping[Cell, float]],
     resample: Callable[[int], Iterable[Draw]],
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, Ranked]:
     """Each of ``names``: its mean and interval over the cells all of them share, and
     its rank with the 95% rank interval from the same resamples."""
     shared, columns = shared_columns(names, cells)
@@ -107,13 +78,7 @@ def ranked(
     n = len(shared)
     ranks = rank_intervals(columns, resample(n) if n > 1 else ())
     return {
-        name: {
-            "rank": r.rank,
-            "rankLow": r.low,
-            "rankHigh": r.high,
-            "cells": n,
-            "score": interval_dict(interval_from(col, resample(n))),
-        }
+        name: Ranked(r.rank, r.low, r.high, n, MeanInterval.of(interval_from(col, resample(n))))
         for name, col, r in zip(names, columns, ranks, strict=True)
     }
 
@@ -125,7 +90,7 @@ def leaderboards(
     specs: Specs,
     cells: Mapping[str, Mapping[Cell, float]],
     resample: Callable[[int], Iterable[Draw]],
-) -> list[dict[str, Any]]:
+) -> list[Leaderboard]:
     """One board per seat group and per set of entrants alike in every other group."""
     same: dict[str, list[str]] = {}
     for twins in identical_entrants(names, specs):
@@ -144,32 +109,28 @@ def leaderboards(
             if not figures:
                 continue
             rows = [
-                {
-                    "entrant": m,
-                    "agent": labels[m][group.key],
-                    "sameAs": [o for o in same.get(m, []) if o != m and o in members],
-                    **figures[m],
-                }
+                BoardRow(
+                    entrant=m,
+                    agent=labels[m][group.key],
+                    same_as=[o for o in same.get(m, []) if o != m and o in members],
+                    rank=figures[m].rank,
+                    rank_low=figures[m].rank_low,
+                    rank_high=figures[m].rank_high,
+                    cells=figures[m].cells,
+                    score=figures[m].score,
+                )
                 for m in members
             ]
-            rows.sort(key=lambda r: (r["rank"], members.index(r["entrant"])))
+            rows.sort(key=lambda r: (r.rank, members.index(r.entrant)))
             boards.append(
-                {
-                    "group": group.key,
-                    "context": {k: labels[members[0]][k] for k in others},
-                    "cells": rows[0]["cells"],
-                    "rows": rows,
-                }
+                Leaderboard(
+                    group=group.key,
+                    context={k: labels[members[0]][k] for k in others},
+                    cells=rows[0].cells,
+                    rows=rows,
+                )
             )
     return boards
 
 
-__all__ = [
-    "Specs",
-    "entrant_specs",
-    "identical_entrants",
-    "interval_dict",
-    "leaderboards",
-    "ranked",
-    "shared_columns",
-]
+__all__ = ["Ranked", "Specs", "identical_entrants", "leaderboards", "ranked", "shared_columns"]

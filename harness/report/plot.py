@@ -17,13 +17,12 @@ nothing provisional looks final.
 from __future__ import annotations
 
 import io
-import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from harness.report.build import canonical_order
+from harness.report.model import MeanInterval
 from harness.report.stats import LEVEL, bootstrap_mean, cell_means
 from harness.summary import EpisodeSummary
 
@@ -55,13 +54,13 @@ def strips(
     summaries: Sequence[EpisodeSummary],
     order: Sequence[str],
     *,
-    intervals: Mapping[str, Mapping[str, Any]] | None = None,
+    intervals: Mapping[str, MeanInterval] | None = None,
     flags: Mapping[str, str] | None = None,
 ) -> list[Strip]:
     """One strip per entrant of ``order`` that has episodes (then any others, sorted).
 
-    ``intervals`` (entrant -> the report's ``score`` dict) gives each mean and
-    interval; an entrant it lacks gets them from the same bootstrap over its cells.
+    ``intervals`` (entrant -> its score in the report) gives each mean and interval;
+    an entrant it lacks gets them from the same bootstrap over its cells.
     """
     ordered = canonical_order(summaries)
     present = {s.entrant for s in ordered}
@@ -72,23 +71,10 @@ def strips(
         given = (intervals or {}).get(name)
         if given is None:
             cells = cell_means(((s.seed, s.variant), s.score) for s in mine)
-            iv = bootstrap_mean(list(cells.values()))
-            given = {"mean": _num(iv.mean), "low": _num(iv.low), "high": _num(iv.high)}
-        out.append(
-            Strip(
-                name,
-                tuple(s.score for s in mine),
-                given.get("mean"),
-                given.get("low"),
-                given.get("high"),
-                (flags or {}).get(name),
-            )
-        )
+            given = MeanInterval.of(bootstrap_mean(list(cells.values())))
+        scores = tuple(s.score for s in mine)
+        out.append(Strip(name, scores, given.mean, given.low, given.high, (flags or {}).get(name)))
     return out
-
-
-def _num(value: float) -> float | None:
-    return None if math.isnan(value) else value
 
 
 def _jitter(index: int) -> float:

@@ -16,8 +16,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from harness.report.model import Report, ServerRow
 from harness.report.stats import percentile
 from harness.summary import EpisodeSummary
 from harness.timing import serial_ceiling
@@ -80,7 +80,7 @@ def server_row(
     batch_calls: int,
     call_ms: float,
     tick_ms: float,
-) -> dict[str, Any]:
+) -> ServerRow:
     """One entrant's server figures from its totals: the model seats' calls and cached
     calls, every wait and request time (in the report's order), and the batch ticks'
     counts and times."""
@@ -103,27 +103,27 @@ def server_row(
             f"requests per tick (all at once would give {per_tick:.1f}, one at a "
             f"time {(per_tick + 1) / 2:.1f})"
         )
-    return {
-        "entrant": name,
-        "calls": calls,
-        "cached": cached,
-        "waitMsP50": _median(waits),
-        "requestMsP50": _median(requests),
-        "batchTicks": ticks,
-        "requestsPerTick": per_tick,
-        "concurrency": concurrency,
-        "warning": warning,
-    }
+    return ServerRow(
+        entrant=name,
+        calls=calls,
+        cached=cached,
+        wait_ms_p50=_median(waits),
+        request_ms_p50=_median(requests),
+        batch_ticks=ticks,
+        requests_per_tick=per_tick,
+        concurrency=concurrency,
+        warning=warning,
+    )
 
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f} ms"
 
 
-def server_section(report: dict[str, Any]) -> list[str]:
+def server_section(report: Report) -> list[str]:
     """The report's Markdown lines about servers and deadlines (none when nothing to say)."""
     out: list[str] = []
-    rows = report.get("servers") or []
+    rows = report.servers
     if rows:
         out += [
             "",
@@ -140,22 +140,22 @@ def server_section(report: dict[str, Any]) -> list[str]:
             "| --- | --- | --- | --- | --- | --- | --- |",
         ]
         for r in rows:
-            per_tick = "-" if r["requestsPerTick"] is None else f"{r['requestsPerTick']:.1f}"
-            conc = "-" if r["concurrency"] is None else f"{r['concurrency']:.2f}"
+            per_tick = "-" if r.requests_per_tick is None else f"{r.requests_per_tick:.1f}"
+            conc = "-" if r.concurrency is None else f"{r.concurrency:.2f}"
             out.append(
-                f"| {r['entrant']} | {r['calls']} | {r['cached']} | {_ms(r['waitMsP50'])} | "
-                f"{_ms(r['requestMsP50'])} | {per_tick} | {conc} |"
+                f"| {r.entrant} | {r.calls} | {r.cached} | {_ms(r.wait_ms_p50)} | "
+                f"{_ms(r.request_ms_p50)} | {per_tick} | {conc} |"
             )
-        warnings = [r for r in rows if r["warning"]]
+        warnings = [r for r in rows if r.warning]
         if warnings:
             out.append("")
-            out += [f"⚠ {r['entrant']}: {r['warning']}." for r in warnings]
+            out += [f"⚠ {r.entrant}: {r.warning}." for r in warnings]
             out.append(
                 "A server that answers one request at a time makes every tick as slow as its "
                 "seats together: docs/llm.md gives each local server's setting for parallel "
                 "slots."
             )
-    deadlines = report.get("deadlines", 0)
+    deadlines = report.deadlines
     if deadlines:
         out += [
             "",
@@ -167,10 +167,10 @@ def server_section(report: dict[str, Any]) -> list[str]:
     return out
 
 
-def unshown_line(report: dict[str, Any], clean_names: Sequence[str]) -> str | None:
+def unshown_line(report: Report, clean_names: Sequence[str]) -> str | None:
     """For "without LLM fallbacks": the entrants it has no episode of, and why."""
-    flags = report.get("fallbackFlags") or {}
-    missing = [r["entrant"] for r in report["entrants"] if r["entrant"] not in clean_names]
+    flags = report.fallback_flags
+    missing = [r.entrant for r in report.entrants if r.entrant not in clean_names]
     if not missing:
         return None
     named = ", ".join(f"{n} ({flags.get(n, 'a fallback in every episode')})" for n in missing)

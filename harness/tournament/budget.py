@@ -37,6 +37,7 @@ from harness.errors import ConfigError
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.types import TOKEN_BYTES, estimate_tokens
 from harness.protocol import GameEntry
+from harness.report.selection import CostCapStop, LimitStop
 from harness.tournament.config import EntrantConfig, LLMSeatConfig, TournamentConfig
 
 #: Calls an LLM seat makes in one turn at most: the call and one retry with a hint.
@@ -194,11 +195,11 @@ class Stop:
     cap_usd: float | None = None
     limit: int | None = None
 
-    def to_json(self, spent_usd: float) -> dict[str, Any]:
+    def to_json(self, spent_usd: float) -> CostCapStop | LimitStop:
         """As the manifest keeps it (``spentUsd``: the folder's recorded cost at the end)."""
         if self.reason == "cost_cap":
-            return {"reason": self.reason, "capUsd": self.cap_usd, "spentUsd": spent_usd}
-        return {"reason": self.reason, "limit": self.limit}
+            return CostCapStop(reason="cost_cap", cap_usd=self.cap_usd, spent_usd=spent_usd)
+        return LimitStop(reason="limit", limit=self.limit)
 
 
 class Admission:

@@ -35,6 +35,7 @@ from harness.report.cells import Cell, CellMeans, as_given
 from harness.report.digest import Digest
 from harness.seats import BaselineSeat, Seat
 from harness.summary import EpisodeSummary
+from harness.tournament.manifest import Manifest, RunConfig
 from harness.tournament.store import write_atomically
 from harness.version import harness_version
 
@@ -71,19 +72,6 @@ def ceiling_team(game: GameEntry, baseline: str) -> dict[str, str]:
     }
 
 
-def _entrant_team(entrant: Mapping[str, Any]) -> dict[str, str] | None:
-    """The baselines an entrant of a manifest's config plays, or None if any seat is not one."""
-    team: dict[str, str] = {}
-    for key, spec in entrant.get("seats", {}).items():
-        specs = spec if isinstance(spec, list) else [spec]
-        names = {s.get("baseline") if isinstance(s, dict) else None for s in specs}
-        name = names.pop() if len(names) == 1 else None
-        if not isinstance(name, str):
-            return None
-        team[key] = name
-    return team
-
-
 def _plain_mean(values: list[float]) -> float:
     # the ceiling's means have always been plain sums over the count (not fsum, as the
     # entrants' are): kept, so that a report on the same results stays the same
@@ -114,7 +102,7 @@ def _cells(summaries: Sequence[EpisodeSummary] | Digest) -> Iterator[Cell]:
 def find_ceiling(
     game: GameEntry,
     root: Path,
-    manifest: Mapping[str, Any],
+    manifest: Manifest,
     summaries: Sequence[EpisodeSummary] | Digest,
     asked: str | None = None,
 ) -> Ceiling | None:
@@ -124,42 +112,41 @@ def find_ceiling(
     baseline that no entrant plays; without ``asked``, a hidden ceiling kept from an
     earlier ``--ceiling`` is reused. ``summaries`` may be a report's :class:`Digest`.
     """
-    config = manifest.get("config", {})
-    entrants = config.get("entrants", [])
-    if asked is not None and any(e.get("name") == asked for e in entrants):
+    run = manifest.run
+    if asked is not None and asked in run.entrant_names:
         return Ceiling(asked, _cell_means(summaries, asked))
     baseline = asked or game.ceiling
     if baseline is None:
         return None
     team = ceiling_team(game, baseline)
-    for entrant in entrants:
-        if _entrant_team(entrant) == team:
-            return Ceiling(entrant["name"], _cell_means(summaries, entrant["name"]))
+    for entrant in run.entrants:
+        if entrant.baseline_team() == team:
+            return Ceiling(entrant.name, _cell_means(summaries, entrant.name))
     path = root / f"ceiling-{baseline}.json"
     kept = _read_hidden(path, root, baseline, team)
     if asked is None:
         return Ceiling(baseline, CellMeans.of(kept), hidden=True) if kept else None
     missing = [cell for cell in _cells(summaries) if cell not in kept]
     if missing:
-        kept |= asyncio.run(_play(game, config, team, missing))
+        kept |= asyncio.run(_play(game, run, team, missing))
         _write_hidden(path, baseline, team, kept)
     scores = CellMeans.of_pairs(((cell, kept[cell]) for cell in _cells(summaries)), mean=as_given)
     return Ceiling(baseline, scores, hidden=True)
 
 
 async def _play(
-    game: GameEntry, config: Mapping[str, Any], team: Mapping[str, str], cells: list[Cell]
+    game: GameEntry, run: RunConfig, team: Mapping[str, str], cells: list[Cell]
 ) -> dict[Cell, float]:
     """The team's score on each cell, under the tournament's rules (one at a time: they
     are scripted, so there is nothing to wait for)."""
     scores: dict[Cell, float] = {}
-    rules = config.get("rules", {})
-    timeout = config.get("episodeTimeoutSeconds")
-    if isinstance(timeout, int | float) and timeout > MAX_EPISODE_TIMEOUT_SECONDS:
+    timeout = run.episode_timeout_seconds
+    if timeout is not None and not timeout <= MAX_EPISODE_TIMEOUT_SECONDS:
         # a folder from before timeouts were bounded: scripted seats never wait anyway
         timeout = MAX_EPISODE_TIMEOUT_SECONDS
     for seed, variant in cells:
-        state = game.rules.new_state(game.rules.make_config(variant, rules, timeout), seed)
+        config = game.rules.make_config(variant, run.rules, timeout)
+        state = game.rules.new_state(config, seed)
         seats: dict[str, Seat] = {
             seat: BaselineSeat(team[group.key])
             for group in game.seat_groups

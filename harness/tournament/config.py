@@ -368,7 +368,7 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
         missing = [key for key in groups if key not in entrant.seats]
         if missing:
             raise ConfigError(f"{where_entrant}: missing {missing[0]!r} (who plays it?)")
-        seats: dict[str, Any] = {}
+        seats: dict[str, SeatSpecs] = {}
         for key, spec in entrant.seats.items():
             group = groups[key]
             if isinstance(spec, list) and len(spec) != len(group.seats):

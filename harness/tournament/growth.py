@@ -25,7 +25,7 @@ import os
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ValidationError
 
@@ -34,6 +34,7 @@ from harness.files import bounded_lines, open_regular, refusal
 from harness.protocol import GameEntry
 from harness.summary import EpisodeSummary
 from harness.tournament.identity import legacy_identities, line_identity
+from harness.tournament.manifest import HistoryEntry, JsonObject, Manifest
 from harness.tournament.plan import DoneSet, PlanIndex
 from harness.tournament.store import ResultsFolder, fsync_path, write_atomically
 
@@ -88,26 +89,27 @@ def classify(
     return "kept"
 
 
-def changed_keys(old: Any, new: Any, *, skip: Iterable[str] = ("entrants",)) -> list[str]:
+def changed_keys(
+    old: JsonObject | None, new: JsonObject | None, *, skip: Iterable[str] = ("entrants",)
+) -> list[str]:
     """The top-level keys of two configs' JSON whose values differ (none when either is
-    not a JSON object), less ``skip``."""
-    if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+    not known), less ``skip``."""
+    if old is None or new is None:
         return []
     keys = (set(old) | set(new)) - set(skip)
     return sorted(k for k in keys if old.get(k) != new.get(k))
 
 
 def describe_growth(
-    old_config: Any,
-    new_config: Mapping[str, Any],
+    old_config: JsonObject | None,
+    new_config: JsonObject,
     old_ids: Mapping[str, str | None],
     new_ids: Mapping[str, str | None],
     sorting: Sorting,
     moved_to: str | None,
 ) -> list[str]:
     """One note on what changed since the folder's last run, or none."""
-    old = old_config if isinstance(old_config, Mapping) else {}
-    keys = changed_keys(old, new_config)
+    keys = changed_keys(old_config or {}, new_config)
     added = [n for n in new_ids if n not in old_ids]
     removed = [n for n in old_ids if n not in new_ids]
     changed = sorted({s.entrant for s in sorting.superseded})
@@ -133,26 +135,25 @@ def describe_growth(
     return ["the config differs from the folder's last run: " + "; ".join(parts)]
 
 
-def next_manifest(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> dict[str, Any]:
+def next_manifest(old: Manifest | None, new: Manifest) -> Manifest:
     """The manifest a run writes over ``old``: the plan run now, with what must be kept.
 
     Kept from ``old``: when and by which version the folder was started, the identities
-    of lines written before identities were (``legacyIdentities``), and the history of
-    config hashes the folder was run with.
+    of lines written before identities were (``legacyIdentities``, which the run sets),
+    and the history of config hashes the folder was run with.
     """
     if old is None:
-        return dict(new)
-    out = dict(new)
-    for key in ("startedAt", "harnessVersion"):
-        if key in old:
-            out[key] = old[key]
-    kept = old.get("history")
-    history = [h for h in kept if isinstance(h, dict)] if isinstance(kept, list) else []
-    if old.get("configHash") != new.get("configHash"):
-        history.append({"configHash": old.get("configHash"), "until": old.get("updatedAt")})
-    if history:
-        out["history"] = history
-    return out
+        return new
+    history = list(old.history or ())
+    if old.config_hash != new.config_hash:
+        history.append(HistoryEntry(config_hash=old.config_hash, until=old.updated_at))
+    return new.model_copy(
+        update={
+            "started_at": old.started_at,
+            "harness_version": old.harness_version,
+            "history": history or None,
+        }
+    )
 
 
 def superseded_root(folder: ResultsFolder) -> Path:

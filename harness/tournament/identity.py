@@ -39,6 +39,7 @@ from harness.protocol import GameEntry
 from harness.records import AgentInfo
 from harness.seats import Seat, SeatReply, SeatRequest, is_scripted
 from harness.summary import IDENTITY_DETAIL
+from harness.tournament.manifest import JsonObject, Manifest
 
 #: Provider options that decide what answers a call (the rest decide how fast).
 _PROVIDER_KEYS = ("kind", "baseUrl")
@@ -124,44 +125,44 @@ def identity_text(
     return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
 
-def entrant_identities(game: GameEntry, config: Any, hashes: Any) -> dict[str, str | None]:
+def entrant_identities(
+    game: GameEntry, config: JsonObject | None, hashes: Mapping[str, str]
+) -> dict[str, str | None]:
     """Each entrant's identity from a config's JSON (as a manifest keeps it) and its
     prompts' sha256 by path; None for an entrant whose identity cannot be told."""
-    if not isinstance(config, Mapping):
+    if config is None:
         return {}
-    prompt_hashes = hashes if isinstance(hashes, Mapping) else {}
     entrants = config.get("entrants")
     out: dict[str, str | None] = {}
     for entrant in entrants if isinstance(entrants, list) else []:
-        if not isinstance(entrant, Mapping) or not isinstance(entrant.get("name"), str):
+        name = entrant.get("name") if isinstance(entrant, dict) else None
+        if not isinstance(entrant, dict) or not isinstance(name, str):
             continue
-        text = identity_text(game, config, entrant, prompt_hashes)
-        out[entrant["name"]] = None if text is None else hashlib.sha256(text.encode()).hexdigest()
+        text = identity_text(game, config, entrant, hashes)
+        out[name] = None if text is None else hashlib.sha256(text.encode()).hexdigest()
     return out
 
 
-def manifest_identities(game: GameEntry, manifest: Mapping[str, Any]) -> dict[str, str | None]:
+def manifest_identities(game: GameEntry, manifest: Manifest) -> dict[str, str | None]:
     """The identities a manifest's entrants have now: as recorded, or, for a folder
     written before identities were, computed from the config and prompts it kept."""
-    kept = manifest.get("identities")
-    if isinstance(kept, Mapping):
-        return {k: v if isinstance(v, str) else None for k, v in kept.items()}
-    return entrant_identities(game, manifest.get("config"), manifest.get("prompts"))
+    if manifest.identities is not None:
+        return dict(manifest.identities)
+    return entrant_identities(game, manifest.config, manifest.prompts)
 
 
-def legacy_identities(game: GameEntry, manifest: Mapping[str, Any]) -> dict[str, str]:
+def legacy_identities(game: GameEntry, manifest: Manifest) -> dict[str, str]:
     """The identity each entrant had when results lines carried none.
 
     A line without an identity was written before identities existed, under the
     config of the manifest of that time. The first run that records identities in
     such a folder keeps them as ``legacyIdentities``; later runs carry them forward.
     """
-    kept = manifest.get("legacyIdentities")
-    if isinstance(kept, Mapping):
-        return {k: v for k, v in kept.items() if isinstance(v, str)}
-    if "identities" in manifest:
+    if manifest.legacy_identities is not None:
+        return dict(manifest.legacy_identities)
+    if manifest.identities is not None:
         return {}  # written with identities from the start: no line lacks one
-    found = entrant_identities(game, manifest.get("config"), manifest.get("prompts"))
+    found = entrant_identities(game, manifest.config, manifest.prompts)
     return {k: v for k, v in found.items() if v is not None}
 
 

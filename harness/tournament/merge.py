@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 from harness.errors import ConfigError, RecordError
 from harness.registry import get_game
@@ -15,8 +13,9 @@ from harness.summary import EpisodeSummary
 from harness.tournament.audit import audit
 from harness.tournament.growth import changed_keys
 from harness.tournament.lock import FolderLock, check_place
-from harness.tournament.planned import MERGED, missing_shards, plan_of, shards_of
-from harness.tournament.store import ResultsFolder, write_atomically
+from harness.tournament.manifest import MERGED, Manifest
+from harness.tournament.planned import missing_shards, plan_of, shards_of
+from harness.tournament.store import ResultsFolder
 
 
 def merge_folders(sources: Sequence[Path], out: Path) -> int:
@@ -32,8 +31,8 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
     folders = [ResultsFolder(p) for p in sources]
     manifests = [f.manifest() for f in folders]
     for source, manifest in zip(sources[1:], manifests[1:], strict=True):
-        if manifest.get("configHash") != manifests[0].get("configHash"):
-            keys = changed_keys(manifests[0].get("config"), manifest.get("config"), skip=())
+        if manifest.config_hash != manifests[0].config_hash:
+            keys = changed_keys(manifests[0].config, manifest.config, skip=())
             differ = f" (they differ in: {', '.join(keys)})" if keys else ""
             raise ConfigError(
                 f"merge: {sources[0]} and {source} were made by different configs{differ}; "
@@ -42,7 +41,7 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
     target = ResultsFolder(out)
     if target.manifest_path.exists():
         raise ConfigError(f"merge: {out} already holds results; choose a new --out")
-    game = get_game(str(manifests[0].get("game", "lighthouse")))
+    game = get_game(manifests[0].game)
     with ExitStack() as held:
         for folder in folders:
             held.enter_context(FolderLock(folder.root, shared=True))
@@ -61,34 +60,29 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
                     chosen.setdefault(check.derived.episode_id, (folder, check.derived))
         held.enter_context(FolderLock(out))
         target.records.mkdir(parents=True, exist_ok=True)
-        manifest = _merged_manifest(manifests, sources)
-        text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-        write_atomically(target.manifest_path, text)
+        target.write_manifest(_merged_manifest(manifests, sources))
         for episode, (folder, summary) in chosen.items():
             shutil.copyfile(folder.record_path(episode), target.record_path(episode))
             target.append(summary)
     return len(chosen)
 
 
-def _merged_manifest(
-    manifests: Sequence[dict[str, Any]], sources: Sequence[Path]
-) -> dict[str, Any]:
+def _merged_manifest(manifests: Sequence[Manifest], sources: Sequence[Path]) -> Manifest:
     """The first shard's manifest, as the whole tournament's: which shards it holds,
     which it lacks, and the episodes the whole tournament plans (not the sum of the
     shards given, which would call one shard of two complete)."""
     covered = set().union(*(shards_of(m) for m in manifests))
-    manifest = {
-        **manifests[0],
-        "shard": MERGED,
-        "mergedFrom": [str(p) for p in sources],
-        "shards": sorted(covered, key=_shard_key),
-        "missingShards": list(missing_shards(covered)),
-    }
-    plan = plan_of(manifest)
-    manifest["episodes"] = (
-        plan.total if plan is not None else sum(int(m.get("episodes", 0)) for m in manifests)
+    manifest = manifests[0].model_copy(
+        update={
+            "shard": MERGED,
+            "merged_from": [str(p) for p in sources],
+            "shards": sorted(covered, key=_shard_key),
+            "missing_shards": list(missing_shards(covered)),
+        }
     )
-    return manifest
+    plan = plan_of(manifest)
+    episodes = plan.total if plan is not None else sum(m.episodes or 0 for m in manifests)
+    return manifest.model_copy(update={"episodes": episodes})
 
 
 def _shard_key(label: str) -> tuple[int, ...]:

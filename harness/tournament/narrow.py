@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
 
 from harness.errors import ConfigError
+from harness.report.selection import Narrowed
 from harness.tournament.config import SeedRange, TournamentConfig
 from harness.tournament.plan import count_episodes
 from harness.validation import MAX_SEED, short_repr
@@ -47,17 +47,17 @@ class Narrowing:
             parts.append(f"--limit {self.limit}")
         return " ".join(parts)
 
-    def to_json(self) -> dict[str, Any] | None:
+    def to_json(self) -> Narrowed | None:
         """As the manifest keeps it; None when nothing was narrowed."""
         if not self:
             return None
-        return {
-            "seeds": list(self.seeds) if self.seeds is not None else None,
-            "entrants": list(self.entrants) if self.entrants is not None else None,
-            "limit": self.limit,
-            "flags": self.flags(),
-            "configEpisodes": self.config_episodes,
-        }
+        return Narrowed(
+            seeds=list(self.seeds) if self.seeds is not None else None,
+            entrants=list(self.entrants) if self.entrants is not None else None,
+            limit=self.limit,
+            flags=self.flags(),
+            config_episodes=self.config_episodes,
+        )
 
 
 #: ``--seeds A:B``: two whole numbers of at most 16 decimal digits (the largest seed has 16).
@@ -100,7 +100,7 @@ def narrow(config: TournamentConfig, narrowing: Narrowing) -> tuple[TournamentCo
     run's business; a reference that is not kept is dropped), and ``narrowing`` with
     the number of episodes the whole config plans."""
     narrowing = replace(narrowing, config_episodes=count_episodes(config))
-    update: dict[str, Any] = {}
+    update: dict[str, object] = {}
     if narrowing.seeds is not None:
         a, b = narrowing.seeds
         seeds = config.seed_order()

@@ -7,40 +7,27 @@ the plan with the folder's results lines (:mod:`harness.report.completeness`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
-
-from pydantic import ValidationError
+from collections.abc import Iterable
 
 from harness.errors import ConfigError
 from harness.report.completeness import Plan
-from harness.tournament.config import TournamentConfig
+from harness.tournament.manifest import MERGED, Manifest
 from harness.tournament.plan import PlanIndex, parse_shard
 
-MERGED = "merged"
 
-
-def _config(manifest: Mapping[str, Any]) -> TournamentConfig | None:
+def _shard(label: str | None) -> tuple[int, int] | None:
     try:
-        return TournamentConfig.model_validate(manifest.get("config"))
-    except (ValidationError, ValueError, TypeError):
-        return None  # a manifest from another version: the plan cannot be told
-
-
-def _shard(label: Any) -> tuple[int, int] | None:
-    try:
-        return parse_shard(label) if isinstance(label, str) else None
+        return parse_shard(label) if label is not None else None
     except ConfigError:
         return None
 
 
-def shards_of(manifest: Mapping[str, Any]) -> set[str]:
+def shards_of(manifest: Manifest) -> set[str]:
     """The shards a folder holds: its own "I/N", or those a merge recorded."""
-    if manifest.get("shard") == MERGED:
-        listed = manifest.get("shards")
-        return {s for s in listed if isinstance(s, str)} if isinstance(listed, list) else set()
-    label = manifest.get("shard")
-    return {label} if isinstance(label, str) and _shard(label) is not None else set()
+    label = manifest.shard
+    if label == MERGED:
+        return set(manifest.shards or ())
+    return {label} if label is not None and _shard(label) is not None else set()
 
 
 def missing_shards(covered: Iterable[str]) -> tuple[str, ...]:
@@ -58,16 +45,15 @@ def missing_shards(covered: Iterable[str]) -> tuple[str, ...]:
     return tuple(f"{i}/{n}" for i in range(1, n + 1) if (i, n) not in parsed)
 
 
-def plan_of(manifest: Mapping[str, Any]) -> Plan | None:
+def plan_of(manifest: Manifest) -> Plan | None:
     """What the folder of ``manifest`` was planned to hold; None when it cannot be told."""
-    config = _config(manifest)
-    label = manifest.get("shard")
-    if config is None or not isinstance(label, str):
+    label = manifest.shard
+    config = manifest.tournament_config() if label is not None else None
+    if config is None or label is None:
         return None
     if label == MERGED:
         shard: tuple[int, int] | None = (1, 1)
-        missing = manifest.get("missingShards")
-        gaps = tuple(s for s in missing if isinstance(s, str)) if isinstance(missing, list) else ()
+        gaps = tuple(manifest.missing_shards or ())
     else:
         shard, gaps = _shard(label), ()
     if shard is None:

@@ -48,6 +48,7 @@ from harness.tournament.identity import (
     manifest_identities,
 )
 from harness.tournament.lock import FolderLock, check_place
+from harness.tournament.manifest import JsonObject, Manifest
 from harness.tournament.narrow import Narrowing, check_limit
 from harness.tournament.plan import (
     DoneSet,
@@ -176,21 +177,21 @@ async def run_tournament(
     planned = len(plans)
     check_place(out)
     hashes = prompt_hashes(config, game)
-    config_json = json.loads(config.canonical_json())
+    config_json: JsonObject = json.loads(config.canonical_json())
     identities = entrant_identities(game, config_json, hashes)
-    manifest = {
-        "game": game.name,
-        "configHash": config.config_hash(),
-        "config": config_json,
-        "configFile": config_file,
-        "shard": f"{shard[0]}/{shard[1]}",
-        "prompts": hashes,
-        "episodes": planned,
-        "identities": identities,
-        "narrowing": narrowing.to_json(),
-        "maxCostUsd": cap,
-        "stopped": None,
-    }
+    manifest = Manifest(
+        game=game.name,
+        config_hash=config.config_hash(),
+        config=config_json,
+        config_file=config_file,
+        shard=f"{shard[0]}/{shard[1]}",
+        prompts=hashes,
+        episodes=planned,
+        identities=identities,
+        narrowing=narrowing.to_json(),
+        max_cost_usd=cap,
+        stopped=None,
+    )
     folder = ResultsFolder(out)
     # Keys and prices are checked before the folder is touched, for every entrant with
     # something to play by the folder's lines as they are; checked again below, under
@@ -239,7 +240,7 @@ async def run_tournament(
             warnings = [*repair.notes, *await factory.preflight()]
             written = True
             if legacy:
-                manifest["legacyIdentities"] = legacy
+                manifest = manifest.model_copy(update={"legacy_identities": legacy})
             await asyncio.to_thread(folder.open, next_manifest(old, manifest))
             moved = await asyncio.to_thread(set_aside, folder, sorting.superseded)
             gone = frozenset(line.episode_id for line in sorting.superseded)
@@ -248,7 +249,7 @@ async def run_tournament(
                 await asyncio.to_thread(calls.open)
             if old is not None:
                 warnings += describe_growth(
-                    old.get("config"),
+                    old.config,
                     config_json,
                     manifest_identities(game, old),
                     identities,
@@ -300,7 +301,10 @@ async def run_tournament(
                     calls.close()
             if gate.stop is not None:
                 stopped = gate.stop.to_json(gate.spent_usd)
-                await asyncio.to_thread(folder.update_manifest, {"stopped": stopped})
+                kept = await asyncio.to_thread(folder.manifest)
+                await asyncio.to_thread(
+                    folder.write_manifest, kept.model_copy(update={"stopped": stopped})
+                )
     except BaseException as exc:
         if not written:
             lock.abandon()  # nothing was written: leave the disk as it was found

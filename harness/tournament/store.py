@@ -17,13 +17,11 @@ report silently (:meth:`ResultsFolder.examine`).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -41,14 +39,13 @@ from harness.files import (
 from harness.protocol import GameEntry
 from harness.summary import EpisodeSummary, summarize
 from harness.tournament.audit import AuditStream, derive, engine_problem
+from harness.tournament.manifest import Manifest
 from harness.version import harness_version
 
 MANIFEST = "manifest.json"
 EPISODES = "episodes.jsonl"
 RECORDS = "records"
 PARTIAL = ".partial"
-#: Manifest keys a folder and a config must agree on; anything else may grow.
-CONFLICTING = ("game", "shard")
 
 
 def fsync_path(path: Path) -> None:
@@ -178,7 +175,7 @@ class ResultsFolder:
 
     # --- the manifest ---------------------------------------------------------------
 
-    def check_manifest(self, manifest: dict[str, Any]) -> bool:
+    def check_manifest(self, manifest: Manifest) -> bool:
         """Whether the folder was started already; refuse one of another game or shard split.
 
         Any other difference is a tournament that grows (see growth.py). The error
@@ -188,20 +185,21 @@ class ResultsFolder:
             return False
         existing = self.manifest()
         found = [
-            f"{key} was {existing.get(key)!r}, now {manifest.get(key)!r}"
-            for key in CONFLICTING
-            if existing.get(key) != manifest.get(key)
+            f"{key} was {was!r}, now {now!r}"
+            for key, was, now in (
+                ("game", existing.game, manifest.game),
+                ("shard", existing.shard, manifest.shard),
+            )
+            if was != now
         ]
         if found:
-            made_by = existing.get("configFile")
-            hint = f"run {made_by}" if isinstance(made_by, str) else "run the folder's own config"
             raise ConfigError(
                 f"{self.root}: this folder holds another tournament's results "
-                f"({'; '.join(found)}); {hint}, or choose another --out"
+                f"({'; '.join(found)}); {existing.made_by_hint()}, or choose another --out"
             )
         return True
 
-    def open(self, manifest: dict[str, Any]) -> bool:
+    def open(self, manifest: Manifest) -> bool:
         """Create the folder, or take an existing one of the same game and shard split;
         either way write ``manifest`` as the folder's plan now.
 
@@ -212,37 +210,30 @@ class ResultsFolder:
         resuming = self.check_manifest(manifest)
         self.records.mkdir(parents=True, exist_ok=True)
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        stamped = {
-            "harnessVersion": harness_version(),
-            "startedAt": now,
-            **manifest,
-            "updatedAt": now,
-        }
-        write_atomically(self.manifest_path, json.dumps(stamped, indent=2, sort_keys=True) + "\n")
+        stamped = manifest.model_copy(
+            update={
+                "harness_version": manifest.harness_version or harness_version(),
+                "started_at": manifest.started_at or now,
+                "updated_at": now,
+            }
+        )
+        self.write_manifest(stamped)
         return resuming
 
-    def update_manifest(self, changes: dict[str, Any]) -> None:
-        """Rewrite the manifest with ``changes`` (e.g. why a run stopped)."""
-        write_atomically(
-            self.manifest_path,
-            json.dumps({**self.manifest(), **changes}, indent=2, sort_keys=True) + "\n",
-        )
+    def write_manifest(self, manifest: Manifest) -> None:
+        """Replace the manifest with ``manifest`` (e.g. with why a run stopped)."""
+        write_atomically(self.manifest_path, manifest.to_json())
 
-    def manifest(self) -> dict[str, Any]:
-        """The folder's manifest."""
+    def manifest(self) -> Manifest:
+        """The folder's manifest, of any version (:meth:`Manifest.read`)."""
         try:
-            raw = read_regular(self.manifest_path, self.root, limit=MAX_MANIFEST_BYTES)
-            data = json.loads(raw.decode("utf-8"))
+            data = read_regular(self.manifest_path, self.root, limit=MAX_MANIFEST_BYTES)
         except FileNotFoundError as exc:
             raise RecordError(f"{self.manifest_path}: unreadable manifest: {exc}") from None
         except RecordError as exc:
             problem = str(exc).removeprefix(f"{self.manifest_path}: ")
             raise RecordError(f"{self.manifest_path}: unreadable manifest: {problem}") from None
-        except (ValueError, RecursionError) as exc:
-            raise RecordError(f"{self.manifest_path}: unreadable manifest: {exc}") from None
-        if not isinstance(data, dict):
-            raise RecordError(f"{self.manifest_path}: unreadable manifest: not a JSON object")
-        return data
+        return Manifest.read(data, str(self.manifest_path))
 
     # --- finished episodes --------------------------------------------------------------
 
@@ -473,7 +464,6 @@ class ResultsFolder:
 
 
 __all__ = [
-    "CONFLICTING",
     "EPISODES",
     "MANIFEST",
     "RECORDS",

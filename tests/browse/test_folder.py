@@ -90,8 +90,8 @@ def test_a_folder_being_written_is_shown_as_it_is(folder200: Path, tmp_path: Pat
     assert len(by_status["finished"]) == facts["finished"]
     # records without their results line yet, and the one being played, are in progress
     assert sorted(by_status["in progress"]) == sorted([*facts["unlisted"], facts["playing"]])
-    assert snapshot.report["completeness"]["complete"] is False
-    assert snapshot.report["episodes"] == facts["finished"]
+    assert snapshot.report.completeness.complete is False
+    assert snapshot.report.episodes == facts["finished"]
     assert any(n.startswith("episodes.jsonl:6: skipped") for n in snapshot.notes)
     assert any("silent--spring--s99--r0" in n for n in snapshot.notes)
     page = index_page(snapshot)
@@ -213,7 +213,7 @@ def test_a_model_entrant_that_falls_back_carries_its_flag(tmp_path: Path) -> Non
         )
     snapshot = read_folder(out)
     page = index_page(snapshot)
-    assert snapshot.report["fallbackFlags"] == {"model": "all turns fell back"}
+    assert snapshot.report.fallback_flags == {"model": "all turns fell back"}
     assert '<span class="flag">⚠ all turns fell back</span>' in page
     assert "model ⚠ all turns fell back" in page  # in the plot too
     rows = {r.episode_id: r for r in snapshot.rows}

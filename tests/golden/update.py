@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import sys
 import tempfile
@@ -33,6 +34,7 @@ from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.seats import baseline_seats
 from tests.golden.llm_records import SCENARIOS, build
+from tests.golden.reports import FOLDERS, SUFFIXES, golden_path, outputs
 from tests.test_episode import stable_lines
 from tests.test_golden_playthroughs import GOLDEN_DIR, parse_inputs, play
 
@@ -87,6 +89,18 @@ def _llm_record(name: str) -> Callable[[Path], None]:
     return lambda path: build(name, path)
 
 
+@functools.cache
+def _outputs(name: str) -> dict[str, bytes]:
+    return outputs(name)
+
+
+def _report_file(name: str, suffix: str) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        path.write_bytes(_outputs(name)[suffix])
+
+    return make
+
+
 def goldens() -> Iterator[Golden]:
     """Every generated golden file (the hand-written tests/golden/hand/ is not one)."""
     for inputs in sorted(GOLDEN_DIR.glob("*.inputs.txt")):
@@ -96,6 +110,9 @@ def goldens() -> Iterator[Golden]:
         yield Golden(record, _baseline_record(record), is_record=True)
     for name in sorted(SCENARIOS):
         yield Golden(RECORDS / f"{name}.jsonl", _llm_record(name), is_record=True)
+    for name in FOLDERS:
+        for suffix in SUFFIXES:
+            yield Golden(golden_path(name, suffix), _report_file(name, suffix), is_record=False)
 
 
 def _same(golden: Golden, fresh: Path) -> bool:

@@ -24,6 +24,7 @@ from harness.report.render import to_markdown
 from harness.report.stats import bootstrap_columns, cell_means, compact_draws, draws
 from harness.summary import EpisodeSummary, SeatStats
 from harness.tournament.ceiling import find_ceiling
+from harness.tournament.manifest import Manifest
 
 GAME = get_game("lighthouse")
 
@@ -58,8 +59,8 @@ def test_a_selection_whose_marks_end_early_leaves_the_later_episodes_out() -> No
     assert len(clean.marks) == 1
     assert list(clean.cell_scores(folded.variant_names)) == [((0, "default"), 0.0)]
     report = build_report(GAME, folded)
-    (row,) = report["fallbackFree"]["entrants"]
-    assert (row["episodes"], row["cells"], row["score"]["mean"]) == (1, 1, 0.0)
+    (row,) = report.fallback_free.entrants
+    assert (row.episodes, row.cells, row.score.mean) == (1, 1, 0.0)
 
 
 # seeds around the edges of 64 bits (past them, a digest keeps its seeds as ints),
@@ -194,10 +195,10 @@ def test_a_cells_mean_is_the_exact_sum_of_its_repetitions_over_their_count() -> 
     table = CellMeans.of_entrant(folded.entrants["a"], folded.variant_names)
     assert list(table.items()) == [((-5, "spring"), 2.0), ((5, "default"), 1 / 3)]
     report = build_report(GAME, folded, reference="b")
-    assert report["cells"] == 2
-    assert [r["cells"] for r in report["entrants"]] == [2, 1]
-    (paired,) = report["paired"]
-    assert (paired["pairs"], paired["difference"]["mean"]) == (1, 1 / 3 - 1.0)
+    assert report.cells == 2
+    assert [r.cells for r in report.entrants] == [2, 1]
+    (paired,) = report.paired
+    assert (paired.pairs, paired.difference.mean) == (1, 1 / 3 - 1.0)
 
 
 def test_a_mapping_keeps_its_values_as_they_are() -> None:
@@ -255,7 +256,7 @@ def test_pairs_are_resampled_as_each_alone_would_be(cells: dict[str, dict[Cell, 
 def test_a_ceiling_from_a_digest_is_the_ceiling_from_the_lines(tmp_path: Path) -> None:
     lines = [line("best", seed, 10.0 * seed + i, rep=i) for seed in (4, -2) for i in range(3)]
     lines += [line("a", seed, 1.0 + seed, variant=v) for seed in (4, 9) for v in ("z", "b")]
-    manifest = {"config": {"entrants": [{"name": "a"}, {"name": "best"}]}}
+    manifest = Manifest.model_validate({"config": {"entrants": [{"name": "a"}, {"name": "best"}]}})
     found = [
         find_ceiling(GAME, tmp_path, manifest, s, "best") for s in (lines, digest(GAME, lines))
     ]
@@ -265,7 +266,7 @@ def test_a_ceiling_from_a_digest_is_the_ceiling_from_the_lines(tmp_path: Path) -
     assert list(found[1].scores) == [(-2, "default"), (4, "default")]
     # the ceiling shares one cell with a, whose other cells it lacks: left out
     report = build_report(GAME, lines, ceiling=found[1])
-    share = {r["entrant"]: r["ceilingShare"] for r in report["entrants"]}
+    share = {r.entrant: r.ceiling_share for r in report.entrants}
     assert share == {"a": None, "best": 1.0}
 
 
@@ -303,9 +304,9 @@ def test_a_reports_peak_memory_is_a_few_flat_arrays_per_episode(
         peak = tracemalloc.get_traced_memory()[1] - before
     finally:
         tracemalloc.stop()
-    assert report["episodes"] == EPISODES
-    assert report["cells"] == EPISODES // 2
-    assert report["pairwise"]["rows"][0]["cells"] == EPISODES // 2
+    assert report.episodes == EPISODES
+    assert report.cells == EPISODES // 2
+    assert report.pairwise.rows[0].cells == EPISODES // 2
     assert peak <= PEAK_BYTES_PER_EPISODE * EPISODES, peak / EPISODES
 
 

@@ -29,10 +29,10 @@ def test_the_plot_draws_the_reports_intervals() -> None:
     summaries = results()
     report = build_report(GAME, summaries, order=["a", "b", "c"])
     drawn = {s.name: s for s in strips(summaries, ["a", "b", "c"])}
-    for row in report["entrants"]:
-        strip, score = drawn[row["entrant"]], row["score"]
-        assert (strip.mean, strip.low, strip.high) == (score["mean"], score["low"], score["high"])
-        assert len(strip.scores) == row["episodes"]
+    for row in report.entrants:
+        strip, score = drawn[row.entrant], row.score
+        assert (strip.mean, strip.low, strip.high) == (score.mean, score.low, score.high)
+        assert len(strip.scores) == row.episodes
     assert drawn["c"].low is None
     svg = score_plot(list(drawn.values()), high=42)
     assert svg_groups(svg, "episodes-") == {"episodes-0": 12, "episodes-1": 12, "episodes-2": 1}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.commands.tournament import report_text
-from harness.report.render import to_svg
+from harness.results import read_results
 from harness.tournament.config import TournamentConfig, load_tournament
 from harness.tournament.run import run_tournament
 from harness.tournament.store import ResultsFolder
@@ -32,10 +32,8 @@ def run(config: TournamentConfig, out: Path, **kwargs: Any) -> Any:
 
 
 def reports(out: Path) -> dict[str, str]:
-    folder = ResultsFolder(out)
     texts = {fmt: report_text(out, fmt, None) for fmt in FORMATS}
-    order = [e["name"] for e in folder.manifest()["config"]["entrants"]]
-    texts["svg"] = to_svg(folder.summaries(), order, high=42)
+    texts["svg"] = read_results(out, keep=True).plot()
     return texts
 
 
@@ -122,7 +120,7 @@ def test_merging_one_of_two_shards_names_the_missing_one(tmp_path: Path) -> None
     assert "merged 1 folder into" in half.stderr
     assert "12 episodes; incomplete: 12/24 episodes (missing shard: 2/2)" in half.stderr
     manifest = ResultsFolder(tmp_path / "half").manifest()
-    assert (manifest["shards"], manifest["missingShards"], manifest["episodes"]) == (
+    assert (manifest.shards, manifest.missing_shards, manifest.episodes) == (
         ["1/2"],
         ["2/2"],
         24,

@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.registry import get_game
 from harness.report.build import build_report
+from harness.report.model import Report
 from harness.report.render import to_csv, to_markdown
 from harness.summary import EpisodeSummary
 
@@ -51,7 +52,7 @@ def line(
     )  # fmt: skip
 
 
-def report(lines: list[EpisodeSummary]) -> dict[str, Any]:
+def report(lines: list[EpisodeSummary]) -> Report:
     return build_report(GAME, lines, reference="lantern", order=["lantern", "dud", "shaky", "fine"])
 
 
@@ -67,7 +68,7 @@ FLAGGED = [
 
 def test_entrants_that_fall_back_often_are_flagged_where_they_are_ranked() -> None:
     data = report(FLAGGED)
-    assert data["fallbackFlags"] == {"dud": "all turns fell back", "shaky": "fallback 15% of turns"}
+    assert data.fallback_flags == {"dud": "all turns fell back", "shaky": "fallback 15% of turns"}
     md = to_markdown(data)
     paired = md.split("## Paired against lantern")[1].split("##")[0]
     assert "| dud ⚠ all turns fell back | lantern |" in paired
@@ -88,8 +89,8 @@ def test_retries_count_every_turn_that_sent_the_retry() -> None:
     # 4 turns sent the retry hint (4 calls beyond one per turn); it rescued 1 of them
     data = report([line("lantern", 0, agent="lantern"),
                    line("fine", 0, agent="openai:fine", retried=4, rescued=1)])  # fmt: skip
-    row = next(r for r in data["entrants"] if r["entrant"] == "fine")
-    assert (row["retries"], row["rescued"]) == (4, 1)
+    row = next(r for r in data.entrants if r.entrant == "fine")
+    assert (row.retries, row.rescued) == (4, 1)
     assert "| 14 | 4 (1 rescued) |" in to_markdown(data)
 
 
@@ -110,12 +111,12 @@ def test_a_server_that_answers_one_at_a_time_is_named() -> None:
         line("shaky", 0, agent="openai:shaky", batch=serial_batch(4, 10, 1.0),
              waits=[600.0] * 10, requests=[300.0] * 10, cached=3),
     ]  # fmt: skip
-    rows = {r["entrant"]: r for r in report(lines)["servers"]}
-    assert "the server answered one request at a time" in rows["dud"]["warning"]
-    assert "observed concurrency 2.50 with 4.0 requests per tick" in rows["dud"]["warning"]
-    assert rows["fine"]["warning"] is None
-    assert "max_in_flight held the calls back" in rows["shaky"]["warning"]
-    assert (rows["shaky"]["cached"], rows["shaky"]["waitMsP50"]) == (3, 600.0)
+    rows = {r.entrant: r for r in report(lines).servers}
+    assert "the server answered one request at a time" in (rows["dud"].warning or "")
+    assert "observed concurrency 2.50 with 4.0 requests per tick" in (rows["dud"].warning or "")
+    assert rows["fine"].warning is None
+    assert "max_in_flight held the calls back" in (rows["shaky"].warning or "")
+    assert (rows["shaky"].cached, rows["shaky"].wait_ms_p50) == (3, 600.0)
     md = to_markdown(report(lines))
     assert "## Model servers" in md
     assert "⚠ dud: the server answered one request at a time" in md
@@ -126,7 +127,7 @@ def test_episodes_ended_by_deadline_say_what_to_raise() -> None:
     lines = [line("fine", s, agent="openai:fine", reason=r)
              for s, r in ((0, "deadline"), (1, "complete"), (2, "deadline"))]  # fmt: skip
     data = report(lines)
-    assert data["deadlines"] == 2
+    assert data.deadlines == 2
     md = to_markdown(data)
     assert "deadline 2" in md  # the reasons column
     assert "⚠ 2 episode(s) ended by deadline" in md

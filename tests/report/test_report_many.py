@@ -15,9 +15,10 @@ from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.compare import holm
 from harness.report.completeness import Plan
-from harness.report.leaderboards import entrant_specs
 from harness.report.render import to_csv, to_json, to_markdown, to_svg
+from harness.results.specs import entrant_specs
 from harness.summary import EpisodeSummary
+from harness.tournament.manifest import Manifest
 from harness.tournament.planned import missing_shards
 
 GAME = get_game("lighthouse")
@@ -77,50 +78,61 @@ def test_the_same_results_in_any_order_give_the_same_report_byte_for_byte() -> N
 def test_repetitions_of_a_deterministic_entrant_do_not_narrow_its_interval() -> None:
     once = build_report(GAME, tournament(1), order=["a", "b", "c"], reference="c")
     thrice = build_report(GAME, tournament(3), order=["a", "b", "c"], reference="c")
-    for one, three in zip(once["entrants"], thrice["entrants"], strict=True):
-        assert (one["episodes"], three["episodes"]) == (12, 36)
-        assert one["cells"] == three["cells"] == 12
-        assert {**one["score"], "episodes": 0} == {**three["score"], "episodes": 0}
-        assert one["rank"] == three["rank"]
-    assert once["paired"] == thrice["paired"]
-    assert once["pairwise"] == thrice["pairwise"]
-    assert once["leaderboards"] == thrice["leaderboards"]
-    width = once["entrants"][0]["score"]["high"] - once["entrants"][0]["score"]["low"]
-    assert width > 0
+    for one, three in zip(once.entrants, thrice.entrants, strict=True):
+        assert (one.episodes, three.episodes) == (12, 36)
+        assert one.cells == three.cells == 12
+        assert one.score.model_copy(update={"episodes": 0}) == three.score.model_copy(
+            update={"episodes": 0}
+        )
+        assert one.rank == three.rank
+    assert once.paired == thrice.paired
+    assert once.pairwise == thrice.pairwise
+    assert once.leaderboards == thrice.leaderboards
+    score = once.entrants[0].score
+    assert score.high is not None
+    assert score.low is not None
+    assert score.high - score.low > 0
 
 
 def test_pairwise_differences_are_holm_adjusted_over_every_pair() -> None:
     report = build_report(GAME, tournament(), order=["a", "b", "c"])
-    pw = report["pairwise"]
-    assert [(r["entrant"], r["versus"]) for r in pw["rows"]] == [("a", "b"), ("a", "c"), ("b", "c")]
-    assert pw["comparisons"] == 3
-    steps = holm([r["p"] for r in pw["rows"]])
-    assert [r["pHolm"] for r in pw["rows"]] == [s.adjusted for s in steps]
-    assert [r["difference"]["level"] for r in pw["rows"]] == [s.level for s in steps]
+    pw = report.pairwise
+    assert [(r.entrant, r.versus) for r in pw.rows] == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert pw.comparisons == 3
+    steps = holm([r.p or 0.0 for r in pw.rows])
+    assert [r.p_holm for r in pw.rows] == [s.adjusted for s in steps]
+    assert [r.difference.level for r in pw.rows] == [s.level for s in steps]
     # a - c over the twelve shared cells: the mean of the differences of cell means
-    ac = pw["rows"][1]
+    ac = pw.rows[1]
     diffs = [x - y for x, y in zip(SCORES["a"], SCORES["c"], strict=True)]
-    assert ac["difference"]["mean"] == pytest.approx(sum(diffs) / len(diffs))
-    assert ac["cells"] == 12
-    assert ac["difference"]["low"] <= ac["difference"]["mean"] <= ac["difference"]["high"]
+    assert ac.difference.mean == pytest.approx(sum(diffs) / len(diffs))
+    assert ac.cells == 12
+    low, mean, high = ac.difference.low, ac.difference.mean, ac.difference.high
+    assert low is not None
+    assert mean is not None
+    assert high is not None
+    assert low <= mean <= high
     md = to_markdown(report)
     assert "## Pairwise differences" in md
     assert "Holm-adjusted for the 3 comparisons" in md
     # the matrix reads both ways: b - a is a - b with its interval flipped
-    ab = pw["rows"][0]["difference"]
-    assert ab["low"] < 0 < ab["high"]
-    assert f"| b | {-ab['mean']:.2f} [{-ab['high']:.2f}, {-ab['low']:.2f}] |" in md
+    ab = pw.rows[0].difference
+    assert ab.low is not None
+    assert ab.high is not None
+    assert ab.mean is not None
+    assert ab.low < 0 < ab.high
+    assert f"| b | {-ab.mean:.2f} [{-ab.high:.2f}, {-ab.low:.2f}] |" in md
 
 
 def test_each_entrant_has_a_rank_and_a_rank_interval() -> None:
     report = build_report(GAME, tournament(), order=["a", "b", "c"])
-    ranks = {r["entrant"]: r["rank"] for r in report["entrants"]}
+    ranks = {r.entrant: r.rank for r in report.entrants if r.rank is not None}
     # means 10.25, 9.58, 3.08: a and b close, c far behind
-    assert [ranks[n]["rank"] for n in "abc"] == [1, 2, 3]
-    assert ranks["a"]["rankLow"] == 1
-    assert ranks["b"]["rankHigh"] == 2
-    assert (ranks["a"]["rankHigh"], ranks["b"]["rankLow"]) == (2, 1)  # cannot be told apart
-    assert (ranks["c"]["rankLow"], ranks["c"]["rankHigh"]) == (3, 3)
+    assert [ranks[n].rank for n in "abc"] == [1, 2, 3]
+    assert ranks["a"].rank_low == 1
+    assert ranks["b"].rank_high == 2
+    assert (ranks["a"].rank_high, ranks["b"].rank_low) == (2, 1)  # cannot be told apart
+    assert (ranks["c"].rank_low, ranks["c"].rank_high) == (3, 3)
     md = to_markdown(report)
     assert "| 1 (1-2) |" in md
     assert "| 3 (3) |" in md
@@ -141,24 +153,24 @@ def test_a_keeper_leaderboard_never_pools_different_runners() -> None:
         for seed in range(4)
     ]
     report = build_report(GAME, summaries)
-    keeper_boards = [b for b in report["leaderboards"] if b["group"] == "keeper"]
-    assert [b["context"] for b in keeper_boards] == [{"runners": "other"}, {"runners": "wallhug"}]
+    keeper_boards = [b for b in report.leaderboards if b.group == "keeper"]
+    assert [b.context for b in keeper_boards] == [{"runners": "other"}, {"runners": "wallhug"}]
     runners_of = {s.entrant: s.seats["runner1"].agent for s in summaries}
     for board in keeper_boards:
-        assert {runners_of[r["entrant"]] for r in board["rows"]} == {board["context"]["runners"]}
+        assert {runners_of[r.entrant] for r in board.rows} == {board.context["runners"]}
     other, wall = keeper_boards
-    assert [r["entrant"] for r in wall["rows"]] == ["m-wall", "lantern-wall"]
-    assert [r["entrant"] for r in other["rows"]] == ["silent-other", "lantern-other", "m-other"]
+    assert [r.entrant for r in wall.rows] == ["m-wall", "lantern-wall"]
+    assert [r.entrant for r in other.rows] == ["silent-other", "lantern-other", "m-other"]
     # runners leaderboards: same keeper, different runners
-    runner_boards = [b for b in report["leaderboards"] if b["group"] == "runners"]
-    assert [b["context"] for b in runner_boards] == [{"keeper": "lantern"}, {"keeper": "openai:m"}]
+    runner_boards = [b for b in report.leaderboards if b.group == "runners"]
+    assert [b.context for b in runner_boards] == [{"keeper": "lantern"}, {"keeper": "openai:m"}]
     md = to_markdown(report)
     assert "## Keeper leaderboard (runners: wallhug)" in md
     assert "## Runners leaderboard (keeper: openai:m)" in md
 
 
 def test_identical_entrants_are_flagged_and_specs_come_from_the_config() -> None:
-    manifest = {
+    manifest = Manifest.model_validate({
         "prompts": {"/p/a.md": "sha-1", "/q/a.md": "sha-1", "/p/b.md": "sha-2"},
         "config": {
             "entrants": [
@@ -171,7 +183,7 @@ def test_identical_entrants_are_flagged_and_specs_come_from_the_config() -> None
                  "prompts": {"system": "/p/b.md"}}, "runners": {"baseline": "wallhug"}}},
             ]
         },
-    }  # fmt: skip
+    })  # fmt: skip
     specs = entrant_specs(GAME, manifest)
     assert specs["x"] == specs["y"] != specs["z"]
     summaries = [
@@ -180,9 +192,9 @@ def test_identical_entrants_are_flagged_and_specs_come_from_the_config() -> None
         for seed in range(3)
     ]
     report = build_report(GAME, summaries, order=["x", "y", "z"], specs=specs)
-    assert report["identical"] == [["x", "y"]]
-    (board,) = report["leaderboards"]
-    assert [(r["entrant"], r["sameAs"]) for r in board["rows"]] == [
+    assert report.identical == [["x", "y"]]
+    (board,) = report.leaderboards
+    assert [(r.entrant, r.same_as) for r in board.rows] == [
         ("z", []), ("x", ["y"]), ("y", ["x"]),
     ]  # fmt: skip
     md = to_markdown(report)
@@ -191,8 +203,8 @@ def test_identical_entrants_are_flagged_and_specs_come_from_the_config() -> None
     # without the config, the agents' names (all "openai:m") make all three look alike
     # and no keeper leaderboard can be drawn from them
     blind = build_report(GAME, summaries, order=["x", "y", "z"])
-    assert blind["identical"] == [["x", "y", "z"]]
-    assert blind["leaderboards"] == []
+    assert blind.identical == [["x", "y", "z"]]
+    assert blind.leaderboards == []
 
 
 def plan_for(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.compare import holm, pair_bootstrap, pairwise, rank_intervals, ranks_of
+from harness.report.model import Report
 from harness.report.plot import svg_groups
 from harness.report.render import to_csv, to_json, to_markdown, to_svg
 from harness.report.stats import (
@@ -108,41 +108,38 @@ def test_report_by_hand() -> None:
     report = build_report(
         get_game("lighthouse"), SUMMARIES, reference="ref", order=["ref", "model"], title="t"
     )
-    assert [r["entrant"] for r in report["entrants"]] == ["ref", "model"]
-    ref, model = report["entrants"]
-    assert (model["episodes"], model["cells"]) == (4, 3)
+    assert [r.entrant for r in report.entrants] == ["ref", "model"]
+    ref, model = report.entrants
+    assert (model.episodes, model.cells) == (4, 3)
     # the mean over cells: seed 0's repetitions average to 11, then (11 + 5 + 20) / 3
-    assert model["score"]["mean"] == pytest.approx(12.0)
-    assert (model["score"]["n"], model["score"]["episodes"]) == (3, 4)
-    assert ref["score"]["mean"] == pytest.approx(46 / 4)
-    assert model["columns"]["keys"] == pytest.approx(3.0)
+    assert model.score.mean == pytest.approx(12.0)
+    assert (model.score.n, model.score.episodes) == (3, 4)
+    assert ref.score.mean == pytest.approx(46 / 4)
+    assert model.columns["keys"] == pytest.approx(3.0)
     # escape rate = sum(E) / sum(runners) = (1 + 1 + 0 + 2) / 12
-    assert model["columns"]["escape_rate"] == pytest.approx(4 / 12)
-    assert model["columns"]["message_runes"] == pytest.approx(10.0)
-    assert model["columns"]["compliance"] == pytest.approx(0.7)
+    assert model.columns["escape_rate"] == pytest.approx(4 / 12)
+    assert model.columns["message_runes"] == pytest.approx(10.0)
+    assert model.columns["compliance"] == pytest.approx(0.7)
     # keeper turns 40, fallbacks 2: 5%; runners never call a model
-    assert model["fallbackRate"] == {"keeper": pytest.approx(0.05)}
-    assert (model["inputTokens"], model["outputTokens"]) == (4000, 400)
-    assert model["costUsd"] == pytest.approx(0.04)
+    assert model.fallback_rate == {"keeper": pytest.approx(0.05)}
+    assert (model.input_tokens, model.output_tokens) == (4000, 400)
+    assert model.cost_usd == pytest.approx(0.04)
     # four episodes of [100, 300]: ranks 3.5 and 6.65 of the eight sorted latencies
-    assert model["latencyMs"] == {"p50": pytest.approx(200.0), "p95": pytest.approx(300.0)}
-    assert model["fallbackFreeEpisodes"] == 3
-    (paired,) = report["paired"]
-    assert paired["difference"]["mean"] == pytest.approx(-1.0)
-    assert (paired["wins"], paired["ties"], paired["losses"]) == (1, 1, 1)
+    assert model.latency_ms.p50 == pytest.approx(200.0)
+    assert model.latency_ms.p95 == pytest.approx(300.0)
+    assert model.fallback_free_episodes == 3
+    (paired,) = report.paired
+    assert paired.difference.mean == pytest.approx(-1.0)
+    assert (paired.wins, paired.ties, paired.losses) == (1, 1, 1)
     # without fallbacks seed 0 has one repetition left: 10 - 9 = 1
-    (clean,) = report["fallbackFree"]["paired"]
-    assert clean["difference"]["mean"] == pytest.approx((1 + 0 - 5) / 3)
-    assert report["leader"] == "keeper"
-    (board,) = report["leaderboards"]
-    assert (board["group"], board["context"], board["cells"]) == (
-        "keeper",
-        {"runners": "wallhug"},
-        3,
-    )
+    (clean,) = report.fallback_free.paired
+    assert clean.difference.mean == pytest.approx((1 + 0 - 5) / 3)
+    assert report.leader == "keeper"
+    (board,) = report.leaderboards
+    assert (board.group, board.context, board.cells) == ("keeper", {"runners": "wallhug"}, 3)
     # over the three cells both finished: ref (9 + 5 + 25) / 3 = 13 against model 12
-    assert [(r["agent"], r["rank"]) for r in board["rows"]] == [("lantern", 1), ("openai:m", 2)]
-    assert board["rows"][0]["score"]["mean"] == pytest.approx(13.0)
+    assert [(r.agent, r.rank) for r in board.rows] == [("lantern", 1), ("openai:m", 2)]
+    assert board.rows[0].score.mean == pytest.approx(13.0)
 
 
 def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:
@@ -163,7 +160,7 @@ def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:
     assert (model["cells"], model["incomplete"]) == ("3", "false")
     assert model["paired_vs"] == "ref"
     assert (model["wins"], model["ties"], model["losses"]) == ("1", "1", "1")
-    assert json.loads(to_json(report)) == json.loads(json.dumps(report))
+    assert Report.model_validate_json(to_json(report)) == report  # the JSON is the report
     svg = to_svg(SUMMARIES, ["ref", "model"], high=42)
     assert svg.startswith("<svg")
     # a dot per episode, in its entrant's row, and each entrant's mean with its interval

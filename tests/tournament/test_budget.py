@@ -16,6 +16,7 @@ import pytest
 
 from harness.cli import main
 from harness.errors import ConfigError
+from harness.report.selection import CostCapStop
 from harness.testing.llm_server import Action, Reply, ScriptedLLMServer
 from harness.tournament.budget import Admission, episode_bounds
 from harness.tournament.config import load_tournament
@@ -93,7 +94,7 @@ def test_a_cost_cap_stops_within_one_episode_bound_and_resumes_when_raised(
         assert stopped.spent_usd == pytest.approx(spent)
         assert cap - bound < spent <= cap
         manifest = ResultsFolder(out).manifest()
-        assert manifest["stopped"] == {"reason": "cost_cap", "capUsd": cap, "spentUsd": spent}
+        assert manifest.stopped == CostCapStop(reason="cost_cap", cap_usd=cap, spent_usd=spent)
 
         capsys.readouterr()
         assert main(["report", str(out)]) == 0
@@ -105,7 +106,7 @@ def test_a_cost_cap_stops_within_one_episode_bound_and_resumes_when_raised(
         resumed = play(path, out, max_cost=100 * bound)
     assert resumed.stopped is None
     assert (resumed.already_done, resumed.played) == (len(finished), 16 - len(finished))
-    assert ResultsFolder(out).manifest()["stopped"] is None
+    assert ResultsFolder(out).manifest().stopped is None
     assert len({s.episode_id for s in ResultsFolder(out).summaries()}) == 16
 
 
@@ -169,8 +170,9 @@ def test_narrowing_reaches_the_plan_and_the_report(
             ("model", 4),
         ]
         manifest = ResultsFolder(out).manifest()
-        assert manifest["episodes"] == 3
-        assert manifest["narrowing"]["configEpisodes"] == 16
+        assert manifest.episodes == 3
+        assert manifest.narrowing is not None
+        assert manifest.narrowing.config_episodes == 16
         capsys.readouterr()
         assert main(["report", str(out)]) == 0
         report = capsys.readouterr().out
@@ -181,7 +183,7 @@ def test_narrowing_reaches_the_plan_and_the_report(
         )
         whole = play(path, out)
     assert (whole.already_done, whole.played) == (3, 13)
-    assert ResultsFolder(out).manifest()["narrowing"] is None
+    assert ResultsFolder(out).manifest().narrowing is None
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.registry import get_game
 from harness.report.build import Ceiling, build_report
+from harness.report.model import CeilingInfo
 from harness.report.render import to_csv, to_markdown
 from harness.seats import BaselineSeat
 from harness.tournament.ceiling import ceiling_team
@@ -73,16 +74,16 @@ def pilot_score(variant: str, seed: int, rules: dict[str, Any]) -> float:
 def test_the_share_by_hand() -> None:
     ceiling = Ceiling("pilot", {(0, "default"): 20.0, (1, "default"): 10.0, (2, "default"): 40.0})
     report = build_report(GAME, SUMMARIES, order=["ref", "model"], ceiling=ceiling)
-    ref, model = report["entrants"]
+    ref, model = report.entrants
     # model: seed 0 twice (10, 12: its cell mean is 11), seed 1 (5), seed 2 (20), over
     # cells as every statistic is, against 20 + 10 + 40
-    assert model["ceilingShare"] == pytest.approx(36 / 70)
+    assert model.ceiling_share == pytest.approx(36 / 70)
     # ref: seeds 0-2 (9, 5, 25) against 20 + 10 + 40; seed 3 has no ceiling: left out
-    assert ref["ceilingShare"] == pytest.approx(39 / 70)
+    assert ref.ceiling_share == pytest.approx(39 / 70)
     # the fallback-free rows measure only their own episodes (model loses a seed-0 game)
-    clean_model = report["fallbackFree"]["entrants"][1]
-    assert clean_model["ceilingShare"] == pytest.approx(35 / 70)
-    assert report["ceiling"] == {"name": "pilot", "hidden": False, "cells": 3}
+    clean_model = report.fallback_free.entrants[1]
+    assert clean_model.ceiling_share == pytest.approx(35 / 70)
+    assert report.ceiling == CeilingInfo(name="pilot", hidden=False, cells=3)
     md = to_markdown(report)
     assert (
         "| entrant | keeper | runners | episodes | cells | score (95% CI) | score / pilot |" in md
@@ -96,13 +97,13 @@ def test_the_share_by_hand() -> None:
 
 def test_no_ceiling_no_column() -> None:
     report = build_report(GAME, SUMMARIES, order=["ref", "model"])
-    assert report["ceiling"] is None
+    assert report.ceiling is None
     assert "score /" not in to_markdown(report)
 
 
 def test_a_ceiling_with_no_positive_score_has_no_share() -> None:
     report = build_report(GAME, SUMMARIES, ceiling=Ceiling("zero", {(0, "default"): 0.0}))
-    assert all(r["ceilingShare"] is None for r in report["entrants"])
+    assert all(r.ceiling_share is None for r in report.entrants)
     assert "| - |" in to_markdown(report)
 
 

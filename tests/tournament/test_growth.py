@@ -85,11 +85,13 @@ def test_one_more_seed_and_one_more_entrant_play_exactly_the_new_episodes(
     # the old results lines are kept as they were, in front
     assert (out / "episodes.jsonl").read_text().splitlines()[:18] == lines_before
     manifest = ResultsFolder(out).manifest()
-    assert manifest["episodes"] == 18 + new  # the plan the report counts against
-    assert manifest["history"][0]["configHash"] != manifest["configHash"]
-    assert sorted(manifest["identities"]) == ["lantern", "lantern-b", "pilot", "silent"]
+    assert manifest.episodes == 18 + new  # the plan the report counts against
+    assert manifest.history is not None
+    assert manifest.history[0].config_hash != manifest.config_hash
+    assert manifest.identities is not None
+    assert sorted(manifest.identities) == ["lantern", "lantern-b", "pilot", "silent"]
     # the same identity for a spec spelled twice (one spec for all runners, or three)
-    assert manifest["identities"]["lantern-b"] == manifest["identities"]["lantern"]
+    assert manifest.identities["lantern-b"] == manifest.identities["lantern"]
 
     assert main(["report", str(out)]) == 0
     report = capsys.readouterr().out
@@ -183,7 +185,7 @@ def test_editing_an_entrants_prompt_replays_only_that_entrant(
         path = llm_folder(tmp_path, server)
         first = play(path, out)
         assert first.played == 9
-        identities = ResultsFolder(out).manifest()["identities"]
+        identities = ResultsFolder(out).manifest().identities or {}
         before = records(out)
         calls_before = dict(marks.calls)
         assert calls_before["alpha-v1"] > 0
@@ -202,8 +204,9 @@ def test_editing_an_entrants_prompt_replays_only_that_entrant(
     for name, seen in before.items():
         assert (after[name] == seen) == (not name.startswith("alpha--")), name
     manifest = ResultsFolder(out).manifest()
-    assert manifest["identities"]["beta"] == identities["beta"]
-    assert manifest["identities"]["alpha"] != identities["alpha"]
+    assert manifest.identities is not None
+    assert manifest.identities["beta"] == identities["beta"]
+    assert manifest.identities["alpha"] != identities["alpha"]
     # the old alpha episodes stay in the folder, out of the way and out of the report
     kept = sorted(p.name for p in (out / "superseded/1/records").iterdir())
     assert kept == sorted(n for n in before if n.startswith("alpha--"))
@@ -211,7 +214,7 @@ def test_editing_an_entrants_prompt_replays_only_that_entrant(
         assert (out / "superseded/1/records" / name).read_bytes() == before[name][2]
     # each record and results line names the identity it was played by
     for line in ResultsFolder(out).summaries():
-        assert line.identity == manifest["identities"][line.entrant]
+        assert line.identity == manifest.identities[line.entrant]
         header = json.loads(
             (out / "records" / f"{line.episode_id}.jsonl").read_text().split("\n")[0]
         )
@@ -252,7 +255,7 @@ def test_a_folder_from_before_identities_is_reused_by_the_config_that_made_it(
     again = play(path, out)
     assert (again.played, again.already_done) == (0, 12)
     upgraded = ResultsFolder(out).manifest()
-    assert upgraded["legacyIdentities"] == upgraded["identities"]
+    assert upgraded.legacy_identities == upgraded.identities
 
     # a changed entrant replays; the others' old records stay untouched
     path.write_text(
@@ -289,7 +292,7 @@ def test_damaged_growth_fields_of_a_manifest_never_crash_a_report_or_a_run(
     assert counted + report["selection"]["setAside"] == 6
     again = play(path, out)
     assert again.played + again.already_done == 6
-    assert isinstance(ResultsFolder(out).manifest()["identities"]["lantern"], str)
+    assert isinstance((ResultsFolder(out).manifest().identities or {}).get("lantern"), str)
 
 
 def test_a_python_agent_is_identified_by_its_import_path_options_and_prompts(

@@ -22,11 +22,11 @@ from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.digest import ExactSum
 from harness.report.stats import BOOTSTRAP_RESAMPLES, percentile
+from harness.results.selection import select_digest
 from harness.summary import EpisodeSummary, SeatStats, episode_id
 from harness.tournament.config import TournamentConfig, load_tournament
 from harness.tournament.plan import DoneSet, PlanIndex
 from harness.tournament.run import run_tournament
-from harness.tournament.selection import select_digest
 from harness.tournament.store import ResultsFolder
 
 GAME = get_game("lighthouse")
@@ -151,8 +151,8 @@ def test_a_report_on_a_folder_holds_a_cell_and_a_score_per_episode(tmp_path: Pat
     assert folded.held_bytes() <= episodes * 20 + episodes // 8 + 2 * 2
     assert all(not e.with_calls and not e.latencies for e in folded.entrants.values())
     report = build_report(GAME, folded, plan=folded.plan)
-    assert report["episodes"] == episodes
-    assert report["completeness"]["complete"] is True
+    assert report.episodes == episodes
+    assert report.completeness.complete is True
 
 
 def test_the_folded_figures_are_the_formulas_over_every_line(tmp_path: Path) -> None:
@@ -178,16 +178,16 @@ def test_the_folded_figures_are_the_formulas_over_every_line(tmp_path: Path) -> 
     report = build_report(GAME, lines)
     for name in ("a", "b"):
         mine = [s for s in lines if s.entrant == name]
-        row = next(r for r in report["entrants"] if r["entrant"] == name)
+        row = next(r for r in report.entrants if r.entrant == name)
         seats = [seat for s in mine for seat in s.seats.values()]
-        assert row["costUsd"] == math.fsum(seat.cost_usd for seat in seats)
+        assert row.cost_usd == math.fsum(seat.cost_usd for seat in seats)
         latencies = [x for seat in seats for x in seat.latencies_ms]
         p95 = percentile(latencies, 95)
-        assert row["latencyMs"]["p95"] == (None if math.isnan(p95) else p95)
+        assert row.latency_ms.p95 == (None if math.isnan(p95) else p95)
         for column in GAME.report.report_columns():
-            assert row["columns"][column.key] == column.value([s.metrics for s in mine])
-        assert row["fallbackFreeEpisodes"] == sum(s.fallback_free for s in mine)
-    clean = {r["entrant"]: r["episodes"] for r in report["fallbackFree"]["entrants"]}
+            assert row.columns[column.key] == column.value([s.metrics for s in mine])
+        assert row.fallback_free_episodes == sum(s.fallback_free for s in mine)
+    clean = {r.entrant: r.episodes for r in report.fallback_free.entrants}
     assert clean == {n: sum(s.fallback_free for s in lines if s.entrant == n) for n in "ab"}
 
 

@@ -15,6 +15,7 @@ from harness.registry import get_game
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.tournament import run as run_module
 from harness.tournament.config import TournamentConfig
+from harness.tournament.manifest import Manifest
 from harness.tournament.plan import (
     EpisodePlan,
     PlanIndex,
@@ -143,7 +144,7 @@ async def settle() -> None:
 
 def open_folder(tmp_path: Path, cfg: TournamentConfig) -> ResultsFolder:
     folder = ResultsFolder(tmp_path / "out")
-    folder.open({"game": "lighthouse", "configHash": cfg.config_hash(), "shard": "1/1"})
+    folder.open(Manifest(game="lighthouse", config_hash=cfg.config_hash(), shard="1/1"))
     return folder
 
 
@@ -216,7 +217,7 @@ def test_episodes_that_finish_together_share_a_commit(
     cfg = config([1, 2, 3, 4, 5], entrants=2, repetitions=1)
     folder = CountingFolder(tmp_path / "out")
     folder.batches = []
-    folder.open({"game": "lighthouse", "configHash": cfg.config_hash(), "shard": "1/1"})
+    folder.open(Manifest(game="lighthouse", config_hash=cfg.config_hash(), shard="1/1"))
     monkeypatch.setattr(run_module, "COMMIT_EVERY", 3600.0)  # a turn never comes by time
     asyncio.run(_play_all(cfg, GAME, folder, iter_episodes(cfg), baseline_seats(cfg), 4, None))
     assert len(folder.summaries()) == 20
@@ -235,7 +236,7 @@ def test_a_cancelled_run_still_commits_what_finished(
     cfg = config({"start": 0, "stop": 1000}, entrants=1, repetitions=1)
     folder = CountingFolder(tmp_path / "out")
     folder.batches = []
-    folder.open({"game": "lighthouse", "configHash": cfg.config_hash(), "shard": "1/1"})
+    folder.open(Manifest(game="lighthouse", config_hash=cfg.config_hash(), shard="1/1"))
     monkeypatch.setattr(run_module, "COMMIT_EVERY", 3600.0)
     pulled: list[str] = []
 

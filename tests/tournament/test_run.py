@@ -21,6 +21,7 @@ from harness.records import AgentInfo
 from harness.registry import get_game
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.tournament.config import TournamentConfig, load_tournament
+from harness.tournament.manifest import MANIFEST_VERSION
 from harness.tournament.merge import merge_folders
 from harness.tournament.run import plan_episodes, run_tournament
 from harness.tournament.store import ResultsFolder
@@ -74,10 +75,11 @@ def test_every_episode_once_and_a_rerun_plays_nothing(tmp_path: Path) -> None:
             validator.validate(line)
         assert lines[-1]["type"] == "end"
     manifest = folder.manifest()
-    assert manifest["configHash"] == config.config_hash()
-    assert manifest["config"]["name"] == "small"
-    assert "startedAt" in manifest
-    assert "harnessVersion" in manifest
+    assert manifest.config_hash == config.config_hash()
+    assert manifest.run.name == "small"
+    assert manifest.started_at is not None
+    assert manifest.harness_version is not None
+    assert manifest.version == MANIFEST_VERSION
     second = run(config, out)
     assert (second.already_done, second.played) == (24, 0)
     assert len(folder.summaries()) == 24

@@ -7,21 +7,22 @@ counts an episode only when it is planned now (the manifest's config and shard) 
 was played by its entrant's current identity (the manifest's ``identities``; a line
 from before identities counts by the folder's ``legacyIdentities``). What it left
 out, and why a run stopped early (a cost cap, ``--limit``) or was narrowed, goes to
-the report as its ``selection`` (rendered by :mod:`harness.report.selection`).
+the report as its ``selection`` (:class:`~harness.report.selection.Selected`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from harness.protocol import GameEntry
 from harness.report.digest import Digest
+from harness.report.selection import Selected
 from harness.summary import EpisodeSummary
 from harness.tournament.growth import iter_superseded_lines
 from harness.tournament.identity import legacy_identities, line_identity
+from harness.tournament.manifest import Manifest
 from harness.tournament.planned import plan_of
 
 
@@ -31,31 +32,17 @@ class Selection:
 
     episodes: list[EpisodeSummary]
     """The counted lines (none when they were folded into a digest instead)."""
-    set_aside: int
-    """Finished episodes in episodes.jsonl that are not counted."""
-    superseded: int
-    """Episodes of an earlier spec of an entrant, kept in superseded/."""
-    stopped: dict[str, Any] | None
-    narrowing: dict[str, Any] | None
-
-    def to_json(self) -> dict[str, Any]:
-        """As the report's JSON holds it."""
-        return {
-            "setAside": self.set_aside,
-            "superseded": self.superseded,
-            "stopped": self.stopped,
-            "narrowing": self.narrowing,
-        }
+    info: Selected
+    """What was left out, and why the folder stopped early: the report's ``selection``."""
 
 
 class Selector:
     """Decides, one results line at a time, whether a report on a folder counts it."""
 
-    def __init__(self, game: GameEntry, manifest: Mapping[str, Any]) -> None:
+    def __init__(self, game: GameEntry, manifest: Manifest) -> None:
         self.manifest = manifest
         self.plan = plan_of(manifest)
-        kept = manifest.get("identities")
-        self._current = kept if isinstance(kept, Mapping) else None
+        self._current = manifest.identities
         self._legacy = legacy_identities(game, manifest)
         self.set_aside = 0
         """Lines seen and not counted."""
@@ -70,22 +57,20 @@ class Selector:
         self.set_aside += not counted
         return counted
 
-    def selection(self, episodes: list[EpisodeSummary], root: Path | None) -> Selection:
-        """The :class:`Selection` of the lines seen so far (``episodes``: those counted)."""
-        stopped = self.manifest.get("stopped")
-        narrowing = self.manifest.get("narrowing")
-        return Selection(
-            episodes,
-            self.set_aside,
-            sum(1 for _ in iter_superseded_lines(root)) if root is not None else 0,
-            stopped if isinstance(stopped, dict) else None,
-            narrowing if isinstance(narrowing, dict) else None,
+    def selected(self, root: Path | None) -> Selected:
+        """What the lines seen so far left out (and the folder at ``root`` set aside in
+        superseded/), and why the folder stopped early."""
+        return Selected(
+            set_aside=self.set_aside,
+            superseded=sum(1 for _ in iter_superseded_lines(root)) if root is not None else 0,
+            stopped=self.manifest.stopped,
+            narrowing=self.manifest.narrowing,
         )
 
 
 def select(
     game: GameEntry,
-    manifest: Mapping[str, Any],
+    manifest: Manifest,
     summaries: Iterable[EpisodeSummary],
     root: Path | None = None,
 ) -> Selection:
@@ -95,11 +80,12 @@ def select(
     (a folder no run of this version has touched) every identity is current.
     """
     selector = Selector(game, manifest)
-    return selector.selection([s for s in summaries if selector.counts(s)], root)
+    counted = [s for s in summaries if selector.counts(s)]
+    return Selection(counted, selector.selected(root))
 
 
 def select_digest(
-    game: GameEntry, manifest: Mapping[str, Any], summaries: Iterable[EpisodeSummary], root: Path
+    game: GameEntry, manifest: Manifest, summaries: Iterable[EpisodeSummary], root: Path
 ) -> tuple[Digest, Selection]:
     """:func:`select`, each counted line folded into a :class:`Digest` as it streams
     past (the selection's ``episodes`` stay empty): what a report on a folder holds
@@ -109,7 +95,7 @@ def select_digest(
     for s in summaries:
         if selector.counts(s):
             folded.add(s)
-    return folded, selector.selection([], root)
+    return folded, Selection([], selector.selected(root))
 
 
 __all__ = ["Selection", "Selector", "select", "select_digest"]
