@@ -41,8 +41,10 @@ class RelayroamConfig(StrictModel):
 
     @property
     def tick_cap(self) -> int:
-        """The most decisions an episode can ask for: the guard in every chamber up to the cap."""
-        return self.chamber_cap * self.decisions_per_chamber
+        """The most decisions an episode can take: the guard's count in each of the
+        ``chamberCap`` chambers, and one ``next`` to leave each of the first
+        ``chamberCap - 1`` (the harness banks on the last clear, RR19)."""
+        return self.chamber_cap * (self.decisions_per_chamber + 1) - 1
 
 
 __all__ = ["MAX_FIRST_CHAMBER", "VARIANTS", "RelayroamConfig"]

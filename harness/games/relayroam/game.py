@@ -66,9 +66,9 @@ class RelayroamRules:
         )
 
     def max_ticks(self, config: RelayroamConfig) -> int:
-        """The most decisions an episode can take (for plans and budgets): per chamber,
-        the guard's count and one more to leave a cleared chamber."""
-        return config.chamber_cap * (config.decisions_per_chamber + 1)
+        """The most decisions an episode can take (for plans and budgets): the config's
+        tick cap."""
+        return config.tick_cap
 
     def new_state(self, config: RelayroamConfig, seed: int) -> Episode:
         try:
