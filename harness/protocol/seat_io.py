@@ -9,18 +9,21 @@ registry (:class:`~harness.protocol.entry.GameEntry.baselines`), never imported 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Generic
 
 from harness.json_reply import FailureKind, ParseFailure
+from harness.models import JsonObject
+from harness.protocol.rules import DecisionT, ObsT
 
-Baseline = Callable[[Any], str]
+Baseline = Callable[[ObsT], str]
 """A scripted player: a pure function from a seat's observation to its reply text."""
 
 
 @dataclass(frozen=True)
-class DecidedBaseline:
+class DecidedBaseline(Generic[ObsT, DecisionT]):
     """A scripted player that gives its decision along with its reply text.
 
     ``play(observation)`` returns the reply text and the decision the game's
@@ -29,35 +32,48 @@ class DecidedBaseline:
     like any :data:`Baseline`, it gives the text.
     """
 
-    play: Callable[[Any], tuple[str, Any]]
+    play: Callable[[ObsT], tuple[str, DecisionT]]
 
-    def __call__(self, observation: Any) -> str:
+    def __call__(self, observation: ObsT) -> str:
         """The reply text to ``observation``."""
         return self.play(observation)[0]
 
 
-class SeatIO(Protocol):
-    """How a game's seats read and answer. Pure."""
+class SeatIO(ABC, Generic[ObsT, DecisionT]):
+    """How a game's seats read and answer. Pure.
 
-    def render_observation(self, observation: Any) -> str:
+    A game writes :meth:`render_observation` and :meth:`parse_reply`; a game whose
+    every parsed decision is legal keeps :meth:`refuse`, and one that has no better
+    reply schema than "a JSON object" keeps :meth:`reply_schema`.
+    """
+
+    @abstractmethod
+    def render_observation(self, observation: ObsT) -> str:
         """The observation as the text a model reads."""
-        ...
 
-    def reply_schema(self, role: str) -> dict[str, Any]:
-        """The JSON Schema of the role's reply, for schema-constrained output."""
-        ...
-
-    def parse_reply(self, observation: Any, text: str) -> Any | ParseFailure:
+    @abstractmethod
+    def parse_reply(self, observation: ObsT, text: str) -> DecisionT | ParseFailure:
         """A reply to ``observation`` as a decision, or a :class:`ParseFailure`."""
-        ...
 
-    def refuse(self, observation: Any, decision: Any) -> ParseFailure | None:
-        """Why the rules would refuse a parsed decision (kind ``refused:<reason>``), or None.
+    def reply_schema(self, role: str) -> JsonObject:
+        """The JSON Schema of the role's reply, for schema-constrained output: by
+        default any JSON object."""
+        return {"type": "object"}
+
+    def refuse(self, observation: ObsT, decision: DecisionT) -> ParseFailure | None:
+        """Why the rules would refuse a parsed decision (kind ``refused:<reason>``), or
+        None (the default: every parsed decision is legal).
 
         A refusal is sent back to the model as its one retry hint, like a parse
-        failure; a game whose every parsed decision is legal returns None.
+        failure.
         """
-        ...
+        return None
 
 
-__all__ = ["Baseline", "DecidedBaseline", "FailureKind", "ParseFailure", "SeatIO"]
+__all__ = [
+    "Baseline",
+    "DecidedBaseline",
+    "FailureKind",
+    "ParseFailure",
+    "SeatIO",
+]

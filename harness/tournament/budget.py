@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from harness.errors import ConfigError
 from harness.llm.prompts import PromptSet, default_prompt_files
-from harness.protocol import GameEntry
+from harness.protocol import GameConfig, GameEntry
 from harness.tournament.config import EntrantConfig, LLMSeatConfig, TournamentConfig
 
 #: Bytes of UTF-8 per estimated token.
@@ -46,11 +46,10 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text.encode("utf-8")) // TOKEN_BYTES)
 
 
-def max_ticks(game: GameEntry, game_config: Any) -> int | None:
-    """The most ticks an episode under ``game_config`` can last; None if the game's
-    rules name no cap (an optional ``max_ticks(config)`` of the rules part)."""
-    cap = getattr(game.rules, "max_ticks", None)
-    return int(cap(game_config)) if callable(cap) else None
+def max_ticks(game: GameEntry, game_config: GameConfig) -> int:
+    """The most ticks an episode under ``game_config`` can last: the tick cap its config
+    declares (:attr:`~harness.protocol.GameConfig.tick_cap`)."""
+    return game_config.tick_cap
 
 
 @dataclass(frozen=True)

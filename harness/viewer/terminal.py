@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
-from harness.protocol import View
+from harness.protocol import RecordLine, View
 
 HELP = "[Enter] next  [b] back  [number] go to tick  [q] quit"
 
 
 def step_through(
     view: View,
-    lines: Sequence[Any],
+    lines: Sequence[RecordLine],
     *,
     read: Callable[[str], str] | None = None,
     out: TextIO | None = None,
@@ -27,14 +27,14 @@ def step_through(
     interactive = read is not None or sys.stdin.isatty()
     if not interactive:
         for frame in frames:
-            out.write(view.render_view(frame) + "\n\n")
+            out.write(frame.text() + "\n\n")
         return
     ask = read or input
     i = 0
     while True:
-        out.write(view.render_view(frames[i]) + "\n")
+        out.write(frames[i].text() + "\n")
         try:
-            answer = ask(f"{frames[i]['label']} ({i}/{len(frames) - 1}) {HELP} > ").strip()
+            answer = ask(f"{frames[i].label} ({i}/{len(frames) - 1}) {HELP} > ").strip()
         except EOFError:
             return
         if answer == "q":

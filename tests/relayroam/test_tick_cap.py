@@ -15,6 +15,7 @@ import asyncio
 from harness.episode import run_episode
 from harness.games.relayroam.config import RelayroamConfig
 from harness.games.relayroam.observe import Observation
+from harness.games.relayroam.record import RelayroamResults
 from harness.games.relayroam.solver import solve_seeded_chamber
 from harness.records import AgentInfo
 from harness.registry import get_game
@@ -52,8 +53,10 @@ def test_an_episode_can_take_every_decision_the_cap_counts() -> None:
     config = RelayroamConfig(chamber_cap=2, decisions_per_chamber=guard)
     state = GAME.rules.new_state(config, SEED)
     outcome = asyncio.run(run_episode(GAME, state, {"player": ClearThenWait()}, episode_id="cap"))
-    assert outcome.results.reason == "decision_guard"
-    assert outcome.results.ticks == guard + 1 + guard == config.tick_cap
+    results = outcome.results
+    assert isinstance(results, RelayroamResults)
+    assert results.reason == "decision_guard"
+    assert results.ticks == guard + 1 + guard == config.tick_cap
     assert config.tick_cap > config.chamber_cap * config.decisions_per_chamber
 
 
