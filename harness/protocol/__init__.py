@@ -19,7 +19,8 @@ stateless JSON API over HTTP, and :class:`ChamberStates`.
 A :class:`GameEntry` (:mod:`.entry`) bundles one game's parts with its metadata and its
 bots (``baselines/<game>/``); :mod:`harness.registry` holds one per game. Each consumer
 takes only the part it uses, so the runner never sees the view and the view never sees
-a seat; nothing in the shared machinery imports a game.
+a seat; nothing in the shared machinery imports a game. docs/games.md walks through
+adding one.
 """
 
 from harness.protocol.api import HttpApi, RequestRefused
@@ -49,10 +50,12 @@ from harness.protocol.seat_io import (
     Baseline,
     DecidedBaseline,
     FailureKind,
+    JsonActionSeatIO,
     ParseFailure,
     SeatIO,
 )
 from harness.protocol.solo import SoloEpisode, SoloRules, end_cause
+from harness.protocol.text_view import TextFrame, TextView
 from harness.protocol.view import Frame, FrameSeat, View
 
 __all__ = [
@@ -73,6 +76,7 @@ __all__ = [
     "GameResults",
     "HttpApi",
     "JsonAction",
+    "JsonActionSeatIO",
     "ParseFailure",
     "RecordCodec",
     "RecordLine",
@@ -86,6 +90,8 @@ __all__ = [
     "SeedBoardCodec",
     "SoloEpisode",
     "SoloRules",
+    "TextFrame",
+    "TextView",
     "View",
     "end_cause",
     "expect",

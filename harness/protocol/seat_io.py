@@ -12,9 +12,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic
+from typing import ClassVar, Generic
 
-from harness.json_reply import FailureKind, ParseFailure
+from pydantic import BaseModel, ValidationError
+
+from harness.json_reply import FailureKind, ParseFailure, decode_json_object
 from harness.models import JsonObject
 from harness.protocol.rules import DecisionT, ObsT
 
@@ -70,10 +72,46 @@ class SeatIO(ABC, Generic[ObsT, DecisionT]):
         return None
 
 
+class JsonActionSeatIO(SeatIO[ObsT, JsonObject]):
+    """The seat I/O of a game whose decisions are JSON objects in its own action
+    grammar: a reply is one JSON object, strict, optionally in one fence, with no key
+    repeated, and, when the game names its grammar as a model (:attr:`action_model`),
+    one that model accepts. A game writes :meth:`render_observation`; it may say what
+    an action looks like (:attr:`action_shape`, quoted in every failure), and a game
+    whose rules refuse some actions the grammar allows writes :meth:`refuse`."""
+
+    #: What a reply looks like, quoted in every failure message.
+    action_shape: ClassVar[str] = "one JSON object"
+    #: The action grammar, when the game gives it as a model: a reply it refuses is a
+    #: parse failure, and its JSON Schema is the reply schema.
+    action_model: ClassVar[type[BaseModel] | None] = None
+
+    def parse_reply(self, observation: ObsT, text: str) -> JsonObject | ParseFailure:
+        expect = f"reply with one JSON action: {self.action_shape}"
+        found = decode_json_object(text, expect=expect, reject_duplicate_keys=True)
+        if isinstance(found, ParseFailure) or self.action_model is None:
+            return found
+        try:
+            self.action_model.model_validate(found)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"]) or "the action"
+            kind = FailureKind.MISSING_KEY if error["type"] == "missing" else FailureKind.WRONG_TYPE
+            return ParseFailure(kind, f"{where}: {error['msg']}; {expect}")
+        return found
+
+    def reply_schema(self, role: str) -> JsonObject:
+        if self.action_model is None:
+            return super().reply_schema(role)
+        schema: JsonObject = self.action_model.model_json_schema(by_alias=True)
+        return schema
+
+
 __all__ = [
     "Baseline",
     "DecidedBaseline",
     "FailureKind",
+    "JsonActionSeatIO",
     "ParseFailure",
     "SeatIO",
 ]
