@@ -21,7 +21,6 @@ from harness.errors import ConfigError, HarnessError
 
 
 def _cmd_board(args: argparse.Namespace) -> int:
-    from harness.protocol import ChamberStates
     from harness.registry import get_game
 
     game = get_game(args.game)
@@ -31,8 +30,8 @@ def _cmd_board(args: argparse.Namespace) -> int:
     config = game.rules.make_config(variant, {})
     if args.chamber is None:
         state = game.rules.new_state(config, args.seed)
-    elif isinstance(game.rules, ChamberStates):
-        state = game.rules.chamber_state(config, args.seed, args.chamber)
+    elif game.chambers is not None:
+        state = game.chambers.chamber_state(config, args.seed, args.chamber)
     else:
         raise ConfigError(f"--chamber: {game.name} has no chambers a seed fixes")
     if args.json:

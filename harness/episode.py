@@ -29,22 +29,36 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property, lru_cache
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, JsonValue, TypeAdapter
 
 from harness import __version__
 from harness.errors import HarnessError, PlayBudgetExhausted, RecordError, RulesError
+from harness.models import JsonObject
 from harness.protocol import (
     Baseline,
-    DumpedDecisions,
-    DumpedResolve,
+    GameResults,
     RecordCodec,
+    RecordLine,
     Rules,
     SeatIO,
     SeatSpec,
 )
-from harness.records import RECORD_VERSION, DerivedFrom, RecordWriter
+from harness.records import (
+    RECORD_VERSION,
+    DerivedFrom,
+    EndLine,
+    EndWallClock,
+    HeaderLine,
+    HeaderWallClock,
+    RecordWriter,
+    SeatInfo,
+    SeatTurn,
+    TickLine,
+    TurnWallClock,
+    keys,
+)
 from harness.seats import ScriptedSeat, Seat, SeatReply, SeatRequest, episode_running, is_scripted
 from harness.text import ClippedReply, clip_reply
 from harness.timing import tick_wall_clock
@@ -52,7 +66,36 @@ from harness.timing import tick_wall_clock
 T = TypeVar("T")
 #: Called with each tick line as it is resolved; an async callback is awaited (so it
 #: may pause the episode, as ``play --delay`` does, without blocking the loop).
-TickCallback = Callable[[Any], Awaitable[None] | None]
+TickCallback = Callable[[RecordLine], Awaitable[None] | None]
+
+# Every key of the lines the runner writes, as the record models name them (each key
+# is spelt once, by its model). The ones every tick writes are bound to plain names.
+_HEADER = keys(HeaderLine)
+_SEAT = keys(SeatInfo)
+_END = keys(EndLine)
+_TICK = keys(TickLine)
+_TYPE, _TICK_NUMBER, _SEATS, _STATE, _WALL_CLOCK = (
+    _TICK.type,
+    _TICK.tick,
+    _TICK.seats,
+    _TICK.state,
+    _TICK.wall_clock,
+)
+_TURN = keys(SeatTurn)
+_RAW, _RAW_LENGTH, _RAW_SHA256, _RAW_CLIPPED = (
+    _TURN.raw,
+    _TURN.raw_length,
+    _TURN.raw_sha256,
+    _TURN.raw_clipped,
+)
+_DECISION, _SOURCE, _REPLIES, _CALLS, _ERROR = (
+    _TURN.decision,
+    _TURN.source,
+    _TURN.replies,
+    _TURN.calls,
+    _TURN.error,
+)
+_LATENCY_MS = keys(TurnWallClock).latency_ms
 
 
 class Playable(Protocol):
@@ -64,7 +107,7 @@ class Playable(Protocol):
         ...
 
     @property
-    def rules(self) -> Rules[Any]:
+    def rules(self) -> Rules:
         """To advance the state."""
         ...
 
@@ -96,18 +139,18 @@ class EpisodeOutcome:
     validated by the game's record models, made on first use.
     """
 
-    state: Any
-    results: BaseModel
-    docs: tuple[dict[str, Any], ...]
-    adapter: TypeAdapter[Any] = field(repr=False, compare=False)
+    state: object
+    results: GameResults
+    docs: tuple[JsonObject, ...]
+    adapter: TypeAdapter[RecordLine] = field(repr=False, compare=False)
 
     @cached_property
-    def lines(self) -> tuple[BaseModel, ...]:
+    def lines(self) -> tuple[RecordLine, ...]:
         """Every line as the game's record models parse it."""
         return tuple(self.adapter.validate_python(doc) for doc in self.docs)
 
 
-def _json(model: BaseModel) -> Any:
+def _json(model: BaseModel) -> JsonObject:
     return model.model_dump(mode="json", by_alias=True)
 
 
@@ -139,7 +182,7 @@ class _Episode:
     def __init__(
         self,
         game: Playable,
-        state: Any,
+        state: object,
         seats: Mapping[str, Seat],
         episode_id: str,
         writer: RecordWriter | None,
@@ -149,7 +192,7 @@ class _Episode:
         self.codec = game.codec
         self.episode_id = episode_id
         self.writer = writer
-        self.docs: list[dict[str, Any]] = []
+        self.docs: list[JsonObject] = []
         self.specs = self.rules.seats(state)
         missing = [spec.seat for spec in self.specs if spec.seat not in seats]
         if missing:
@@ -164,15 +207,12 @@ class _Episode:
             if is_scripted(player):
                 scripted[seat_id] = player
         self.scripted = scripted if len(scripted) == len(seats) else None
-        # The fast paths a game may offer: its tick state and decisions already in the
-        # form they are written (pinned against its models by the record tests).
-        rules, codec = self.rules, self.codec
-        self._resolve_dumped = rules.resolve_dumped if isinstance(rules, DumpedResolve) else None
-        self._decision_dumped = (
-            codec.decision_dumped if isinstance(codec, DumpedDecisions) else None
-        )
+        # The tick state and decisions in the form they are written (a game may make
+        # them without its models; the record tests pin the two forms equal).
+        self._resolve_dumped = self.rules.resolve_dumped
+        self._decision_dumped = self.codec.decision_dumped
 
-    def emit(self, doc: dict[str, Any]) -> dict[str, Any]:
+    def emit(self, doc: JsonObject) -> JsonObject:
         self.docs.append(doc)
         if self.writer is not None:
             self.writer.write_doc(doc)
@@ -180,46 +220,47 @@ class _Episode:
 
     def header(
         self,
-        state: Any,
+        state: object,
         seed: int | None,
         variant: str | None,
         derived_from: DerivedFrom | None,
     ) -> None:
-        codec = self.codec
+        h, seat = _HEADER, _SEAT
         # each seat's agent asked once: a wrapped seat builds it anew on every ask
         agents = {spec.seat: self.seats[spec.seat].agent for spec in self.specs}
         # each prompt text once, however many seats read it (a keeper and three
         # runners share a retry hint, the runners everything)
-        prompts = {
+        prompts: JsonObject = {
             sha: text for agent in agents.values() for sha, text in agent.prompt_texts.items()
         }
-        self.emit(
+        seats: list[JsonValue] = [
             {
-                "type": "header",
-                "recordVersion": RECORD_VERSION,
-                "harnessVersion": __version__,
-                "game": self.game.name,
-                "episodeId": self.episode_id,
-                "seed": seed,
-                "variant": variant,
-                "config": _json(codec.config_model(state)),
-                "board": _json(codec.board_model(state)),
-                "seats": [
-                    {
-                        "seat": spec.seat,
-                        "role": spec.role,
-                        "name": spec.name,
-                        "agent": _json(agents[spec.seat]),
-                    }
-                    for spec in self.specs
-                ],
-                **({"prompts": prompts} if prompts else {}),  # absent when empty
-                "derivedFrom": _json(derived_from) if derived_from is not None else None,
-                "wallClock": {"startedAt": _now_iso()},
+                seat.seat: spec.seat,
+                seat.role: spec.role,
+                seat.name: spec.name,
+                seat.agent: _json(agents[spec.seat]),
             }
-        )
+            for spec in self.specs
+        ]
+        doc: JsonObject = {
+            h.type: "header",
+            h.record_version: RECORD_VERSION,
+            h.harness_version: __version__,
+            h.game: self.game.name,
+            h.episode_id: self.episode_id,
+            h.seed: seed,
+            h.variant: variant,
+            h.config: _json(self.rules.config(state)),
+            h.board: _json(self.codec.board_model(state)),
+            h.seats: seats,
+        }
+        if prompts:  # absent when empty
+            doc[h.prompts] = prompts
+        doc[h.derived_from] = _json(derived_from) if derived_from is not None else None
+        doc[h.wall_clock] = {keys(HeaderWallClock).started_at: _now_iso()}
+        self.emit(doc)
 
-    def requests(self, state: Any, tick: int, deadline: float) -> list[SeatRequest]:
+    def requests(self, state: object, tick: int, deadline: float) -> list[SeatRequest]:
         """The tick's question to each active seat."""
         rules, io, asks, episode_id = self.rules, self.game.seat_io, self._asks, self.episode_id
         requests = []
@@ -242,68 +283,59 @@ class _Episode:
 
     def resolve(
         self,
-        state: Any,
+        state: object,
         tick: int,
         requests: Sequence[SeatRequest],
         replies: Sequence[SeatReply],
         answered: float,
-    ) -> Any:
+    ) -> object:
         """Resolve the tick with ``replies`` and write its line; the next state."""
         active = [r.seat.seat for r in requests]
         answers = list(zip(active, replies, strict=True))
         decisions = {seat: reply.decision for seat, reply in answers}
-        snapshot: Any
-        if self._resolve_dumped is not None:
-            state, snapshot = self._resolve_dumped(state, decisions)
-        else:
-            state, model = self.rules.resolve(state, decisions)
-            snapshot = _json(model)
+        state, snapshot = self._resolve_dumped(state, decisions)
         self.emit(
             {
-                "type": "tick",
-                "tick": tick,
-                "seats": {seat: self._turn(reply) for seat, reply in answers},
-                "state": snapshot,
-                "wallClock": tick_wall_clock(
+                _TYPE: "tick",
+                _TICK_NUMBER: tick,
+                _SEATS: {seat: self._turn(reply) for seat, reply in answers},
+                _STATE: snapshot,
+                _WALL_CLOCK: tick_wall_clock(
                     (call for reply in replies for call in reply.calls), answered
                 ),
             }
         )
         return state
 
-    def _turn(self, reply: SeatReply) -> dict[str, Any]:
+    def _turn(self, reply: SeatReply) -> JsonObject:
         clipped = _clip(reply.raw)
-        decision = (
-            self._decision_dumped(reply.decision)
-            if self._decision_dumped is not None
-            else _json(self.codec.decision_model(reply.decision))
-        )
-        turn = {
-            "raw": clipped.text,
-            "rawLength": clipped.length,
-            "rawSha256": clipped.sha256,
-            "rawClipped": clipped.clipped,
-            "decision": decision,
-            "source": reply.source,
+        turn: JsonObject = {
+            _RAW: clipped.text,
+            _RAW_LENGTH: clipped.length,
+            _RAW_SHA256: clipped.sha256,
+            _RAW_CLIPPED: clipped.clipped,
+            _DECISION: self._decision_dumped(reply.decision),
+            _SOURCE: reply.source,
             # a scripted seat has neither: no comprehension to build for an empty list
-            "replies": [_json(r) for r in reply.replies] if reply.replies else [],
-            "calls": [_json(c) for c in reply.calls] if reply.calls else [],
+            _REPLIES: [_json(r) for r in reply.replies] if reply.replies else [],
+            _CALLS: [_json(c) for c in reply.calls] if reply.calls else [],
         }
         if reply.error is not None:  # absent when None, before wallClock
-            turn["error"] = reply.error
-        turn["wallClock"] = {"latencyMs": round(float(reply.latency_s) * 1000, 3)}
+            turn[_ERROR] = reply.error
+        turn[_WALL_CLOCK] = {_LATENCY_MS: round(float(reply.latency_s) * 1000, 3)}
         return turn
 
-    def end(self, state: Any, play_seconds: float) -> EpisodeOutcome:
+    def end(self, state: object, play_seconds: float) -> EpisodeOutcome:
         """Write the closing line; the episode's outcome."""
         results = self.rules.results(state)
+        end, clock = _END, keys(EndWallClock)
         self.emit(
             {
-                "type": "end",
-                "results": _json(results),
-                "wallClock": {
-                    "finishedAt": _now_iso(),
-                    "playSeconds": round(float(play_seconds), 6),
+                end.type: "end",
+                end.results: _json(results),
+                end.wall_clock: {
+                    clock.finished_at: _now_iso(),
+                    clock.play_seconds: round(float(play_seconds), 6),
                 },
             }
         )
@@ -326,7 +358,7 @@ def _clip(raw: str) -> ClippedReply:
 
 async def run_episode(
     game: Playable,
-    state: Any,
+    state: object,
     seats: Mapping[str, Seat],
     *,
     episode_id: str,
@@ -355,7 +387,7 @@ async def run_episode(
 
 async def _run_episode(
     episode: _Episode,
-    state: Any,
+    state: object,
     *,
     seed: int | None,
     variant: str | None,
@@ -390,7 +422,7 @@ async def _run_episode(
     return episode.end(state, loop.time() - started)
 
 
-async def _play_tick(episode: _Episode, state: Any, tick: int, deadline: float) -> Any | None:
+async def _play_tick(episode: _Episode, state: object, tick: int, deadline: float) -> object | None:
     """Ask the tick's seats at once and resolve it: the next state.
 
     When the budget runs out before every decision is in, the tick is not resolved
@@ -425,7 +457,7 @@ async def _play_tick(episode: _Episode, state: Any, tick: int, deadline: float) 
 
 def play_scripted(
     game: Playable,
-    state: Any,
+    state: object,
     seats: Mapping[str, Seat],
     *,
     episode_id: str,

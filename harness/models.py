@@ -1,9 +1,13 @@
-"""The one strict base of the harness's pydantic models."""
+"""The one strict base of the harness's pydantic models, and the shape of a JSON object."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 from pydantic.alias_generators import to_camel
+
+#: A JSON object as the harness reads or writes it: a record line, an HTTP body, a
+#: JSON Schema. Its values are JSON values, to be narrowed where they are read.
+JsonObject = dict[str, JsonValue]
 
 
 class StrictModel(BaseModel):
@@ -18,4 +22,4 @@ class StrictModel(BaseModel):
     )
 
 
-__all__ = ["StrictModel"]
+__all__ = ["JsonObject", "StrictModel"]

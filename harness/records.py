@@ -17,14 +17,15 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import IO, Any, Generic, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
 
 from harness.errors import RecordError
-from harness.json_reply import StrictJsonError, strict_loads
-from harness.models import StrictModel
+from harness.json_reply import StrictJsonError, json_type, strict_loads
+from harness.models import JsonObject, StrictModel
 
 #: Bumped whenever a field changes meaning or a required field is added.
 RECORD_VERSION = 1
@@ -86,11 +87,13 @@ MODEL_SOURCES = TurnSources("llm", "llm_retry", "fallback_api")
 #: ``fallback_error``.
 AGENT_SOURCES = TurnSources("python", "python_retry", "fallback_error")
 
-ConfigT = TypeVar("ConfigT", bound=BaseModel)
-BoardT = TypeVar("BoardT", bound=BaseModel)
-DecisionT = TypeVar("DecisionT")
-StateT = TypeVar("StateT", bound=BaseModel)
-ResultsT = TypeVar("ResultsT", bound=BaseModel)
+# Covariant: a line is immutable, so a game's line (its header with its config, ...) is
+# a line of the envelope's base models too (harness.protocol.RecordLine).
+ConfigT = TypeVar("ConfigT", bound=BaseModel, covariant=True)
+BoardT = TypeVar("BoardT", bound=BaseModel, covariant=True)
+DecisionT = TypeVar("DecisionT", covariant=True)
+StateT = TypeVar("StateT", bound=BaseModel, covariant=True)
+ResultsT = TypeVar("ResultsT", bound=BaseModel, covariant=True)
 
 
 class RecordModel(StrictModel):
@@ -312,6 +315,73 @@ class EndLine(RecordModel, Generic[ResultsT]):
     wall_clock: EndWallClock | None = None
 
 
+class Keys:
+    """The keys a record model's dump uses, by field name: ``keys(SeatTurn).raw_length``
+    is ``"rawLength"``; an unknown field is an AttributeError naming the model.
+
+    Lines are written from JSON objects built without their models (the runner's fast
+    path, :func:`dump_doc`) and read as such objects (results lines, a game's
+    figures); both name every key through these, so that each key is spelt once, by
+    its model.
+    """
+
+    def __init__(self, model: type[BaseModel]) -> None:
+        for name, info in model.model_fields.items():
+            setattr(self, name, info.serialization_alias or info.alias or name)
+        self._model = model.__name__
+
+    def __getattr__(self, name: str) -> str:
+        # only reached for a name that is no field of the model
+        raise AttributeError(f"{self._model} has no field {name!r}")
+
+
+@cache
+def keys(model: type[BaseModel]) -> Keys:
+    """The :class:`Keys` of ``model`` (made once per model)."""
+    return Keys(model)
+
+
+def json_object(value: JsonValue) -> JsonObject:
+    """``value``, a part of a dumped record line that its models make a JSON object
+    (:class:`RecordError` if it is not: a line no record model wrote)."""
+    if not isinstance(value, dict):
+        raise RecordError(f"expected a JSON object, got {json_type(value)}")
+    return value
+
+
+def json_list(value: JsonValue) -> list[JsonValue]:
+    """``value``, a part of a dumped record line that its models make a JSON array."""
+    if not isinstance(value, list):
+        raise RecordError(f"expected a JSON array, got {json_type(value)}")
+    return value
+
+
+def json_objects(value: JsonValue) -> list[JsonObject]:
+    """``value``, a part of a dumped record line that its models make an array of objects."""
+    return [json_object(item) for item in json_list(value)]
+
+
+def json_number(value: JsonValue) -> float:
+    """``value``, a part of a dumped record line that its models make a number."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise RecordError(f"expected a number, got {json_type(value)}")
+    return float(value)
+
+
+def json_int(value: JsonValue) -> int:
+    """``value``, a part of a dumped record line that its models make a whole number."""
+    if type(value) is not int:
+        raise RecordError(f"expected a whole number, got {json_type(value)}")
+    return value
+
+
+def json_text(value: JsonValue) -> str:
+    """``value``, a part of a dumped record line that its models make a string."""
+    if not isinstance(value, str):
+        raise RecordError(f"expected a string, got {json_type(value)}")
+    return value
+
+
 def dump_line(model: BaseModel) -> str:
     """One record line: compact JSON in camelCase, keys in model order, no NaN."""
     return dump_doc(model.model_dump(mode="json", by_alias=True))
@@ -454,6 +524,7 @@ __all__ = [
     "EndWallClock",
     "HeaderLine",
     "HeaderWallClock",
+    "Keys",
     "ModelReply",
     "ParseErrorRecord",
     "RecordModel",
@@ -468,5 +539,12 @@ __all__ = [
     "decode_line",
     "dump_doc",
     "dump_line",
+    "json_int",
+    "json_list",
+    "json_number",
+    "json_object",
+    "json_objects",
+    "json_text",
+    "keys",
     "validate_line",
 ]

@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import TypeVar, cast
 
 from harness.errors import ConfigError
 from harness.protocol import Baseline, GameEntry, HttpApi
+
+_Obs = TypeVar("_Obs")
+_RoleObs = TypeVar("_RoleObs")
 
 
 def _lighthouse() -> GameEntry:
@@ -26,21 +29,25 @@ def _lighthouse() -> GameEntry:
         MAX_SCORE,
         RUNNER,
         SEAT_GROUPS,
-        VARIANTS,
         LighthouseRules,
+        Observation,
     )
     from harness.games.lighthouse.report import LighthouseReport
     from harness.games.lighthouse.seat_io import LighthouseSeatIO
     from harness.games.lighthouse.view import LighthouseView
 
+    def role(bot: Baseline[_RoleObs]) -> Baseline[Observation]:
+        # A role's players are handed only that role's observations (a seat's role picks
+        # both), so a keeper's player may take a keeper's observation alone.
+        return cast("Baseline[Observation]", bot)
+
     return GameEntry(
         name="lighthouse",
-        variants=VARIANTS,
         seat_groups=SEAT_GROUPS,
         baselines={
-            KEEPER: {"lantern": lantern, "silent": silent, "pilot": pilot},
+            KEEPER: {"lantern": role(lantern), "silent": role(silent), "pilot": role(pilot)},
             # WALLHUG first: the runners' default and a model runner's fallback
-            RUNNER: {"wallhug": wallhug, "scout": scout},
+            RUNNER: {"wallhug": role(wallhug), "scout": role(scout)},
         },
         rules=LighthouseRules(),
         seat_io=LighthouseSeatIO(),
@@ -49,21 +56,20 @@ def _lighthouse() -> GameEntry:
         report=LighthouseReport(),
         max_score=MAX_SCORE,
         ceiling="pilot",  # PILOT keeps, WALLHUG runs: the strongest scripted team
-    )
+    ).erase()
 
 
 def _relayroam() -> GameEntry:
     from baselines.relayroam import greedy, vent_aware_greedy
     from harness.games.relayroam.api import RelayroamApi
     from harness.games.relayroam.codec import RelayroamCodec
-    from harness.games.relayroam.game import PLAYER, SEAT_GROUPS, VARIANTS, RelayroamRules
+    from harness.games.relayroam.game import PLAYER, SEAT_GROUPS, RelayroamRules
     from harness.games.relayroam.report import RelayroamReport
     from harness.games.relayroam.seat_io import RelayroamSeatIO
     from harness.games.relayroam.view import RelayroamView
 
     return GameEntry(
         name="relayroam",
-        variants=VARIANTS,
         seat_groups=SEAT_GROUPS,
         baselines={
             PLAYER: {"greedy": _as_text(greedy), "vent-aware-greedy": _as_text(vent_aware_greedy)}
@@ -75,39 +81,40 @@ def _relayroam() -> GameEntry:
         report=RelayroamReport(),
         api=RelayroamApi(),
         # no ceiling: the exact optimum is in every results line (score / optimum)
-    )
+    ).erase()
 
 
 def _hourloom() -> GameEntry:
     from baselines.hourloom import planner, timestep, timestep_fallback
     from harness.games.hourloom.api import HourloomApi
     from harness.games.hourloom.codec import HourloomCodec
-    from harness.games.hourloom.game import PLAYER, SEAT_GROUPS, VARIANTS, HourloomRules
+    from harness.games.hourloom.game import PLAYER, SEAT_GROUPS, HourloomRules
     from harness.games.hourloom.report import HourloomReport
     from harness.games.hourloom.seat_io import HourloomSeatIO
     from harness.games.hourloom.view import HourloomView
 
+    rules = HourloomRules()
     return GameEntry(
         name="hourloom",
-        variants=VARIANTS,
         seat_groups=SEAT_GROUPS,
         # TIMESTEP first: the default player, and (never ending the run) the fallback (H34)
         baselines={PLAYER: {"timestep": _as_text(timestep), "planner": _as_text(planner)}},
         fallbacks={PLAYER: _as_text(timestep_fallback)},
-        rules=HourloomRules(),
+        rules=rules,
         seat_io=HourloomSeatIO(),
         codec=HourloomCodec(),
         view=HourloomView(),
         report=HourloomReport(),
         api=HourloomApi(),
+        chambers=rules,
         ceiling="planner",  # H35: PLANNER replays each chamber's plan, the reference ceiling
-    )
+    ).erase()
 
 
-def _as_text(bot: Callable[[Any], object]) -> Baseline:
+def _as_text(bot: Callable[[_Obs], object]) -> Baseline[_Obs]:
     """A bot that returns an action object, as one that replies with its JSON text."""
 
-    def reply(observation: Any) -> str:
+    def reply(observation: _Obs) -> str:
         return json.dumps(bot(observation))
 
     reply.__name__ = reply.__qualname__ = getattr(bot, "__name__", "baseline")

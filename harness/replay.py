@@ -20,14 +20,23 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, JsonValue, TypeAdapter, ValidationError
 
-from harness.episode import run_episode
+from harness.episode import EpisodeOutcome, run_episode
 from harness.errors import PlayBudgetExhausted, RecordError, RulesError
 from harness.json_reply import json_type
-from harness.protocol import FailureKind, GameEntry, ParseFailure, RecordCodec, SeatIO
+from harness.models import JsonObject
+from harness.protocol import (
+    AnyHeader,
+    FailureKind,
+    GameEntry,
+    GameResults,
+    ParseFailure,
+    RecordCodec,
+    RecordLine,
+    SeatIO,
+)
 from harness.reader import HAND_WRITTEN, HAND_WRITTEN_VERSION, open_record
 from harness.records import (
     AGENT_SOURCES,
@@ -36,12 +45,29 @@ from harness.records import (
     AgentInfo,
     CallRecord,
     DerivedFrom,
+    EndLine,
     ModelReply,
     RecordWriter,
+    SeatTurn,
     Source,
+    TickLine,
+    TurnWallClock,
+    json_object,
+    keys,
 )
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest, turn_source
 from harness.text import MAX_REPLY_BYTES
+
+# The keys of the lines replay reads as JSON, as their models name them.
+_TICK = keys(TickLine)
+_END = keys(EndLine)
+_TURN = keys(SeatTurn)
+_REPLY = keys(ModelReply)
+_CALL_FAILURE = keys(CallRecord).failure
+_LATENCY_MS = keys(TurnWallClock).latency_ms
+_LATENCY = TypeAdapter(float)
+#: Every source a turn may name, by itself.
+_SOURCES: dict[str, Source] = {source: source for source in SOURCES}
 
 
 @dataclass(frozen=True)
@@ -50,21 +76,21 @@ class LoadedRecord:
 
     path: Path
     game: GameEntry
-    header: Any
-    ticks: list[dict[str, Any]]
-    end: dict[str, Any] | None
+    header: AnyHeader
+    ticks: list[JsonObject]
+    end: JsonObject | None
 
     @property
     def deadline_ended(self) -> bool:
         """Whether the recorded episode ended because its play budget ran out (D2)."""
-        results = self.end.get("results") if self.end is not None else None
-        return isinstance(results, dict) and results.get("reason") == "deadline"
+        results = self.end.get(_END.results) if self.end is not None else None
+        return isinstance(results, dict) and results.get(GameResults.REASON) == "deadline"
 
     @property
     def hand_written(self) -> bool:
         """A record written by hand: a header and decisions, no states and no end line."""
         return self.header.harness_version == HAND_WRITTEN_VERSION and not any(
-            "state" in tick for tick in self.ticks
+            _TICK.state in tick for tick in self.ticks
         )
 
     @property
@@ -85,16 +111,17 @@ def load_record(path: Path, game: GameEntry | None = None) -> LoadedRecord:
     record = open_record(path, hand_written=True, default_game=game.name if game else "lighthouse")
     if game is not None and record.game.name != game.name:
         raise RecordError(f"{path}:1: a {record.game.name} record, not {game.name}", line=1)
-    ticks: list[dict[str, Any]] = []
+    ticks: list[JsonObject] = []
     end = None
     for number, line in record.objects():
-        kind = line.get("type", "tick")
-        tick = line.get("tick") if type(line.get("tick")) is int else None
+        kind = line.get(_TICK.type, "tick")
+        number_of_tick = line.get(_TICK.tick)
+        tick = number_of_tick if type(number_of_tick) is int else None
         where = f"{path}:{number}"
         if kind == "end":
             end = line
         elif kind == "tick":
-            seats = line.get("seats")
+            seats = line.get(_TICK.seats)
             if not isinstance(seats, dict) or tick is None:
                 raise RecordError(
                     f"{where}: a tick line needs 'tick' (an integer) and 'seats'",
@@ -122,9 +149,9 @@ class ReparseChange:
     tick: int
     seat: str
     recorded_source: str
-    recorded_decision: dict[str, Any]
+    recorded_decision: JsonValue
     new_source: str
-    new_decision: dict[str, Any] | None
+    new_decision: JsonObject | None
     note: str = ""
 
 
@@ -135,7 +162,7 @@ class RecordedSeat:
         self,
         seat: str,
         agent: AgentInfo,
-        turns: Mapping[int, dict[str, Any]],
+        turns: Mapping[int, JsonObject],
         codec: RecordCodec,
         *,
         ends_by_deadline_at: int | None = None,
@@ -160,7 +187,7 @@ class RecordedSeat:
                 raise PlayBudgetExhausted(f"tick {tick}: the record ends by deadline")
             raise RecordError(f"tick {tick}: no decision recorded for {self.seat}", tick=tick)
         try:
-            decision = self._codec.decision_from_json(turn.get("decision"))
+            decision = self._codec.decision_from_json(turn.get(_TURN.decision))
         except (ValidationError, TypeError, ValueError) as exc:
             raise RecordError(f"tick {tick}: {self.seat}: bad decision: {exc}", tick=tick) from None
         try:
@@ -179,80 +206,92 @@ class RecordedSeat:
             error=error,
         )
 
-    def _check_reparse(self, request: SeatRequest, turn: dict[str, Any]) -> None:
-        replies = turn.get("replies", [])
-        if not replies:
+    def _check_reparse(self, request: SeatRequest, turn: JsonObject) -> None:
+        replies = turn.get(_TURN.replies, [])
+        if not isinstance(replies, list) or not replies:
             return  # a baseline, or a call that never answered: nothing to re-parse
         io, obs = request.io, request.observation
-        parsed = [_reparse_one(io, obs, reply) for reply in replies]
+        parsed = [_reparse_one(io, obs, json_object(reply)) for reply in replies]
         problems = [p if isinstance(p, ParseFailure) else None for p in parsed]
-        recorded_source = turn.get("source", "scripted")
-        calls = turn.get("calls", [])
+        recorded_source = str(turn.get(_TURN.source, "scripted"))
+        calls = turn.get(_TURN.calls, [])
+        calls = calls if isinstance(calls, list) else []
         # A call without a reply ended the turn: its recorded failure is what happened.
-        failure = calls[-1].get("failure") if len(calls) > len(replies) else None
+        last = calls[-1] if len(calls) > len(replies) else None
+        failure = last.get(_CALL_FAILURE) if isinstance(last, dict) else None
         # a Python agent's replies carry its own tags
         tags = AGENT_SOURCES if self._agent.kind == "python" else MODEL_SOURCES
         classified = turn_source(problems, failure if isinstance(failure, str) else None, tags)
         new_source: str = classified or "rejected"
         note = ""
-        new_decision: Any = None
+        new_decision: object = None
         if classified in (tags.first, tags.retry):
             new_decision = parsed[0 if classified == tags.first else 1]
         elif classified is not None:
             new_decision = request.baseline()[1]
         else:
-            note = (
-                f"the current parser rejects the reply ({parsed[0].message}); "
-                "no retry reply was recorded"
-            )
+            problem = problems[0]
+            why = problem.message if problem is not None else "no decision"
+            note = f"the current parser rejects the reply ({why}); no retry reply was recorded"
         new_doc = _decision_doc(self._codec, new_decision)
-        if new_source != recorded_source or new_doc != turn.get("decision"):
+        if new_source != recorded_source or new_doc != turn.get(_TURN.decision):
             assert self._reparse is not None
             self._reparse.append(
                 ReparseChange(
-                    request.tick, self.seat, recorded_source, turn.get("decision", {}),
+                    request.tick, self.seat, recorded_source, turn.get(_TURN.decision, {}),
                     new_source, new_doc, note,
                 )
             )  # fmt: skip
 
 
 def _turn_parts(
-    turn: dict[str, Any],
+    turn: JsonObject,
 ) -> tuple[str, Source, float, tuple[ModelReply, ...], tuple[CallRecord, ...], str | None]:
     """A recorded turn's raw text, source, latency, replies, calls and error, checked.
 
     Raises ValueError, TypeError or a validation error for a turn that was edited
     into something no harness writes.
     """
-    raw = turn.get("raw", json.dumps(turn.get("decision")))
+    raw = turn.get(_TURN.raw, json.dumps(turn.get(_TURN.decision)))
     if not isinstance(raw, str):
         raise TypeError(f"raw must be a string, not {json_type(raw)}")
-    source = turn.get("source", "scripted")
-    if source not in SOURCES:
+    source = turn.get(_TURN.source, "scripted")
+    if not isinstance(source, str) or source not in _SOURCES:
         raise ValueError(f"unknown source {source!r}")
-    latency = float((turn.get("wallClock") or {}).get("latencyMs", 0.0)) / 1000.0
-    replies = tuple(ModelReply.model_validate(r) for r in turn.get("replies", []))
-    calls = tuple(CallRecord.model_validate(c) for c in turn.get("calls", []))
-    error = turn.get("error")
+    clock = turn.get(_TURN.wall_clock) or {}
+    if not isinstance(clock, dict):
+        raise TypeError(f"wallClock must be an object, not {json_type(clock)}")
+    latency = _LATENCY.validate_python(clock.get(_LATENCY_MS, 0.0)) / 1000.0
+    replies = tuple(ModelReply.model_validate(r) for r in _listed(turn.get(_TURN.replies, [])))
+    calls = tuple(CallRecord.model_validate(c) for c in _listed(turn.get(_TURN.calls, [])))
+    error = turn.get(_TURN.error)
     if error is not None and not isinstance(error, str):
         raise TypeError(f"error must be a string, not {json_type(error)}")
-    return raw, source, latency, replies, calls, error
+    return raw, _SOURCES[source], latency, replies, calls, error
 
 
-def _reparse_one(io: SeatIO, observation: Any, reply: dict[str, Any]) -> Any:
-    if reply.get("rawClipped") or reply.get("rawLength", 0) > MAX_REPLY_BYTES:
+def _listed(value: JsonValue) -> list[JsonValue]:
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list, not {json_type(value)}")
+    return value
+
+
+def _reparse_one(io: SeatIO, observation: object, reply: JsonObject) -> object:
+    length = reply.get(_REPLY.raw_length, 0)
+    too_long = isinstance(length, int | float) and length > MAX_REPLY_BYTES
+    if reply.get(_REPLY.raw_clipped) or too_long:
         return ParseFailure(FailureKind.TOO_LONG, "reply too long")
-    decision = io.parse_reply(observation, reply.get("raw", ""))
+    raw = reply.get(_REPLY.raw, "")
+    decision = io.parse_reply(observation, raw if isinstance(raw, str) else "")
     if isinstance(decision, ParseFailure):
         return decision
     return io.refuse(observation, decision) or decision
 
 
-def _decision_doc(codec: RecordCodec, decision: Any) -> dict[str, Any] | None:
+def _decision_doc(codec: RecordCodec, decision: object) -> JsonObject | None:
     if decision is None or isinstance(decision, ParseFailure):
         return None
-    doc: dict[str, Any] = codec.decision_model(decision).model_dump(mode="json", by_alias=True)
-    return doc
+    return codec.decision_dumped(decision)
 
 
 class SwitchAt:
@@ -293,9 +332,9 @@ def recorded_seats(
             info.seat,
             _with_prompts(info.agent, kept),
             {
-                i: line["seats"][info.seat]
+                i: json_object(json_object(line[_TICK.seats])[info.seat])
                 for i, line in enumerate(record.ticks)
-                if info.seat in line["seats"]
+                if info.seat in json_object(line[_TICK.seats])
             },
             record.game.codec,
             ends_by_deadline_at=deadline_at,
@@ -318,8 +357,8 @@ class Mismatch:
 
     tick: int | None
     field: str
-    recorded: Any
-    replayed: Any
+    recorded: JsonValue
+    replayed: JsonValue
 
     def describe(self) -> str:
         """One line for the terminal."""
@@ -332,7 +371,7 @@ class ReplayResult:
     """What a replay found."""
 
     record: LoadedRecord
-    lines: tuple[Any, ...] = ()
+    lines: tuple[RecordLine, ...] = ()
     mismatch: Mismatch | None = None
     reparse: list[ReparseChange] = field(default_factory=list)
 
@@ -347,7 +386,9 @@ class ReplayResult:
         return self.mismatch is None and not self.incomplete
 
 
-def first_difference(recorded: Any, replayed: Any, path: str = "") -> tuple[str, Any, Any] | None:
+def first_difference(
+    recorded: JsonValue, replayed: JsonValue, path: str = ""
+) -> tuple[str, JsonValue, JsonValue] | None:
     """The first (path, recorded, replayed) where two JSON values differ, or None."""
     if isinstance(recorded, dict) and isinstance(replayed, dict):
         for key in list(recorded) + [k for k in replayed if k not in recorded]:
@@ -366,31 +407,38 @@ def first_difference(recorded: Any, replayed: Any, path: str = "") -> tuple[str,
         if len(recorded) != len(replayed):
             return (f"{path}.length", len(recorded), len(replayed))
         return None
-    numbers = isinstance(recorded, int | float) and isinstance(replayed, int | float)
-    if numbers and (isinstance(recorded, float) or isinstance(replayed, float)):
+    if (
+        isinstance(recorded, int | float)
+        and isinstance(replayed, int | float)
+        and (isinstance(recorded, float) or isinstance(replayed, float))
+    ):
         return None if abs(recorded - replayed) <= 1e-9 else (path, recorded, replayed)
     return None if recorded == replayed else (path, recorded, replayed)
 
 
 def compare(record: LoadedRecord, lines: tuple[BaseModel, ...]) -> Mismatch | None:
     """The first disagreement between a record and the lines its replay produced."""
-    produced = [line.model_dump(mode="json", by_alias=True) for line in lines]
-    ticks = [line for line in produced if line["type"] == "tick"]
+    t = _TICK
+    produced: list[JsonObject] = [line.model_dump(mode="json", by_alias=True) for line in lines]
+    ticks = [line for line in produced if line[t.type] == "tick"]
     for recorded, replayed in zip(record.ticks, ticks, strict=False):
-        if set(recorded["seats"]) != set(replayed["seats"]):
+        number = recorded[t.tick]
+        tick = number if isinstance(number, int) else None
+        asked, answered = json_object(recorded[t.seats]), json_object(replayed[t.seats])
+        if set(asked) != set(answered):
             # a decision for a seat that was not asked (say, a runner already out)
-            return Mismatch(
-                recorded["tick"], "seats", sorted(recorded["seats"]), sorted(replayed["seats"])
-            )
-        if "state" not in recorded:
+            return Mismatch(tick, "seats", [*sorted(asked)], [*sorted(answered)])
+        if t.state not in recorded:
             continue  # a hand-written tick: nothing to check
-        found = first_difference(recorded["state"], replayed["state"], "state")
+        found = first_difference(recorded[t.state], replayed[t.state], "state")
         if found:
-            return Mismatch(recorded["tick"], *found)
+            return Mismatch(tick, *found)
     if len(ticks) != len(record.ticks):
         return Mismatch(None, "ticks", len(record.ticks), len(ticks))
     if record.end is not None:
-        found = first_difference(record.end.get("results"), produced[-1]["results"], "results")
+        found = first_difference(
+            record.end.get(_END.results), produced[-1][_END.results], "results"
+        )
         if found:
             return Mismatch(None, *found)
     return None
@@ -438,7 +486,7 @@ async def counterfactual(
     *,
     writer: RecordWriter | None = None,
     episode_id: str | None = None,
-) -> tuple[LoadedRecord, Any]:
+) -> tuple[LoadedRecord, EpisodeOutcome]:
     """Replay the record up to ``until_tick``, then play on live with ``new_seats``.
 
     Seats not in ``new_seats`` keep playing as recorded, which needs them to be

@@ -6,12 +6,33 @@ Tournaments write these lines (``episodes.jsonl``); reports read them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import asdict, dataclass, field
 
 from pydantic import BaseModel, Field
 
-from harness.protocol import Report
-from harness.records import FALLBACK_SOURCES, RETRY_SOURCES, RecordModel
+from harness.models import JsonObject
+from harness.protocol import GameResults, Report
+from harness.records import (
+    FALLBACK_SOURCES,
+    RETRY_SOURCES,
+    AgentInfo,
+    CallRecord,
+    CallWallClock,
+    EndLine,
+    HeaderLine,
+    RecordModel,
+    SeatInfo,
+    SeatTurn,
+    TickLine,
+    TickWallClock,
+    json_int,
+    json_list,
+    json_number,
+    json_object,
+    json_objects,
+    json_text,
+    keys,
+)
 from harness.validation import seed_problem
 
 
@@ -125,8 +146,69 @@ def record_identity(details: Sequence[Mapping[str, str]]) -> str | None:
     return value
 
 
+_HEADER = keys(HeaderLine)
+_SEAT = keys(SeatInfo)
+_AGENT = keys(AgentInfo)
+_TICK = keys(TickLine)
+_TICK_CLOCK = keys(TickWallClock)
+_TURN = keys(SeatTurn)
+_CALL = keys(CallRecord)
+_CALL_CLOCK = keys(CallWallClock)
+_END = keys(EndLine[GameResults])
+_RESULTS = keys(GameResults)
+
+
+@dataclass
+class _Tally:
+    """One seat's figures as :func:`summarize` counts them."""
+
+    role: str
+    agent: str
+    turns: int = 0
+    calls: int = 0
+    attempts: int = 0
+    retries: int = 0
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    usage_unknown: int = 0
+    cost_usd: float = 0.0
+    latencies_ms: list[float] = field(default_factory=list)
+    cached: int = 0
+    wait_ms: list[float] = field(default_factory=list)
+    request_ms: list[float] = field(default_factory=list)
+
+    def stats(self) -> SeatStats:
+        return SeatStats(**asdict(self))
+
+    def count_call(self, call: JsonObject) -> None:
+        c, clock_keys = _CALL, _CALL_CLOCK
+        self.calls += 1
+        self.attempts += json_int(call[c.attempts])
+        tokens_in, tokens_out = call[c.input_tokens], call[c.output_tokens]
+        if tokens_in is None or tokens_out is None:
+            self.usage_unknown += 1  # the server gave no usable count: not in the sums
+        self.input_tokens += json_int(tokens_in or 0)
+        self.output_tokens += json_int(tokens_out or 0)
+        self.reasoning_tokens += json_int(call[c.reasoning_tokens] or 0)
+        self.cost_usd += json_number(call[c.cost_usd] or 0.0)
+        if call.get(c.cached):
+            self.cached += 1
+            return
+        clock = call[c.wall_clock]
+        if clock is None:
+            return
+        clock = json_object(clock)
+        self.latencies_ms.append(json_number(clock[clock_keys.latency_ms]))
+        wait, request = clock.get(clock_keys.wait_ms), clock.get(clock_keys.request_ms)
+        if wait is not None and request is not None:
+            self.wait_ms.append(json_number(wait))
+            self.request_ms.append(json_number(request))
+
+
 def summarize(
-    report: Report, docs: Sequence[Mapping[str, Any]], *, entrant: str, repetition: int
+    report: Report, docs: Sequence[JsonObject], *, entrant: str, repetition: int
 ) -> EpisodeSummary:
     """The results line of a finished episode from its record's lines as JSON objects.
 
@@ -138,69 +220,68 @@ def summarize(
     the summary. ``report`` is the game's report part, which gives the ``metrics``.
     """
     header, end = docs[0], docs[-1]
-    acc: dict[str, dict[str, Any]] = {
-        info["seat"]: {
-            "role": info["role"],
-            "agent": info["agent"]["name"],
-            "fallbacks": {},
-            "latencies_ms": [],
-        }
-        for info in header["seats"]
+    infos = json_objects(header[_HEADER.seats])
+    agents = [json_object(info[_SEAT.agent]) for info in infos]
+    tallies = {
+        json_text(info[_SEAT.seat]): _Tally(
+            json_text(info[_SEAT.role]), json_text(agent[_AGENT.name])
+        )
+        for info, agent in zip(infos, agents, strict=True)
     }
     fallbacks = 0
-    batch = {"ticks": 0, "calls": 0, "call_ms": 0.0, "tick_ms": 0.0}
+    batch = BatchStats()
+    ticks = calls = 0
+    call_ms = tick_ms = 0.0
+    clock_key, seats_key = _TICK.wall_clock, _TICK.seats
+    source_key, calls_key = _TURN.source, _TURN.calls
     for line in docs[1:-1]:
-        clock = line.get("wallClock")
-        if clock is not None and clock["calls"] >= 2:
-            _add(batch, "ticks", 1)
-            _add(batch, "calls", clock["calls"])
-            _add(batch, "call_ms", clock["callMs"])
-            _add(batch, "tick_ms", clock["tickMs"])
-        for seat_id, turn in line["seats"].items():
-            stats = acc[seat_id]
-            _add(stats, "turns", 1)
-            source = turn["source"]
+        clock = line.get(clock_key)
+        if clock is not None:
+            clock = json_object(clock)
+            made = json_int(clock[_TICK_CLOCK.calls])
+            if made >= 2:
+                ticks += 1
+                calls += made
+                call_ms += json_number(clock[_TICK_CLOCK.call_ms])
+                tick_ms += json_number(clock[_TICK_CLOCK.tick_ms])
+        for seat_id, turn in json_object(line[seats_key]).items():
+            turn = json_object(turn)
+            tally = tallies[seat_id]
+            tally.turns += 1
+            source = json_text(turn[source_key])
             if source in RETRY_SOURCES:
-                _add(stats, "retries", 1)
+                tally.retries += 1
             if source in FALLBACK_SOURCES:
                 fallbacks += 1
-                _add(stats["fallbacks"], source, 1)
-            for call in turn["calls"]:
-                _add(stats, "calls", 1)
-                _add(stats, "attempts", call["attempts"])
-                tokens_in, tokens_out = call["inputTokens"], call["outputTokens"]
-                if tokens_in is None or tokens_out is None:
-                    _add(stats, "usage_unknown", 1)
-                _add(stats, "input_tokens", tokens_in or 0)
-                _add(stats, "output_tokens", tokens_out or 0)
-                _add(stats, "reasoning_tokens", call["reasoningTokens"] or 0)
-                _add(stats, "cost_usd", call["costUsd"] or 0.0)
-                if call.get("cached"):
-                    _add(stats, "cached", 1)
-                elif call["wallClock"] is not None:
-                    clock = call["wallClock"]
-                    stats["latencies_ms"].append(clock["latencyMs"])
-                    wait, request = clock.get("waitMs"), clock.get("requestMs")
-                    if wait is not None and request is not None:
-                        stats.setdefault("wait_ms", []).append(wait)
-                        stats.setdefault("request_ms", []).append(request)
-    seats = {seat_id: SeatStats.model_validate(stats) for seat_id, stats in acc.items()}
-    results = end["results"]
+                tally.fallbacks[source] = tally.fallbacks.get(source, 0) + 1
+            made_calls = turn[calls_key]
+            if made_calls:
+                for call in json_objects(made_calls):
+                    tally.count_call(call)
+    if ticks:
+        batch = BatchStats(ticks=ticks, calls=calls, call_ms=call_ms, tick_ms=tick_ms)
+    results = json_object(end[_END.results])
+    scores = [json_number(score) for score in json_list(results[_RESULTS.scores])]
+    seed, variant = header[_HEADER.seed], header[_HEADER.variant]
     return EpisodeSummary(
-        episode_id=header["episodeId"],
+        episode_id=json_text(header[_HEADER.episode_id]),
         entrant=entrant,
-        seed=header["seed"],
-        variant=header["variant"],
+        seed=json_int(seed),
+        variant=json_text(variant),
         repetition=repetition,
-        score=results["scores"][0],
-        scores=list(results["scores"]),
-        reason=str(results["reason"]),
+        score=scores[0],
+        scores=scores,
+        reason=str(results[GameResults.REASON]),
         metrics=report.episode_metrics(docs),
-        seats=seats,
+        seats={seat_id: tally.stats() for seat_id, tally in tallies.items()},
         fallback_free=fallbacks == 0,
-        identity=record_identity([info["agent"]["details"] for info in header["seats"]]),
-        batch=BatchStats.model_validate(batch),
+        identity=record_identity([_details(agent) for agent in agents]),
+        batch=batch,
     )
+
+
+def _details(agent: JsonObject) -> dict[str, str]:
+    return {key: json_text(v) for key, v in json_object(agent[_AGENT.details]).items()}
 
 
 def summarize_read(
@@ -209,12 +290,8 @@ def summarize_read(
     """:func:`summarize` of a record read back: its lines as the record models validated
     them, dumped again into the form :func:`summarize` reads (whatever spelling the
     file used)."""
-    docs = [line.model_dump(mode="json", by_alias=True) for line in lines]
+    docs: list[JsonObject] = [line.model_dump(mode="json", by_alias=True) for line in lines]
     return summarize(report, docs, entrant=entrant, repetition=repetition)
-
-
-def _add(counter: dict[str, Any], key: str, amount: float) -> None:
-    counter[key] = counter.get(key, 0) + amount
 
 
 __all__ = [

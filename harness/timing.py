@@ -13,19 +13,22 @@ report compares against.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from harness.records import CallRecord
+from harness.models import JsonObject
+from harness.records import CallRecord, TickWallClock, keys
 
+# The keys of a tick's wallClock as its model names them, bound once: every tick has one.
+_K = keys(TickWallClock)
+_TICK_MS, _CALL_MS, _CALLS, _CONCURRENCY = _K.tick_ms, _K.call_ms, _K.calls, _K.concurrency
 #: The rest of the ``wallClock`` of a tick that made no call: as below with no calls.
-_NO_CALLS: dict[str, Any] = {"callMs": 0.0, "calls": 0, "concurrency": None}
+_NO_CALLS: JsonObject = {_CALL_MS: 0.0, _CALLS: 0, _CONCURRENCY: None}
 
 
-def tick_wall_clock(calls: Iterable[CallRecord], seconds: float) -> dict[str, Any]:
+def tick_wall_clock(calls: Iterable[CallRecord], seconds: float) -> JsonObject:
     """The ``wallClock`` of a tick whose seats made ``calls`` over ``seconds``."""
     live = [c for c in calls if not c.cached and c.wall_clock is not None]
     if not live:  # scripted seats, or every answer cached: the tick's length alone
-        return {"tickMs": round(float(seconds * 1000), 3), **_NO_CALLS}
+        return {_TICK_MS: round(float(seconds * 1000), 3), **_NO_CALLS}
     call_ms = sum((c.wall_clock.request_ms or 0.0) for c in live if c.wall_clock is not None)
     tick_ms = seconds * 1000
     made = sum(1 for c in live if c.attempts)
@@ -33,10 +36,10 @@ def tick_wall_clock(calls: Iterable[CallRecord], seconds: float) -> dict[str, An
     # is written as this dict is
     tick_ms, call_ms = float(tick_ms), float(call_ms)
     return {
-        "tickMs": round(tick_ms, 3),
-        "callMs": round(call_ms, 3),
-        "calls": made,
-        "concurrency": round(call_ms / tick_ms, 3) if made and tick_ms > 0 else None,
+        _TICK_MS: round(tick_ms, 3),
+        _CALL_MS: round(call_ms, 3),
+        _CALLS: made,
+        _CONCURRENCY: round(call_ms / tick_ms, 3) if made and tick_ms > 0 else None,
     }
 
 

@@ -23,7 +23,8 @@ import jsonschema
 import pytest
 
 from harness.episode import EpisodeOutcome, run_episode
-from harness.protocol import GameEntry
+from harness.protocol import GameConfig, GameEntry, GameResults
+from harness.protocol.view import frame_docs
 from harness.reader import open_record
 from harness.records import RecordWriter, dump_line
 from harness.registry import game_names, get_game, http_apis
@@ -99,9 +100,23 @@ def test_a_baseline_episode_plays_to_its_end(
     assert kinds[-1] == "end"
     assert set(kinds[1:-1]) == {"tick"}
     assert len(kinds) - 2 == game.rules.tick(outcome.state) > 0
-    scores = outcome.results.model_dump()["scores"]
-    assert len(scores) == len(game.rules.seats(outcome.state))
-    assert outcome.results.model_dump()["reason"] not in (None, "deadline")
+    assert len(outcome.results.scores) == len(game.rules.seats(outcome.state))
+    assert outcome.results.reason not in (None, "deadline")
+
+
+def test_its_config_and_results_keep_the_conventions(
+    game: GameEntry, played: tuple[Path, EpisodeOutcome]
+) -> None:
+    # checked when the classes are defined; here, that the game's are such classes
+    _, outcome = played
+    config = game.rules.config(outcome.state)
+    assert isinstance(config, GameConfig)
+    assert isinstance(config, game.rules.config_type)
+    assert game.variants == type(config).VARIANTS
+    assert config.play_budget_seconds == 0.6 * config.episode_timeout_seconds
+    assert 0 < game.rules.tick(outcome.state) <= config.tick_cap
+    assert isinstance(outcome.results, GameResults)
+    assert list(type(outcome.results).model_fields)[-1] == "reason"
 
 
 def test_every_seat_group_has_a_fallback_baseline_and_seats_of_its_role(
@@ -193,8 +208,8 @@ def test_the_terminal_views_draw_every_frame(
     lines = open_record(path).lines()
     frames = game.view.view_frames(lines)
     ticks = [line for line in lines if line.type == "tick"]
-    assert [frame["tick"] for frame in frames] == [None, *(t.tick for t in ticks)]
-    drawings = [game.view.render_view(frame) for frame in frames]
+    assert [frame.tick for frame in frames] == [None, *(t.tick for t in ticks)]
+    drawings = [frame.text() for frame in frames]
     assert all(drawing.strip() for drawing in drawings)
     assert len(set(drawings)) > 1  # the frames are not all the same picture
     assert all(game.view.render_tick(t).startswith(f"tick {t.tick}") for t in ticks)
@@ -211,7 +226,7 @@ def test_the_html_page_holds_every_frame(
     found = re.search(r'<script type="application/json" id="episode">(.*?)</script>', page, re.S)
     assert found is not None
     episode = json.loads(found.group(1).replace("<\\/", "</"))
-    assert episode["frames"] == json.loads(json.dumps(game.view.view_frames(lines)))
+    assert episode["frames"] == json.loads(json.dumps(frame_docs(game.view.view_frames(lines))))
     assert episode["episodeId"] == lines[0].episode_id
     assert "renderBoard" in page
     assert html.escape(f"{game.name.capitalize()} - {lines[0].episode_id}") in page
@@ -253,7 +268,7 @@ def test_the_html_viewer_draws_every_frame_in_a_browser(
         return out;
         """
     )
-    assert [label for label, _, _ in shown] == [frame["label"] for frame in frames]
+    assert [label for label, _, _ in shown] == [frame.label for frame in frames]
     assert all(children > 0 and size > 0 for _, children, size in shown)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors[:3]

@@ -465,7 +465,8 @@ def test_a_line_separator_inside_a_string_does_not_split_a_record(tmp_path: Path
     path = tmp_path / "r.jsonl"
     path.write_text("\n".join([lines[0], json.dumps(tick, ensure_ascii=False), *lines[2:]]) + "\n")
     record = load_record(path, GAME)
-    assert record.ticks[0]["seats"][seat]["replies"][0]["raw"].endswith("\u2028\x85\u2029")
+    first: Any = record.ticks[0]
+    assert first["seats"][seat]["replies"][0]["raw"].endswith("\u2028\x85\u2029")
     assert len(open_record(path).lines()) == len(lines)
 
 

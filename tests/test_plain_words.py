@@ -17,7 +17,9 @@ import pytest
 
 import harness
 from harness.games.lighthouse.observe import observe_keeper, render_keeper
+from harness.games.lighthouse.state import GameState
 from harness.games.lighthouse.view import numbered, water_text
+from harness.protocol.view import frame_docs
 from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.model import Report
@@ -108,6 +110,7 @@ def test_the_flooded_rows_named_are_the_rows_shown_flooded_under_that_number() -
 
 def test_the_board_is_numbered_as_the_keeper_reads_it() -> None:
     state = GAME.rules.new_state(GAME.rules.make_config("default", {}), 7)
+    assert isinstance(state, GameState)
     prompt = render_keeper(observe_keeper(state))
     for row in numbered(state.board.to_ascii())[1:]:
         assert row in GAME.view.render_board(state, 7, "default")
@@ -141,7 +144,7 @@ def test_the_report_names_its_columns_in_words_with_a_legend() -> None:
 
 def test_the_viewers_frames_tell_the_water_in_the_same_words() -> None:
     result = harness.play("lighthouse", 3, variant="spring")
-    frames = GAME.view.view_frames(parsed(list(result.lines)))
+    frames: list[Any] = frame_docs(GAME.view.view_frames(parsed(list(result.lines))))
     assert frames[0]["water"] == "water: no row flooded"
     assert all(f["water"] == water_text(f["waterLine"], len(f["grid"])) for f in frames)
     assert any(f["water"].startswith("water: rows y=") for f in frames)

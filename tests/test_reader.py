@@ -88,7 +88,7 @@ def test_replay_takes_the_tick_of_a_refused_decision_from_the_error(tmp_path: Pa
     result = asyncio.run(replay(write(tmp_path / "t.jsonl", lines)))
     assert result.mismatch is not None
     assert (result.mismatch.tick, result.mismatch.field) == (4, "decisions")
-    assert "runner1: bad decision" in result.mismatch.replayed
+    assert "runner1: bad decision" in str(result.mismatch.replayed)
 
 
 def test_replay_takes_the_tick_of_a_decision_the_record_lacks_from_the_error(

@@ -73,7 +73,7 @@ def test_each_line_is_written_as_its_model_dumps_it(game: GameEntry) -> None:
         state = game.rules.new_state(game.rules.make_config(variant, {}), seed)
         outcome = play_scripted(game, state, seats, episode_id="e", seed=seed, variant=variant)
         for doc in outcome.docs:
-            kinds.add(doc["type"])
+            kinds.add(str(doc["type"]))
             assert dump_doc(doc) == dump_line(adapter.validate_python(doc))
     assert kinds == {"header", "tick", "end"}
 
@@ -91,9 +91,10 @@ def test_a_python_agents_lines_are_written_as_their_models_dump_them(tmp_path: P
         keeper, game=game, prompts=PromptSet.load(default_prompt_files(game.name, "keeper"))
     )
     outcome = asyncio.run(run_episode(game, state, seats, episode_id="e"))
-    header = outcome.docs[0]
+    docs: list[Any] = list(outcome.docs)
+    header = docs[0]
     assert header["prompts"]
-    ticks = [doc for doc in outcome.docs if doc["type"] == "tick"]
+    ticks = [doc for doc in docs if doc["type"] == "tick"]
     assert all(doc["seats"]["keeper"]["replies"] for doc in ticks)
     for doc in outcome.docs:
         assert dump_doc(doc) == dump_line(game.codec.record_adapter.validate_python(doc))
@@ -203,7 +204,7 @@ def test_a_scripted_loop_past_its_budget_ends_by_deadline() -> None:
     state = game.rules.new_state(config, 1)
     outcome = play_scripted(game, state, baseline_seats(game, state), episode_id="e")
     assert [doc["type"] for doc in outcome.docs] == ["header", "end"]
-    assert outcome.docs[-1]["results"]["reason"] == "deadline"
+    assert outcome.results.reason == "deadline"
 
 
 def agent_seat(game: GameEntry) -> PythonSeat:

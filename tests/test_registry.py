@@ -54,8 +54,6 @@ def test_an_entry_refuses_a_role_without_a_baseline_and_a_ceiling_that_is_none()
         replace(lighthouse, seat_groups=(*lighthouse.seat_groups, extra))
     with pytest.raises(ConfigError, match="the ceiling 'oracle' is no baseline"):
         replace(lighthouse, ceiling="oracle")
-    with pytest.raises(ConfigError, match="at least one variant"):
-        replace(lighthouse, variants=())
 
 
 @pytest.mark.parametrize("name", ["relayroam", "hourloom"])

@@ -87,6 +87,8 @@ def test_an_installed_wheel_plays_an_llm_seat_with_its_default_prompts(tmp_path:
         (metadata,) = (n for n in names if n.endswith(".dist-info/METADATA"))
         assert "License-Expression: MIT" in built.read(metadata).decode().splitlines()
         assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+        # the default viewer's board script ships beside the protocol that reads it
+        assert "harness/protocol/screen.js" in names
         # the Inspect tasks ship, registered for Inspect (used with the inspect extra)
         assert "lighthouse_harness/tasks.py" in names
         assert "[inspect_ai]\nlighthouse_harness = lighthouse_harness._registry" in (

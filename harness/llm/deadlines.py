@@ -22,9 +22,9 @@ These are bounds, not estimates: a healthy server ends every tick long before th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
+from harness.protocol import GameConfig
 
 
 def default_allowance(call_timeout_s: float, model_seats: int) -> float:
@@ -32,26 +32,20 @@ def default_allowance(call_timeout_s: float, model_seats: int) -> float:
     return call_timeout_s * (max(model_seats, 1) + 1)
 
 
-def tick_cap(config: Any) -> int | None:
-    """The most ticks an episode of ``config`` can have, if its config says (``tick_cap``)."""
-    cap = getattr(config, "tick_cap", None)
-    return cap if type(cap) is int and cap > 0 else None
-
-
-def default_episode_timeout(config: Any, allowances: Sequence[float]) -> float | None:
+def default_episode_timeout(config: GameConfig, allowances: Sequence[float]) -> float | None:
     """The episode timeout that lets every tick take its slowest seat's whole allowance.
 
     ``config`` is the game's config with its default timeout; ``allowances`` are the
-    model seats' allowances. None when there is no model seat or the config names no
-    tick cap: the game's default timeout stands.
+    model seats' allowances. None when there is no model seat: the game's default
+    timeout stands.
     """
-    cap = tick_cap(config)
-    if not allowances or cap is None:
+    if not allowances:
         return None
+    cap = config.tick_cap
     timeout = float(config.episode_timeout_seconds)
     share = float(config.play_budget_seconds) / timeout
     fitted = min(cap * max(allowances) / share, MAX_EPISODE_TIMEOUT_SECONDS)
     return max(timeout, round(fitted, 3))
 
 
-__all__ = ["default_allowance", "default_episode_timeout", "tick_cap"]
+__all__ = ["default_allowance", "default_episode_timeout"]

@@ -33,7 +33,7 @@ from harness.llm.secrets import redact
 from harness.llm.shapes import Shape, apply_shape, candidates
 from harness.llm.types import CompletionRequest, Message, Provider
 from harness.protocol import GameEntry
-from harness.records import MODEL_SOURCES, AgentInfo, CallRecord
+from harness.records import MODEL_SOURCES, AgentInfo, CallRecord, CallWallClock
 from harness.seats import PARSE_OFF_LOOP_CHARS, SeatReply, SeatRequest
 from harness.turn import Asked, Retry, play_turn
 
@@ -185,26 +185,24 @@ class LLMSeat:
 
 def _call_record(report: CallReport) -> CallRecord:
     usage = report.usage
-    return CallRecord.model_validate(
-        {
-            "provider": report.provider,
-            "model": report.model,
-            "attempts": report.attempts,
-            "errors": list(report.errors),
-            "failure": report.failure.kind if report.failure else None,
-            "inputTokens": usage.input_tokens,
-            "outputTokens": usage.output_tokens,
-            "reasoningTokens": usage.reasoning_tokens,
-            "costUsd": report.cost_usd,
-            "cached": report.cached,
-            "message": report.message,
-            "promptSha256": report.prompt_sha256,
-            "wallClock": {
-                "latencyMs": round(report.latency_s * 1000, 3),
-                "waitMs": round(report.wait_s * 1000, 3),
-                "requestMs": round(report.request_s * 1000, 3),
-            },
-        }
+    return CallRecord(
+        provider=report.provider,
+        model=report.model,
+        attempts=report.attempts,
+        errors=list(report.errors),
+        failure=report.failure.kind if report.failure else None,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        cost_usd=report.cost_usd,
+        cached=report.cached,
+        message=report.message,
+        prompt_sha256=report.prompt_sha256,
+        wall_clock=CallWallClock(
+            latency_ms=round(report.latency_s * 1000, 3),
+            wait_ms=round(report.wait_s * 1000, 3),
+            request_ms=round(report.request_s * 1000, 3),
+        ),
     )
 
 

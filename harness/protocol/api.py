@@ -11,9 +11,10 @@ sees, so the server keeps no game state.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from harness.errors import HarnessError
+from harness.models import JsonObject
 
 
 class RequestRefused(HarnessError):
@@ -52,11 +53,11 @@ class HttpApi(Protocol):
         """
         ...
 
-    def init(self, seed: int, key: bytes) -> dict[str, Any]:
+    def init(self, seed: int, key: bytes) -> JsonObject:
         """The first response of episode ``seed``: its state and what the player sees."""
         ...
 
-    def action(self, state: object, action: object, key: bytes) -> dict[str, Any]:
+    def action(self, state: object, action: object, key: bytes) -> JsonObject:
         """The response to ``action`` on ``state`` (the JSON value sent under
         :attr:`state_key`, unchecked).
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+
+from harness.models import JsonObject
+from harness.protocol.conventions import GameResults
+from harness.records import EndLine, json_object, keys
+
+#: The keys of an end line and of any game's results, as their models dump them.
+END = keys(EndLine[GameResults])
+RESULTS = keys(GameResults)
 
 
 @dataclass(frozen=True)
@@ -27,7 +34,7 @@ class Column:
     percent: bool = False
     means: str = ""
 
-    def value(self, metrics: Sequence[dict[str, float]]) -> float | None:
+    def value(self, metrics: Sequence[Mapping[str, float]]) -> float | None:
         """The column's value over ``metrics`` (one dict per episode), or None if undefined."""
         if not metrics:
             return None
@@ -57,18 +64,30 @@ class Column:
         return f"{value:.{self.digits}f}"
 
 
-class Report(Protocol):
-    """A game's own figures for results lines and reports. Pure."""
+class Report:
+    """A game's own figures for results lines and reports. Pure.
 
-    def episode_metrics(self, docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    By default an episode's figures are the numbers of its results (each by its key
+    in the record), and the game adds no report column.
+    """
+
+    def episode_metrics(self, docs: Sequence[JsonObject]) -> dict[str, float]:
         """A finished episode's figures (for results lines), from its record's lines as
         JSON objects in the form the record models dump them (camelCase keys, every
-        field present that the models write; see :func:`harness.summary.summarize`)."""
-        ...
+        field present that the models write; see :func:`harness.summary.summarize`).
+
+        By default: every number of the end line's results but ``scores``.
+        """
+        results = json_object(docs[-1][END.results])
+        return {
+            key: float(value)
+            for key, value in results.items()
+            if key != RESULTS.scores and isinstance(value, int | float)
+        }
 
     def report_columns(self) -> tuple[Column, ...]:
-        """The game's own report columns over :meth:`episode_metrics`."""
-        ...
+        """The game's own report columns over :meth:`episode_metrics` (by default none)."""
+        return ()
 
 
-__all__ = ["Column", "Report"]
+__all__ = ["END", "RESULTS", "Column", "Report"]

@@ -9,18 +9,23 @@ registry (:class:`~harness.protocol.entry.GameEntry.baselines`), never imported 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import ClassVar, Generic
 
-from harness.json_reply import FailureKind, ParseFailure
+from pydantic import BaseModel, ValidationError
 
-Baseline = Callable[[Any], str]
+from harness.json_reply import FailureKind, ParseFailure, decode_json_object
+from harness.models import JsonObject
+from harness.protocol.rules import DecisionT, ObsT
+
+Baseline = Callable[[ObsT], str]
 """A scripted player: a pure function from a seat's observation to its reply text."""
 
 
 @dataclass(frozen=True)
-class DecidedBaseline:
+class DecidedBaseline(Generic[ObsT, DecisionT]):
     """A scripted player that gives its decision along with its reply text.
 
     ``play(observation)`` returns the reply text and the decision the game's
@@ -29,35 +34,84 @@ class DecidedBaseline:
     like any :data:`Baseline`, it gives the text.
     """
 
-    play: Callable[[Any], tuple[str, Any]]
+    play: Callable[[ObsT], tuple[str, DecisionT]]
 
-    def __call__(self, observation: Any) -> str:
+    def __call__(self, observation: ObsT) -> str:
         """The reply text to ``observation``."""
         return self.play(observation)[0]
 
 
-class SeatIO(Protocol):
-    """How a game's seats read and answer. Pure."""
+class SeatIO(ABC, Generic[ObsT, DecisionT]):
+    """How a game's seats read and answer. Pure.
 
-    def render_observation(self, observation: Any) -> str:
+    A game writes :meth:`render_observation` and :meth:`parse_reply`; a game whose
+    every parsed decision is legal keeps :meth:`refuse`, and one that has no better
+    reply schema than "a JSON object" keeps :meth:`reply_schema`.
+    """
+
+    @abstractmethod
+    def render_observation(self, observation: ObsT) -> str:
         """The observation as the text a model reads."""
-        ...
 
-    def reply_schema(self, role: str) -> dict[str, Any]:
-        """The JSON Schema of the role's reply, for schema-constrained output."""
-        ...
-
-    def parse_reply(self, observation: Any, text: str) -> Any | ParseFailure:
+    @abstractmethod
+    def parse_reply(self, observation: ObsT, text: str) -> DecisionT | ParseFailure:
         """A reply to ``observation`` as a decision, or a :class:`ParseFailure`."""
-        ...
 
-    def refuse(self, observation: Any, decision: Any) -> ParseFailure | None:
-        """Why the rules would refuse a parsed decision (kind ``refused:<reason>``), or None.
+    def reply_schema(self, role: str) -> JsonObject:
+        """The JSON Schema of the role's reply, for schema-constrained output: by
+        default any JSON object."""
+        return {"type": "object"}
+
+    def refuse(self, observation: ObsT, decision: DecisionT) -> ParseFailure | None:
+        """Why the rules would refuse a parsed decision (kind ``refused:<reason>``), or
+        None (the default: every parsed decision is legal).
 
         A refusal is sent back to the model as its one retry hint, like a parse
-        failure; a game whose every parsed decision is legal returns None.
+        failure.
         """
-        ...
+        return None
 
 
-__all__ = ["Baseline", "DecidedBaseline", "FailureKind", "ParseFailure", "SeatIO"]
+class JsonActionSeatIO(SeatIO[ObsT, JsonObject]):
+    """The seat I/O of a game whose decisions are JSON objects in its own action
+    grammar: a reply is one JSON object, strict, optionally in one fence, with no key
+    repeated, and, when the game names its grammar as a model (:attr:`action_model`),
+    one that model accepts. A game writes :meth:`render_observation`; it may say what
+    an action looks like (:attr:`action_shape`, quoted in every failure), and a game
+    whose rules refuse some actions the grammar allows writes :meth:`refuse`."""
+
+    #: What a reply looks like, quoted in every failure message.
+    action_shape: ClassVar[str] = "one JSON object"
+    #: The action grammar, when the game gives it as a model: a reply it refuses is a
+    #: parse failure, and its JSON Schema is the reply schema.
+    action_model: ClassVar[type[BaseModel] | None] = None
+
+    def parse_reply(self, observation: ObsT, text: str) -> JsonObject | ParseFailure:
+        expect = f"reply with one JSON action: {self.action_shape}"
+        found = decode_json_object(text, expect=expect, reject_duplicate_keys=True)
+        if isinstance(found, ParseFailure) or self.action_model is None:
+            return found
+        try:
+            self.action_model.model_validate(found)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"]) or "the action"
+            kind = FailureKind.MISSING_KEY if error["type"] == "missing" else FailureKind.WRONG_TYPE
+            return ParseFailure(kind, f"{where}: {error['msg']}; {expect}")
+        return found
+
+    def reply_schema(self, role: str) -> JsonObject:
+        if self.action_model is None:
+            return super().reply_schema(role)
+        schema: JsonObject = self.action_model.model_json_schema(by_alias=True)
+        return schema
+
+
+__all__ = [
+    "Baseline",
+    "DecidedBaseline",
+    "FailureKind",
+    "JsonActionSeatIO",
+    "ParseFailure",
+    "SeatIO",
+]

@@ -2,52 +2,90 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Generic
+
+from pydantic import Field
+
+from harness.models import JsonObject, StrictModel
+from harness.protocol.codec import AnyTick, RecordLine
+from harness.protocol.conventions import GameResults
+from harness.protocol.rules import StateT
+
+#: Raw replies longer than this are cut in viewer frames (the record keeps them whole).
+VIEW_RAW_RUNES = 2000
 
 
-class View(Protocol):
+class FrameSeat(StrictModel):
+    """A seat asked at a frame's tick: who, where the decision came from, what it said."""
+
+    seat: str
+    name: str
+    source: str
+    raw: str = Field(description=f"The reply text, cut at {VIEW_RAW_RUNES} characters.")
+    decision: JsonObject
+    notes: str
+
+
+class Frame(StrictModel):
+    """One position of a viewer: the start, or the state after a tick.
+
+    Every frame has a ``label``, its ``tick`` (None at the start) and the ``seats``
+    asked that tick; a game's frames add what its board drawing
+    (:meth:`View.viewer_script`) and :meth:`text` show. A game with a radio adds
+    ``transmission`` (None: silence), which the page shows. Dumped by alias (camelCase)
+    into the HTML viewer's page.
+    """
+
+    label: str
+    tick: int | None
+    seats: list[FrameSeat] = Field(default_factory=list)
+
+    @abstractmethod
+    def text(self) -> str:
+        """The frame as the terminal stepper shows it (board, messages, seats, ...)."""
+
+
+def frame_docs(frames: Sequence[Frame]) -> list[JsonObject]:
+    """Frames as the HTML viewer's page holds them: JSON objects, keys camelCase."""
+    return [frame.model_dump(mode="json", by_alias=True) for frame in frames]
+
+
+class View(ABC, Generic[StateT]):
     """A game's drawings of states, record lines and results.
 
     Pure functions of what they are given, except :meth:`viewer_script`, which reads
     the game's script file. A view sees states and record lines, never a seat.
     """
 
-    def render_start(self, state: Any) -> str:
+    @abstractmethod
+    def render_start(self, state: StateT) -> str:
         """The starting position as text for the terminal."""
-        ...
 
-    def render_tick(self, line: Any) -> str:
-        """A tick line of the record as text for the terminal."""
-        ...
+    @abstractmethod
+    def render_tick(self, line: AnyTick) -> str:
+        """A tick line of the record as text for the terminal, starting ``tick N``."""
 
-    def render_board(self, state: Any, seed: int, variant: str) -> str:
+    @abstractmethod
+    def render_board(self, state: StateT, seed: int, variant: str) -> str:
         """The starting board as ``lighthouse board`` prints it: a title, the board, a legend."""
-        ...
 
-    def board_json(self, state: Any) -> dict[str, Any]:
+    @abstractmethod
+    def board_json(self, state: StateT) -> JsonObject:
         """The starting board as ``lighthouse board --json`` prints it (after seed, variant)."""
-        ...
 
-    def render_results(self, results: Any) -> str:
-        """A results model as text for the terminal."""
-        ...
+    def render_results(self, results: GameResults) -> str:
+        """A results model as text for the terminal: by default each figure after its
+        name, as the record spells it (``score 455  optimum 544  ...  reason banked``)."""
+        shown = results.model_dump(mode="json", by_alias=True, exclude={"scores"})
+        return "  ".join(f"{key} {value}" for key, value in shown.items())
 
-    def view_frames(self, lines: Sequence[Any]) -> list[dict[str, Any]]:
-        """One JSON-able frame per position of a viewer: the start, then after each tick.
+    @abstractmethod
+    def view_frames(self, lines: Sequence[RecordLine]) -> Sequence[Frame]:
+        """One frame per position of a viewer: the start, then after each tick."""
 
-        A frame holds at least ``label``, ``tick`` (None at the start) and ``seats``
-        (each seat asked that tick: ``seat``, ``name``, ``source``, ``raw``, ``notes``),
-        ``transmission`` when the game has a radio (null: silence), and whatever the
-        game's board drawing (:meth:`viewer_script`) and :meth:`render_view` need. The
-        HTML viewer adds each seat's prompt itself, from the record.
-        """
-        ...
-
-    def render_view(self, frame: dict[str, Any]) -> str:
-        """A frame as text for the terminal stepper (board, windows, messages, ...)."""
-        ...
-
+    @abstractmethod
     def viewer_script(self) -> str:
         """JavaScript defining ``renderBoard(element, frame)`` for the HTML viewer.
 
@@ -55,7 +93,6 @@ class View(Protocol):
         null) and ``boardStyle`` (CSS). Read from a file of the game's package: the one
         part that does I/O.
         """
-        ...
 
 
-__all__ = ["View"]
+__all__ = ["VIEW_RAW_RUNES", "Frame", "FrameSeat", "View", "frame_docs"]

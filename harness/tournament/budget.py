@@ -31,12 +31,12 @@ import asyncio
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from harness.errors import ConfigError
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.types import TOKEN_BYTES, estimate_tokens
-from harness.protocol import GameEntry
+from harness.protocol import GameConfig, GameEntry
 from harness.report.selection import CostCapStop, LimitStop
 from harness.tournament.config import EntrantConfig, LLMSeatConfig, TournamentConfig
 
@@ -46,11 +46,10 @@ CALLS_PER_TURN = 2
 PROBLEM_BYTES = 1024
 
 
-def max_ticks(game: GameEntry, game_config: Any) -> int | None:
-    """The most ticks an episode under ``game_config`` can last; None if the game's
-    rules name no cap (an optional ``max_ticks(config)`` of the rules part)."""
-    cap = getattr(game.rules, "max_ticks", None)
-    return int(cap(game_config)) if callable(cap) else None
+def max_ticks(game: GameEntry, game_config: GameConfig) -> int:
+    """The most ticks an episode under ``game_config`` can last: the tick cap its config
+    declares (:attr:`~harness.protocol.GameConfig.tick_cap`)."""
+    return game_config.tick_cap
 
 
 @dataclass(frozen=True)

@@ -42,8 +42,8 @@ def no_room_error(root: Path, why: str, exc: BaseException) -> FolderError:
         except OSError:
             continue
     try:
-        planned = int(folder.manifest().get("episodes", 0))
-    except (RecordError, TypeError, ValueError):
+        planned = folder.manifest().episodes or 0
+    except RecordError:
         planned = 0
     left = max(planned - len(sizes), 0)
     try:

@@ -15,10 +15,12 @@ import html
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from harness.errors import ConfigError
-from harness.protocol import View
+from harness.models import JsonObject
+from harness.protocol import RecordLine, View, header_of
+from harness.protocol.view import frame_docs
+from harness.records import EndLine
 from harness.registry import get_game
 from harness.text import script_json
 from harness.viewer.prompts import EpisodePrompts, sent_prompts
@@ -31,12 +33,12 @@ PAGE = Path(__file__).with_name("page.html")
 _BLANK = re.compile(r"__(TITLE|BOARD_STYLE|BOARD_SCRIPT|EPISODE)__")
 
 
-def render_html(view: View, lines: Sequence[Any]) -> str:
+def render_html(view: View, lines: Sequence[RecordLine]) -> str:
     """The viewer page of an episode's record lines, drawn by its game's ``view``."""
-    header, end = lines[0], lines[-1]
-    summary = view.render_results(end.results) if end.type == "end" else "unfinished"
+    header, end = header_of(lines), lines[-1]
+    summary = view.render_results(end.results) if isinstance(end, EndLine) else "unfinished"
     seats = ", ".join(f"{s.name or s.seat}: {s.agent.name}" for s in header.seats)
-    episode = {
+    episode: JsonObject = {
         "episodeId": header.episode_id,
         "summary": f"{summary} | {seats}",
         "seats": [
@@ -49,7 +51,7 @@ def render_html(view: View, lines: Sequence[Any]) -> str:
             }
             for s in header.seats
         ],
-        "frames": view.view_frames(lines),
+        "frames": [*frame_docs(view.view_frames(lines))],
         "prompts": _prompts(header.game, lines),
     }
     script = view.viewer_script()
@@ -66,7 +68,7 @@ def render_html(view: View, lines: Sequence[Any]) -> str:
     return _BLANK.sub(lambda found: blanks[found.group(1)], PAGE.read_text(encoding="utf-8"))
 
 
-def _prompts(game: str, lines: Sequence[Any]) -> dict[str, Any]:
+def _prompts(game: str, lines: Sequence[RecordLine]) -> JsonObject:
     try:
         entry = get_game(game)
     except ConfigError:  # a game this harness does not host: its prompts cannot be made
@@ -84,7 +86,7 @@ def _board_style(script: str) -> str:
     return script[start : script.find("`", start)]
 
 
-def write_html(view: View, lines: Sequence[Any], path: Path) -> None:
+def write_html(view: View, lines: Sequence[RecordLine], path: Path) -> None:
     """Write the viewer page of an episode to ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_html(view, lines), encoding="utf-8")

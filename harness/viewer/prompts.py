@@ -20,15 +20,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from harness.errors import HarnessError, RecordError
 from harness.llm.prompts import PROMPTS_DIR, first_messages, retry_messages
 from harness.llm.shapes import SCHEMA_IN_PROMPT, schema_in_prompt
 from harness.llm.types import Message, messages_sha256
-from harness.protocol import GameEntry
+from harness.models import JsonObject
+from harness.protocol import AnyHeader, GameEntry, RecordLine, header_of, ticks_of
+from harness.records import SeatTurn
 
 #: The agent kinds whose seats are sent prompts: models, and Python agents (which get
 #: the same text a model would).
@@ -58,14 +60,14 @@ class EpisodePrompts:
     turns: dict[int, dict[str, SentPrompt]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """For the page: each distinct text once (a system prompt repeats every tick)."""
         texts: dict[str, int] = {}
 
         def ref(text: str) -> int:
             return texts.setdefault(text, len(texts))
 
-        turns = {
+        turns: JsonObject = {
             str(tick): {
                 seat: {
                     "messages": [[m.role, ref(m.content)] for m in prompt.messages],
@@ -75,7 +77,7 @@ class EpisodePrompts:
             }
             for tick, seats in self.turns.items()
         }
-        return {"texts": list(texts), "turns": turns, "notes": self.notes}
+        return {"texts": [*texts], "turns": turns, "notes": [*self.notes]}
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,7 @@ def shipped_prompts(game: str) -> dict[str, str]:
     return {hashlib.sha256(t.encode("utf-8")).hexdigest(): t for t in texts}
 
 
-def _templates(header: Any, notes: list[str]) -> dict[str, _Templates]:
+def _templates(header: AnyHeader, notes: list[str]) -> dict[str, _Templates]:
     kept: Mapping[str, str] = header.prompts
     shipped: dict[str, str] | None = None
     found = {}
@@ -118,14 +120,14 @@ def _templates(header: Any, notes: list[str]) -> dict[str, _Templates]:
     return found
 
 
-def sent_prompts(game: GameEntry, lines: Sequence[Any]) -> EpisodePrompts:
+def sent_prompts(game: GameEntry, lines: Sequence[RecordLine]) -> EpisodePrompts:
     """The prompt of every prompted seat at every tick of a record's ``lines`` (models).
 
     Never raises for a record it cannot follow: from the first tick whose decisions the
     rules refuse, prompts are left out and ``notes`` says why.
     """
     out = EpisodePrompts()
-    header = lines[0]
+    header = header_of(lines)
     seats = _templates(header, out.notes)
     if not seats:
         return out
@@ -145,18 +147,16 @@ def sent_prompts(game: GameEntry, lines: Sequence[Any]) -> EpisodePrompts:
 
 def _replay(
     game: GameEntry,
-    lines: Sequence[Any],
+    lines: Sequence[RecordLine],
     seats: Mapping[str, _Templates],
     roles: Mapping[str, str],
     turns: dict[int, dict[str, SentPrompt]],
 ) -> None:
     """Fill ``turns`` tick by tick, observing each seat before resolving the tick."""
     rules, io, codec = game.rules, game.seat_io, game.codec
-    state = codec.start_state(lines[0])
-    schemas: dict[str, dict[str, Any]] = {}
-    for line in lines:
-        if line.type != "tick":
-            continue
+    state = codec.start_state(header_of(lines))
+    schemas: dict[str, JsonObject] = {}
+    for line in ticks_of(lines):
         prompts = turns.setdefault(line.tick, {})
         asked = set(rules.active_seats(state))
         if set(line.seats) != asked:  # replay calls this a mismatch of seats
@@ -178,7 +178,7 @@ def _replay(
 
 
 def _prompt(
-    templates: _Templates, observation: str, turn: Any, schema: dict[str, Any]
+    templates: _Templates, observation: str, turn: SeatTurn[BaseModel], schema: JsonObject
 ) -> SentPrompt:
     """The messages of the turn's last request, checked against every call's hash."""
     plain = first_messages(templates.system, templates.observation, observation)

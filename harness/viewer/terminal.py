@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
-from harness.protocol import View
+from harness.protocol import RecordLine, View
 from harness.text import terminal_safe
 
 HELP = "[Enter] next  [b] back  [number] go to tick  [q] quit"
@@ -14,7 +14,7 @@ HELP = "[Enter] next  [b] back  [number] go to tick  [q] quit"
 
 def step_through(
     view: View,
-    lines: Sequence[Any],
+    lines: Sequence[RecordLine],
     *,
     read: Callable[[str], str] | None = None,
     out: TextIO | None = None,
@@ -30,13 +30,13 @@ def step_through(
     interactive = read is not None or sys.stdin.isatty()
     if not interactive:
         for frame in frames:
-            out.write(terminal_safe(view.render_view(frame)) + "\n\n")
+            out.write(terminal_safe(frame.text()) + "\n\n")
         return
     ask = read or input
     i = 0
     while True:
-        out.write(terminal_safe(view.render_view(frames[i])) + "\n")
-        label = terminal_safe(str(frames[i]["label"]), one_line=True)
+        out.write(terminal_safe(frames[i].text()) + "\n")
+        label = terminal_safe(frames[i].label, one_line=True)
         try:
             answer = ask(f"{label} ({i}/{len(frames) - 1}) {HELP} > ").strip()
         except EOFError:

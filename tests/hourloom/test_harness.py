@@ -22,6 +22,7 @@ from harness.games.hourloom.rules import new_game, step
 from harness.llm.options import LLMSeatOptions
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import SeatFactory
+from harness.protocol.view import frame_docs
 from harness.records import AgentInfo, RecordWriter
 from harness.registry import get_game
 from harness.replay import replay
@@ -357,7 +358,8 @@ def test_a_fallback_never_ends_the_run() -> None:
 
 def test_the_viewer_frames_show_echoes_gates_and_the_sandglass() -> None:
     outcome = play(BaselineSeat("planner"), max_chambers=1)
-    frames = GAME.view.view_frames(outcome.lines)
+    models = GAME.view.view_frames(outcome.lines)
+    frames: list[Any] = frame_docs(models)
     assert len(frames) == outcome.results.actions + 1
     start = frames[0]
     assert (start["chamber"], start["lap"], start["sand"]) == (1, 1, start["lapBudget"])
@@ -368,7 +370,7 @@ def test_the_viewer_frames_show_echoes_gates_and_the_sandglass() -> None:
     assert echo["next"] in ("N", "E", "S", "W", "WAIT")
     assert any(g["open"] for f in frames for g in f["gates"])  # an echo held the plate
     assert frames[-1]["phase"] == "over"
-    drawn = GAME.view.render_view(with_echoes[0])
+    drawn = models[frames.index(with_echoes[0])].text()
     assert "echoes: 1: " in drawn
     assert "gates (for you): A " in drawn
 

@@ -282,7 +282,7 @@ def test_every_other_refusal_is_200_ok_false_too(
 
 
 def check_refusal(base: str, state: State, action: object, reason: str) -> None:
-    sent = state_json(state)
+    sent: Any = state_json(state)
     sent["chamber"] = dict(reversed(list(sent["chamber"].items())))  # a key order of its own
     reply = act(base, sent, action)
     assert (reply["ok"], reply["reason"], reply["events"]) == (False, reason, [])
@@ -307,7 +307,7 @@ def test_a_wall_refusal_says_which_tile_and_teaches_the_fix(base: str) -> None:
 
 
 def envelope_cases() -> list[tuple[str, bytes, str]]:
-    state = state_json(new_game(7))
+    state: Any = state_json(new_game(7))
 
     def body(value: object) -> bytes:
         return json.dumps(value).encode()
@@ -387,7 +387,7 @@ def test_a_malformed_envelope_is_a_400(base: str, what: str, raw: bytes, error: 
 
 
 def test_the_boundary_messages_name_what_is_wrong(base: str) -> None:
-    state = state_json(new_game(7))
+    state: Any = state_json(new_game(7))
     cases = {
         json.dumps({"state": {**state, "player": 99}, "action": WAIT}): "state.player: must be 0..48",
         json.dumps({"state": {**state, "rngState": "x"}, "action": WAIT}): "state.rngState",
@@ -402,7 +402,7 @@ def test_the_boundary_messages_name_what_is_wrong(base: str) -> None:
 
 
 def test_a_huge_body_is_refused_unread(base: str) -> None:
-    state = state_json(new_game(7))
+    state: Any = state_json(new_game(7))
     raw = json.dumps({"state": state, "action": {"type": "WAIT", "pad": "x" * MAX_BODY_BYTES}})
     message = assert_boundary_error(
         http("POST", base + ACTION, raw.encode()), "body_too_large", 413

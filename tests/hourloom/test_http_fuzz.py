@@ -46,7 +46,7 @@ def run_states(seed: int) -> list[State]:
     return states
 
 
-STATES = [state_json(s) for s in run_states(7)]
+STATES: list[Any] = [state_json(s) for s in run_states(7)]
 # Every state's kind is here: lap 1 (no echoes), later laps (echoes, a gate), sealed, over.
 assert {s["phase"] for s in STATES} == {"lap", "sealed", "over"}
 assert any(any(e is not None for e in s["echoes"]) for s in STATES)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from harness.games.hourloom.observe import LEGEND, glyph_rows, observation_json, observe
 from harness.games.hourloom.response import init_json, result_json
@@ -90,13 +91,13 @@ def test_every_response_carries_h28s_fields():
     assert started["events"] == []
     assert not started["gameOver"]
     result = step(state, legal_actions(state)[0])
-    out = result_json(result)
+    out: Any = result_json(result)
     assert set(out) == {"ok", "state", "observation", "legalActions", "score", "gameOver",
                         "events", "message"}  # fmt: skip
     assert out["state"] == state_json(result.state)
     assert out["events"][0]["type"] == "youMoved"
     assert out["events"][-1]["type"] == "turnPaid"
-    refused = result_json(step(STATE, {"type": "MOVE", "dir": "Q"}))
+    refused: Any = result_json(step(STATE, {"type": "MOVE", "dir": "Q"}))
     assert refused["ok"] is False
     assert refused["reason"] == "bad_direction"
     assert refused["events"] == []
@@ -105,10 +106,10 @@ def test_every_response_carries_h28s_fields():
 
 
 def test_events_name_what_happened_in_camel_case():
-    out = result_json(step(STATE, MOVE_W))
+    out: Any = result_json(step(STATE, MOVE_W))
     assert out["ok"] is False
     assert out["reason"] == "gate_shut"
-    waited = result_json(step(STATE, WAIT))
+    waited: Any = result_json(step(STATE, WAIT))
     kinds = [e["type"] for e in waited["events"]]
     assert kinds == ["youWaited", "echoWaited", "echoMoved", "echoGone", "turnPaid"]
     paid = waited["events"][-1]

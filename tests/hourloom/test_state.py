@@ -36,7 +36,7 @@ def planner_states(seed: int, count: int) -> list[Any]:
 
 
 def test_the_json_has_exactly_h7s_fields():
-    data = state_json(new_game(3))
+    data: Any = state_json(new_game(3))
     assert set(data) == H7_KEYS
     assert set(data["chamber"]) == CHAMBER_KEYS
     assert data["game"] == "hourloom"
@@ -57,7 +57,7 @@ def test_every_state_of_a_played_run_round_trips_through_json():
     for state in states:
         text = json.dumps(state_json(state))
         assert state_from_text(text) == state
-    logged = [state_json(s) for s in states if s.logs]
+    logged: list[Any] = [state_json(s) for s in states if s.logs]
     entries = {entry for d in logged for log in d["logs"] for entry in log}
     assert entries <= {"N", "E", "S", "W", "WAIT"}
     assert "WAIT" in entries
@@ -215,7 +215,7 @@ def test_huge_arrays_are_refused_before_they_are_walked():
 def test_a_sealed_and_an_ended_state_check_their_own_shapes():
     states = planner_states(6, 200)
     sealed = next(s for s in states if s.phase == "sealed")
-    data = state_json(sealed)
+    data: Any = state_json(sealed)
     assert state_from_json(data) == sealed
     data["echoes"][0] = sealed.chamber.alcoves[0]
     with pytest.raises(HourloomStateError, match="no echoes"):

@@ -39,6 +39,7 @@ from harness.games.hourloom.rules import END_RUN, new_game, step
 from harness.games.hourloom.state import State
 from harness.games.hourloom.turn import YOU, bodies_of, gate_open
 from harness.games.hourloom.words import PHRASE_LIMIT, PHRASES, event_words
+from harness.protocol.view import frame_docs
 from harness.reader import open_record
 from harness.registry import get_game
 from harness.seats import BaselineSeat
@@ -80,7 +81,7 @@ def test_every_frame_agrees_with_the_rules_state(
     planner_run: tuple[list[Any], list[State]],
 ) -> None:
     lines, states = planner_run
-    frames = GAME.view.view_frames(lines)
+    frames: list[Any] = frame_docs(GAME.view.view_frames(lines))
     assert len(frames) == len(states) == 616
     seen_echoes = seen_open = 0
     for frame, state in zip(frames, states, strict=True):
@@ -124,7 +125,7 @@ def test_the_chambers_fixed_parts_travel_once(
     planner_run: tuple[list[Any], list[State]],
 ) -> None:
     lines, states = planner_run
-    frames = GAME.view.view_frames(lines)
+    frames: list[Any] = frame_docs(GAME.view.view_frames(lines))
     chambers = frames[0]["chambers"]
     assert sorted(chambers, key=int) == [str(n) for n in range(1, 7)]
     assert all("chambers" not in f for f in frames[1:])
@@ -142,7 +143,7 @@ def test_the_chambers_fixed_parts_travel_once(
 
 def test_the_events_are_told_in_words(planner_run: tuple[list[Any], list[State]]) -> None:
     lines, _ = planner_run
-    frames = GAME.view.view_frames(lines)
+    frames: list[Any] = frame_docs(GAME.view.view_frames(lines))
     ticks = [line for line in lines if line.type == "tick"]
     told: set[str] = set()
     for frame, line in zip(frames[1:], ticks, strict=True):
@@ -226,7 +227,8 @@ def test_a_damaged_event_is_said_plainly_and_briefly(event: Any) -> None:
 
 def test_a_refused_action_and_the_action_cap_are_said_in_words() -> None:
     outcome = play(Stubborn(), max_actions=2)
-    frames = GAME.view.view_frames(outcome.lines)
+    models = GAME.view.view_frames(outcome.lines)
+    frames: list[Any] = frame_docs(models)
     assert frames[1]["events"] == [
         "MOVE south refused: a wall is in the way (a free no-op: no sand, no turn)"
     ]
@@ -236,7 +238,7 @@ def test_a_refused_action_and_the_action_cap_are_said_in_words() -> None:
         "the harness ended the run: no actions left under its cap",
     ]
     assert frames[2]["status"] == "run over: ended by the harness's cap"
-    drawn = GAME.view.render_view(frames[1])
+    drawn = models[1].text()
     assert "  MOVE south refused: a wall is in the way" in drawn
 
 
@@ -248,7 +250,7 @@ def test_a_record_that_departs_from_the_rules_is_drawn_from_its_own_states(
     docs[41]["state"]["sand"] += 1  # tick 40, edited by hand
     adapter = GAME.codec.record_adapter
     edited = [adapter.validate_python(doc) for doc in docs]
-    frames = GAME.view.view_frames(edited)
+    frames: list[Any] = frame_docs(GAME.view.view_frames(edited))
     assert len(frames) == 60
     assert all("note" not in f for f in frames[:41])
     for frame in frames[41:]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from harness.protocol.view import frame_docs
 from harness.reader import open_record
 from harness.registry import get_game
 from harness.seats import BaselineSeat
@@ -38,7 +39,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[
     lines = open_record(folder / "planner.jsonl").lines()
     page = folder / "planner.html"
     page.write_text(render_html(GAME.view, lines), encoding="utf-8")
-    return page, GAME.view.view_frames(lines)
+    return page, frame_docs(GAME.view.view_frames(lines))
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +211,7 @@ def test_a_record_that_departs_from_the_rules_still_draws(
     lines = open_record(page.with_suffix(".jsonl")).lines()
     docs = [line.model_dump(mode="json", by_alias=True) for line in lines[:30]]
     docs[11]["state"]["sand"] += 1  # tick 10, edited by hand
-    edited = [GAME.codec.record_adapter.validate_python(doc) for doc in docs]
+    edited: list[Any] = [GAME.codec.record_adapter.validate_python(doc) for doc in docs]
     path = tmp_path / "edited.html"
     path.write_text(render_html(GAME.view, edited), encoding="utf-8")
     browser.get(path.as_uri())

@@ -22,5 +22,6 @@ def test_an_episode_timeout_lets_every_tick_take_the_largest_allowance() -> None
 
 
 def test_relayroam_counts_every_decision_it_may_ask_for() -> None:
+    # the guard's 5 in each of the 2 chambers, and the `next` that leaves the first
     config = RelayroamConfig(chamber_cap=2, decisions_per_chamber=5)
-    assert default_episode_timeout(config, [120.0]) == max(900.0, 10 * 120.0 / 0.6)
+    assert default_episode_timeout(config, [120.0]) == max(900.0, 11 * 120.0 / 0.6)

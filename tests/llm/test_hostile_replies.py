@@ -11,7 +11,7 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -23,6 +23,7 @@ from harness.llm.options import LLMSeatOptions
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import PARSE_OFF_LOOP_CHARS, LLMSeat
+from harness.protocol import SeatIO
 from harness.reader import open_record
 from harness.registry import get_game
 from harness.seats import SeatReply, SeatRequest
@@ -63,7 +64,8 @@ def decide(io: SpyIO, replies: list[str]) -> SeatReply:
         prompts=PromptSet.load(default_prompt_files("lighthouse", "runner")),
     )
     observation = game.rules.observe(state, spec.seat)
-    request = SeatRequest(io, game.baselines[spec.role], spec, 0, observation)
+    # the spy is Lighthouse's seat I/O; a request holds any game's
+    request = SeatRequest(cast(SeatIO, io), game.baselines[spec.role], spec, 0, observation)
     return asyncio.run(seat.decide(request))
 
 

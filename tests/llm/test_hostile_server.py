@@ -136,7 +136,7 @@ def tournament(
     folder = ResultsFolder(out)
     summaries = {s.entrant: s for s in folder.summaries()}
     assert sorted(summaries) == ["lantern", "model", "silent"]  # every episode written
-    assert not folder.manifest().get("stopped")
+    assert folder.manifest().stopped is None
     record = folder.record_path(summaries["model"].episode_id)
     lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
     assert lines[-1]["type"] == "end"
@@ -385,7 +385,9 @@ def test_negative_counts_cannot_defeat_max_cost(tmp_path: Path) -> None:
         argv += ["--max-cost", str(cap)]
         assert main(argv) == 0
     folder = ResultsFolder(out)
-    assert folder.manifest()["stopped"]["reason"] == "cost_cap"
+    stopped = folder.manifest().stopped
+    assert stopped is not None
+    assert stopped.reason == "cost_cap"
     played = [s for s in folder.summaries() if s.entrant == "model"]
     spent = sum(s.seats["keeper"].cost_usd for s in played)
     assert 0 < len(played) < 8

@@ -19,6 +19,7 @@ from harness.llm.options import LLMSeatOptions
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.seat import SeatFactory
 from harness.llm.types import CompletionRequest
+from harness.protocol.view import frame_docs
 from harness.records import AgentInfo, RecordWriter
 from harness.registry import get_game
 from harness.replay import replay
@@ -142,7 +143,7 @@ def test_the_viewer_draws_relayroam(tmp_path: Path) -> None:
     outcome = play(BaselineSeat("vent-aware-greedy"), chamber_cap=1)
     page = render_html(GAME.view, outcome.lines)
     assert "Relayroam" in page
-    frames = GAME.view.view_frames(outcome.lines)
+    frames: list[Any] = frame_docs(GAME.view.view_frames(outcome.lines))
     assert len(frames) == outcome.results.ticks + 1
     assert frames[-1]["phase"] == "ended"
     assert any("@" in row for row in frames[0]["grid"])
@@ -227,7 +228,7 @@ def test_first_chamber_starts_where_play_would_arrive(tmp_path: Path) -> None:
     assert first.layout == "B"
     chambers = [solve_seeded_chamber(11, n).score for n in range(5, 11)]
     assert outcome.results.optimum == optimum(11, 6, 5) == sum(chambers)
-    frames = GAME.view.view_frames(outcome.lines)
+    frames: list[Any] = frame_docs(GAME.view.view_frames(outcome.lines))
     assert frames[0]["chamber"] == 5
     assert asyncio.run(replay(path, GAME)).clean
 

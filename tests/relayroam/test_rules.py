@@ -702,7 +702,7 @@ def test_refusals_change_nothing_in_chamber_six_rr14() -> None:
 
 def test_result_json_shape() -> None:
     result = ok(A, RIGHT)
-    data = result_json(result)
+    data: Any = result_json(result)
     assert list(data) == [
         "ok", "reason", "message", "events", "legalActions", "score", "phase", "endReason",
         "charge", "turn",

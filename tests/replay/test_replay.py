@@ -53,9 +53,11 @@ def test_the_golden_records_include_retries_fallbacks_and_a_deadline() -> None:
     sources, reasons = set(), set()
     for record in GOLDEN:
         loaded = load_record(record, GAME)
-        sources |= {t["source"] for line in loaded.ticks for t in line["seats"].values()}
-        assert loaded.end is not None
-        reasons.add(loaded.end["results"]["reason"])
+        ticks: list[Any] = loaded.ticks
+        sources |= {t["source"] for line in ticks for t in line["seats"].values()}
+        end: Any = loaded.end
+        assert end is not None
+        reasons.add(end["results"]["reason"])
     assert {"baseline", "llm", "llm_retry", "fallback_parse", "fallback_api"} <= sources
     assert "deadline" in reasons
 
@@ -109,7 +111,7 @@ def test_a_decision_of_the_wrong_kind_is_a_mismatch_not_a_traceback(tmp_path: Pa
     result = asyncio.run(replay(edited, GAME))
     assert result.mismatch is not None
     assert result.mismatch.tick == 3
-    assert "runner1's decision has no move" in result.mismatch.replayed
+    assert "runner1's decision has no move" in str(result.mismatch.replayed)
     proc = lighthouse("replay", str(edited))
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
@@ -128,8 +130,11 @@ def test_a_decision_for_a_resolved_runner_is_caught(tmp_path: Path) -> None:
     assert result.mismatch is not None
     assert result.mismatch.tick == last["tick"]
     assert result.mismatch.field == "seats"
-    assert f"runner{gone['seat']}" in result.mismatch.recorded
-    assert f"runner{gone['seat']}" not in result.mismatch.replayed
+    recorded, replayed = result.mismatch.recorded, result.mismatch.replayed
+    assert isinstance(recorded, list)
+    assert isinstance(replayed, list)
+    assert f"runner{gone['seat']}" in recorded
+    assert f"runner{gone['seat']}" not in replayed
 
 
 def test_a_hand_written_record_replays_to_the_results_worked_out_by_hand(tmp_path: Path) -> None:
@@ -143,7 +148,7 @@ def test_a_hand_written_record_replays_to_the_results_worked_out_by_hand(tmp_pat
     end = result.lines[-1].model_dump(by_alias=True)["results"]
     assert (end["teamScore"], end["K"], end["E"], end["B"]) == (16.0, 1, 1, 0.0)
     assert (end["clock"], end["ticks"], end["reason"]) == (7, 6, "timeup")
-    ticks = [x for x in result.lines if x.type == "tick"]
+    ticks: list[Any] = [x for x in result.lines if x.type == "tick"]
     assert ticks[2].state.gate_opened_tick == 2
     assert ticks[4].state.runners[1].status == "escaped"
     assert ticks[5].state.runners[0].bumped is True
@@ -162,7 +167,8 @@ def test_a_deadline_ending_is_reproduced() -> None:
     record = ROOT / "tests/golden/records/llm-keeper-deadline.jsonl"
     result = asyncio.run(replay(record, GAME))
     assert result.clean
-    assert result.lines[-1].results.reason == "deadline"
+    end: Any = result.lines[-1]
+    assert end.results.reason == "deadline"
 
 
 def test_reparse_reports_every_decision_that_would_change(tmp_path: Path) -> None:
@@ -207,7 +213,8 @@ def test_counterfactual_replays_up_to_k_then_plays_live(tmp_path: Path) -> None:
     ticks = [x for x in lines if x["type"] == "tick"]
     for k in range(4):  # identical to the original up to tick K
         assert ticks[k]["state"] == record.ticks[k]["state"]
-        assert ticks[k]["seats"]["keeper"]["raw"] == record.ticks[k]["seats"]["keeper"]["raw"]
+        recorded: Any = record.ticks[k]
+        assert ticks[k]["seats"]["keeper"]["raw"] == recorded["seats"]["keeper"]["raw"]
     assert all(t["state"]["transmission"] is None for t in ticks[4:])  # silent from K on
     assert all(t["seats"]["keeper"]["source"] == "baseline" for t in ticks[4:])
     assert asyncio.run(replay(out, GAME)).clean  # the new record replays clean too
@@ -236,7 +243,8 @@ def test_replay_keeps_the_prompts_and_a_record_from_before_them_replays_clean(
         _, outcome = asyncio.run(
             counterfactual(original, GAME, 3, {"keeper": BaselineSeat("lantern")}, writer=writer)
         )
-    assert outcome.lines[0].prompts == kept
+    header: Any = outcome.lines[0]
+    assert header.prompts == kept
     older = before_prompts(original, tmp_path / "older.jsonl")
     assert "prompts" not in older.read_text()
     assert "promptSha256" not in older.read_text()

@@ -56,7 +56,7 @@ def test_every_prompt_of_an_episode_is_made_again_exactly(recorded: Recorded) ->
     assert retry.messages[2].content == NOT_A_MOVE
     assert '"move" is "NORTHWEST"' in retry.messages[3].content
     # each distinct text is kept once in the page's data
-    data = prompts.to_json()
+    data: Any = prompts.to_json()
     assert len(data["texts"]) == len(set(data["texts"]))
     assert sum(len(t) for t in data["texts"]) < sum(
         len(m.content) for *_, p in turns for m in p.messages

@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from harness.games.hourloom.response import init_json, result_json
 from harness.games.hourloom.rng import MAX_SEED
 from harness.games.hourloom.rules import ACTION_TYPES, new_game, step
 from harness.games.hourloom.state import HourloomStateError
 from harness.games.hourloom.validate import state_from_json
+from harness.models import JsonObject
 from harness.protocol import RequestRefused
 
 PAGE_FILE = Path(__file__).with_name("page.html")
@@ -41,10 +41,10 @@ class HourloomApi:
     def signing_key(self, kept: Callable[[], bytes] | None = None) -> bytes:
         return b""  # H32: the state is not signed, so there is no key to keep
 
-    def init(self, seed: int, key: bytes) -> dict[str, Any]:
+    def init(self, seed: int, key: bytes) -> JsonObject:
         return init_json(new_game(seed))
 
-    def action(self, state: object, action: object, key: bytes) -> dict[str, Any]:
+    def action(self, state: object, action: object, key: bytes) -> JsonObject:
         try:
             current = state_from_json(state)
         except HourloomStateError as exc:
@@ -57,7 +57,7 @@ class HourloomApi:
             raise RequestRefused("invalid_action", problem)
         result = step(current, action)
         out = result_json(result)
-        if not result.ok:
+        if not result.ok and isinstance(state, dict):  # an object: it passed the check
             out["state"] = state  # H6: a refusal answers with the very state sent
         return out
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pydantic import Field
 
 from harness.games.hourloom.capped import MAX_ACTIONS, MAX_CHAMBERS
-from harness.models import StrictModel
+from harness.protocol.conventions import DEFAULT_EPISODE_TIMEOUT, EpisodeTimeout, GameConfig
 
-VARIANTS: tuple[str, ...] = ("default",)
+VARIANTS: tuple[str, ...] = GameConfig.VARIANTS
 
 #: The deepest cap a config may name: PLANNER's plans (and so the planned score) reach
 #: this far, and generating a chamber takes tens of milliseconds.
@@ -16,7 +16,7 @@ CHAMBER_CAP_LIMIT = 500
 ACTION_CAP_LIMIT = 100_000
 
 
-class HourloomConfig(StrictModel):
+class HourloomConfig(GameConfig):
     """A capped Hourloom run: the harness sends END_RUN after sealing chamber
     ``maxChambers`` or after ``maxActions`` actions (H33)."""
 
@@ -32,14 +32,7 @@ class HourloomConfig(StrictModel):
         le=ACTION_CAP_LIMIT,
         description="The harness ends the run after this many actions (action_cap).",
     )
-    episode_timeout_seconds: float = Field(
-        900.0, gt=0, description="Wall-clock timeout; the play budget is 60% of it."
-    )
-
-    @property
-    def play_budget_seconds(self) -> float:
-        """The wall-clock play budget: 60% of episodeTimeoutSeconds (as in Lighthouse)."""
-        return 0.6 * self.episode_timeout_seconds
+    episode_timeout_seconds: EpisodeTimeout = DEFAULT_EPISODE_TIMEOUT
 
     @property
     def tick_cap(self) -> int:

@@ -9,9 +9,10 @@ sandglass. Tiles are tile indices; echoes are numbered by their lap.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from harness.games.hourloom.grid import Direction
+from harness.models import JsonObject
 
 #: Why an echo's recorded move became a hold: the first blocking check, in H20's order.
 HoldCause = Literal["edge_of_chamber", "wall", "you", "echo", "gate_shut"]
@@ -202,9 +203,9 @@ Event = (
 )
 
 
-def event_json(event: Event) -> dict[str, Any]:
+def event_json(event: Event) -> JsonObject:
     """``event`` as a JSON object with its ``type`` and camelCase fields."""
-    out: dict[str, Any] = {"type": event.KIND}
+    out: JsonObject = {"type": event.KIND}
     for f in fields(event):
         out[_camel(f.name)] = getattr(event, f.name)
     return out

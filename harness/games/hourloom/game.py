@@ -11,11 +11,9 @@ it: :mod:`.seat_io`, :mod:`.codec`, :mod:`.view` and :mod:`.report`;
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final
 
-from harness.errors import ConfigError, RulesError
+from harness.errors import ConfigError
 from harness.games.hourloom.config import CHAMBER_CAP_LIMIT, VARIANTS, HourloomConfig
 from harness.games.hourloom.events import ChamberSealed, LapCompleted, event_json
 from harness.games.hourloom.generator import generate
@@ -23,32 +21,26 @@ from harness.games.hourloom.observe import glyph_rows
 from harness.games.hourloom.planned import planned_score
 from harness.games.hourloom.record import AutoEnd, EndCause, HourloomResults, HourloomTickState
 from harness.games.hourloom.rng import to_hex
-from harness.games.hourloom.rules import END_RUN, new_game, step
+from harness.games.hourloom.rules import END_RUN, RefusalReason, new_game, step
 from harness.games.hourloom.state import State
 from harness.games.hourloom.turn import YOU, bodies_of, chamber_start, gate_open
-from harness.protocol import SeatGroup, SeatSpec
-from harness.protocol.rules import validated_config
-
-PLAYER: Final = "player"
-SEAT_GROUPS: Final = (SeatGroup(PLAYER, PLAYER, (PLAYER,)),)
+from harness.models import JsonObject
+from harness.protocol.solo import PLAYER, SEAT_GROUPS, SoloEpisode, SoloRules, end_cause
 
 
 @dataclass(frozen=True)
-class Episode:
-    """The harness's state of an Hourloom run: the rules' state, the counts, the end."""
+class Episode(SoloEpisode[HourloomConfig, State, EndCause]):
+    """The harness's state of an Hourloom run: the rules' state, the counts, the end.
+    Its ``ticks`` are the run's actions, refusals included (H33)."""
 
-    config: HourloomConfig
-    rules: State
-    actions: int = 0
     refusals: int = 0
     chambers_sealed: int = 0
     laps_completed: int = 0
-    cause: EndCause | None = None
 
     @property
-    def over(self) -> bool:
-        """Whether the episode has ended."""
-        return self.cause is not None
+    def actions(self) -> int:
+        """The actions so far, refusals included: the decisions the episode counts."""
+        return self.ticks
 
 
 def auto_end(rules: State, actions: int, config: HourloomConfig) -> AutoEnd | None:
@@ -67,7 +59,11 @@ def auto_end(rules: State, actions: int, config: HourloomConfig) -> AutoEnd | No
 
 
 def tick_state(
-    episode: Episode, ok: bool, reason: Any, events: list[dict[str, Any]], auto: AutoEnd | None
+    episode: Episode,
+    ok: bool,
+    reason: RefusalReason | None,
+    events: list[JsonObject],
+    auto: AutoEnd | None,
 ) -> HourloomTickState:
     """The record of ``episode``'s state after an action (what the player now sees)."""
     rules = episode.rules
@@ -106,22 +102,11 @@ def tick_state(
     )
 
 
-class HourloomRules:
-    """Hourloom's rules as the runner asks for them. Stateless."""
+class HourloomRules(SoloRules[HourloomConfig, Episode, State, JsonObject]):
+    """Hourloom's rules as the runner asks for them. Stateless. A seat observes the
+    rules' whole state: nothing in Hourloom is hidden (H29, H32)."""
 
-    def make_config(
-        self,
-        variant: str,
-        overrides: Mapping[str, Any],
-        episode_timeout_seconds: float | None = None,
-    ) -> HourloomConfig:
-        return validated_config(
-            HourloomConfig, VARIANTS, variant, overrides, episode_timeout_seconds
-        )
-
-    def max_ticks(self, config: HourloomConfig) -> int:
-        """The most decisions an episode can take (for plans and budgets): the action cap."""
-        return config.max_actions
+    config_type = HourloomConfig
 
     def new_state(self, config: HourloomConfig, seed: int) -> Episode:
         return Episode(config, new_game(seed))
@@ -141,38 +126,18 @@ class HourloomRules:
             return start
         return replace(start, rules=chamber_start(seed, word, built.chamber, 0))
 
-    def seats(self, state: Episode) -> tuple[SeatSpec, ...]:
-        return (SeatSpec(PLAYER, PLAYER),)
+    def observation(self, episode: Episode) -> State:
+        return episode.rules
 
-    def active_seats(self, state: Episode) -> tuple[str, ...]:
-        return () if state.over else (PLAYER,)
-
-    def observe(self, state: Episode, seat: str) -> State:
-        return state.rules
-
-    def tick(self, state: Episode) -> int:
-        return state.actions
-
-    def resolve(
-        self, state: Episode, decisions: Mapping[str, Any]
-    ) -> tuple[Episode, HourloomTickState]:
-        if state.over:
-            raise RulesError(
-                f"tick {state.actions}: the episode is over ({state.cause})", tick=state.actions
-            )
-        if set(decisions) != {PLAYER}:
-            raise RulesError(
-                f"tick {state.actions}: decisions for {sorted(decisions)}, need player",
-                tick=state.actions,
-            )
-        result = step(state.rules, decisions[PLAYER])
+    def step(self, episode: Episode, decision: JsonObject) -> tuple[Episode, HourloomTickState]:
+        result = step(episode.rules, decision)
         # A refusal is a free no-op that still counts against the action cap (H33).
         sealed = sum(isinstance(e, ChamberSealed) for e in result.events)
         laps = sum(isinstance(e, LapCompleted) for e in result.events)
         rules = result.state
         events = [event_json(e) for e in result.events]
-        actions = state.actions + 1
-        auto = auto_end(rules, actions, state.config)
+        actions = episode.ticks + 1
+        auto = auto_end(rules, actions, episode.config)
         if auto is not None:  # the harness ends the run (H33)
             ended = step(rules, END_RUN)
             rules = ended.state
@@ -183,32 +148,17 @@ class HourloomRules:
         elif rules.phase == "over":
             cause = rules.end_reason or "end_run"
         after = replace(
-            state,
+            episode,
             rules=rules,
-            actions=actions,
-            refusals=state.refusals + (0 if result.ok else 1),
-            chambers_sealed=state.chambers_sealed + sealed,
-            laps_completed=state.laps_completed + laps,
+            ticks=actions,
+            refusals=episode.refusals + (0 if result.ok else 1),
+            chambers_sealed=episode.chambers_sealed + sealed,
+            laps_completed=episode.laps_completed + laps,
             cause=cause,
         )
         return after, tick_state(after, result.ok, result.reason, events, auto)
 
-    def is_over(self, state: Episode) -> bool:
-        return state.over
-
-    def end_by_deadline(self, state: Episode) -> Episode:
-        if state.over:
-            raise RulesError(
-                f"tick {state.actions}: the episode is already over ({state.cause})",
-                tick=state.actions,
-            )
-        return replace(state, cause="deadline")
-
     def results(self, state: Episode) -> HourloomResults:
-        if state.cause is None:
-            raise RulesError(
-                f"tick {state.actions}: the episode is not over yet", tick=state.actions
-            )
         rules, config = state.rules, state.config
         return HourloomResults(
             scores=[float(rules.score)],
@@ -219,11 +169,8 @@ class HourloomRules:
             chamber=rules.chamber.number,
             actions=state.actions,
             refusals=state.refusals,
-            reason=state.cause,
+            reason=end_cause(state),
         )
-
-    def play_budget_seconds(self, state: Episode) -> float:
-        return state.config.play_budget_seconds
 
 
 __all__ = [

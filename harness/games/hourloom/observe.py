@@ -9,11 +9,12 @@ every lap's alcove, keystone and budget. The structured fields sit beside the te
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from harness.games.hourloom.grid import describe
 from harness.games.hourloom.state import Phase, State
 from harness.games.hourloom.turn import YOU, bodies_of, gate_open
+from harness.models import JsonObject
 
 YOU_GLYPH = "@"
 WALL = "#"
@@ -134,7 +135,7 @@ def observe(state: State) -> Observation:
     )
 
 
-def observation_json(obs: Observation) -> dict[str, Any]:
+def observation_json(obs: Observation) -> JsonObject:
     """``obs`` as a JSON object with the rules' camelCase names."""
     return {
         "text": obs.text,

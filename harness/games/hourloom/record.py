@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field
 
 from harness.games.hourloom.config import HourloomConfig
 from harness.games.hourloom.rules import RefusalReason
 from harness.games.hourloom.state import EndReason, Phase
+from harness.models import JsonObject
+from harness.protocol.codec import SeedBoard, line_adapter, line_schema
+from harness.protocol.conventions import GameResults
 from harness.records import EndLine, HeaderLine, RecordModel, TickLine
 
 #: Why an episode ended: the harness's caps (H33), the rules' two ends, or the clock.
@@ -19,7 +22,7 @@ AutoEnd = Literal["chamber_cap", "action_cap"]
 InputName = Literal["N", "E", "S", "W", "WAIT"]
 
 
-class SeedModel(RecordModel):
+class SeedModel(SeedBoard):
     """Hourloom's "board": the seed fixes every chamber whatever the player does (H5)."""
 
     seed: int = Field(ge=0, description="The run's seed; every chamber is drawn from it.")
@@ -71,11 +74,10 @@ class HourloomTickState(RecordModel):
     grid: list[str] = Field(description="The chamber's rows as H30's glyphs, top row first.")
 
 
-class HourloomResults(RecordModel):
+class HourloomResults(GameResults):
     """A run's results (H34): the score, PLANNER's on the same seed and caps, the
     chambers sealed, the laps completed, the actions and refusals, and why it ended."""
 
-    scores: list[float]
     score: int
     planned: int = Field(
         description="PLANNER's score on the same seed under the same caps: the ceiling."
@@ -94,19 +96,19 @@ HourloomEnd = EndLine[HourloomResults]
 HourloomLine = Annotated[HourloomHeader | HourloomTick | HourloomEnd, Field(discriminator="type")]
 
 #: Parses and validates any line of an Hourloom record.
-HOURLOOM_RECORD: TypeAdapter[Any] = TypeAdapter(HourloomLine)
+HOURLOOM_RECORD = line_adapter(HourloomLine)
 
 
-def record_schema() -> dict[str, Any]:
+def record_schema() -> JsonObject:
     """The JSON Schema of one line of an Hourloom record."""
-    schema = HOURLOOM_RECORD.json_schema(by_alias=True, mode="serialization")
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "Hourloom episode record line"
-    schema["description"] = (
-        "One line of an Hourloom episode record (JSON Lines): a header, one line per "
-        "action, then an end line. Fields named wallClock depend on the wall clock."
+    return line_schema(
+        HOURLOOM_RECORD,
+        "Hourloom episode record line",
+        (
+            "One line of an Hourloom episode record (JSON Lines): a header, one line per "
+            "action, then an end line. Fields named wallClock depend on the wall clock."
+        ),
     )
-    return schema
 
 
 __all__ = [

@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from harness.protocol import Column
+from harness.games.hourloom.record import HourloomResults
+from harness.models import JsonObject
+from harness.protocol import Column, Report
+from harness.protocol.report import END
+from harness.records import json_number, json_object, keys
 
 COLUMNS: tuple[Column, ...] = (
     Column("ratio", "score / planned", "score", "planned", percent=True),
     Column("sealed", "chambers sealed", "sealed"),
     Column("laps", "laps", "laps"),
 )
+_R = keys(HourloomResults)
 
 
-class HourloomReport:
+class HourloomReport(Report):
     """Hourloom's figures and columns. Stateless."""
 
-    def episode_metrics(self, docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-        r = docs[-1]["results"]  # HourloomResults, dumped
+    def episode_metrics(self, docs: Sequence[JsonObject]) -> dict[str, float]:
+        r = json_object(docs[-1][END.results])  # HourloomResults, dumped
         return {
-            "score": float(r["score"]),
-            "planned": float(r["planned"]),
-            "sealed": float(r["chambersSealed"]),
-            "laps": float(r["lapsCompleted"]),
-            "actions": float(r["actions"]),
-            "refusals": float(r["refusals"]),
+            "score": json_number(r[_R.score]),
+            "planned": json_number(r[_R.planned]),
+            "sealed": json_number(r[_R.chambers_sealed]),
+            "laps": json_number(r[_R.laps_completed]),
+            "actions": json_number(r[_R.actions]),
+            "refusals": json_number(r[_R.refusals]),
             "episodes": 1.0,
         }
 

@@ -7,15 +7,14 @@ in words what happened (or why not, with the legal actions), for a retry hint.
 
 from __future__ import annotations
 
-from typing import Any
-
 from harness.games.hourloom.events import event_json
 from harness.games.hourloom.observe import observation_json, observe
 from harness.games.hourloom.rules import StepResult, legal_actions
 from harness.games.hourloom.state import State, state_json
+from harness.models import JsonObject
 
 
-def result_json(result: StepResult) -> dict[str, Any]:
+def result_json(result: StepResult) -> JsonObject:
     """``result`` as H28's response object."""
     out = _common(result.state)
     out["ok"] = result.ok
@@ -26,7 +25,7 @@ def result_json(result: StepResult) -> dict[str, Any]:
     return out
 
 
-def init_json(state: State) -> dict[str, Any]:
+def init_json(state: State) -> JsonObject:
     """The response that starts a run: ``state`` with nothing having happened yet."""
     out = _common(state)
     out["ok"] = True
@@ -35,11 +34,11 @@ def init_json(state: State) -> dict[str, Any]:
     return out
 
 
-def _common(state: State) -> dict[str, Any]:
+def _common(state: State) -> JsonObject:
     return {
         "state": state_json(state),
         "observation": observation_json(observe(state)),
-        "legalActions": legal_actions(state),
+        "legalActions": [{**action} for action in legal_actions(state)],
         "score": state.score,
         "gameOver": state.phase == "over",
     }

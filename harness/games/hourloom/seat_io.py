@@ -10,13 +10,13 @@ hint with its reason, message and the legal actions (H34).
 
 from __future__ import annotations
 
-from typing import Any
-
 from harness.games.hourloom.grid import DIRECTIONS
 from harness.games.hourloom.observe import observe
 from harness.games.hourloom.rules import ACTION_TYPES, step
 from harness.games.hourloom.state import State
 from harness.json_reply import ParseFailure, decode_json_object
+from harness.models import JsonObject
+from harness.protocol import SeatIO
 
 #: What a reply looks like, quoted in every failure message.
 ACTION_SHAPE = (
@@ -25,7 +25,7 @@ ACTION_SHAPE = (
 )
 
 
-def parse_action(text: str) -> dict[str, Any] | ParseFailure:
+def parse_action(text: str) -> JsonObject | ParseFailure:
     """The JSON object ``text`` holds, or a :class:`ParseFailure` saying why there is none.
 
     A repeated key is refused: an action must be unambiguous.
@@ -35,15 +35,14 @@ def parse_action(text: str) -> dict[str, Any] | ParseFailure:
     )
 
 
-class HourloomSeatIO:
+class HourloomSeatIO(SeatIO[State, JsonObject]):
     """How Hourloom's player reads and answers. Stateless; its observation is the
     rules' whole state (nothing is hidden, H29)."""
 
-    def render_observation(self, observation: Any) -> str:
-        state: State = observation
-        return observe(state).text
+    def render_observation(self, observation: State) -> str:
+        return observe(observation).text
 
-    def reply_schema(self, role: str) -> dict[str, Any]:
+    def reply_schema(self, role: str) -> JsonObject:
         return {
             "type": "object",
             "properties": {
@@ -54,10 +53,10 @@ class HourloomSeatIO:
             "additionalProperties": False,
         }
 
-    def parse_reply(self, observation: Any, text: str) -> dict[str, Any] | ParseFailure:
+    def parse_reply(self, observation: State, text: str) -> JsonObject | ParseFailure:
         return parse_action(text)
 
-    def refuse(self, observation: Any, decision: Any) -> ParseFailure | None:
+    def refuse(self, observation: State, decision: JsonObject) -> ParseFailure | None:
         result = step(observation, decision)
         if result.ok:
             return None

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from harness.errors import RecordError
 from harness.games.hourloom.grid import Input
 from harness.games.hourloom.rng import to_hex
+from harness.models import JsonObject
 
 Phase = Literal["lap", "sealed", "over"]
 EndReason = Literal["end_run", "sandglass_empty"]
@@ -152,7 +153,7 @@ def award(base: int, pct: int) -> int:
     return (base * pct + 50) // 100
 
 
-def chamber_json(chamber: Chamber) -> dict[str, Any]:
+def chamber_json(chamber: Chamber) -> JsonObject:
     """``chamber`` as H7's JSON object."""
     return {
         "number": chamber.number,
@@ -171,7 +172,7 @@ def chamber_json(chamber: Chamber) -> dict[str, Any]:
     }
 
 
-def state_json(state: State) -> dict[str, Any]:
+def state_json(state: State) -> JsonObject:
     """``state`` as H7's JSON object (rngState as 16 hex digits, inputs as strings)."""
     return {
         "game": GAME,

@@ -10,48 +10,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from harness.games.hourloom.frames import frame_of, view_frames
+from harness.games.hourloom.frames import HourloomFrame, frame_of, status, view_frames
 from harness.games.hourloom.game import PLAYER, Episode, tick_state
 from harness.games.hourloom.grid import describe
 from harness.games.hourloom.observe import GATE_LETTERS, LEGEND, observe
-from harness.games.hourloom.record import HourloomResults, HourloomTick
+from harness.games.hourloom.record import HourloomResults, HourloomTickState
 from harness.games.hourloom.state import state_json
+from harness.models import JsonObject
+from harness.protocol import AnyTick, GameResults, RecordLine, View, expect
 from harness.records import PLAIN_SOURCES
 
 BOARD_JS = Path(__file__).with_name("board.js")
-
-
-def status(frame: dict[str, Any]) -> str:
-    """One line: where the run stands in ``frame``."""
-    key = ", keystone held" if frame["hasKeystone"] else ""
-    return (
-        f"chamber {frame['chamber']} ({frame['multiplierPct']}%)  lap {frame['lap']}/"
-        f"{frame['laps']}  turn {frame['turn']}  sand {frame['sand']}/{frame['lapBudget']}"
-        f"{key}  score {frame['score']}  {frame['phase']}"
-    )
-
-
-def render_view(frame: dict[str, Any]) -> str:
-    """A frame as terminal text."""
-    out = [f"== {frame['label']}   {status(frame)}"]
-    out += ["  " + row for row in frame["grid"]]
-    echoes = [
-        f"{e['echo']}: {e['at']} next {e['next']}" if e["at"] else f"{e['echo']}: gone"
-        for e in frame["echoes"]
-    ]
-    if echoes:
-        out.append("  echoes: " + "; ".join(echoes))
-    if frame["gates"]:
-        gates = (f"{g['gate']} {'open' if g['open'] else 'shut'}" for g in frame["gates"])
-        out.append("  gates (for you): " + ", ".join(gates))
-    out += ["  " + words for words in frame["events"]]
-    if "note" in frame:
-        out.append("  note: " + frame["note"])
-    for seat in frame["seats"]:
-        out.append(f"  [{seat['source']}] player: {seat['raw']}")
-    return "\n".join(out)
 
 
 def viewer_script() -> str:
@@ -59,7 +29,7 @@ def viewer_script() -> str:
     return BOARD_JS.read_text(encoding="utf-8")
 
 
-class HourloomView:
+class HourloomView(View[Episode]):
     """Hourloom's drawings. Stateless; only :meth:`viewer_script` reads a file."""
 
     def render_start(self, state: Episode) -> str:
@@ -70,14 +40,14 @@ class HourloomView:
         title = f"Hourloom, seed {seed}, variant {variant}, chamber {rules.chamber.number}"
         return "\n".join([title, observe(rules).text])
 
-    def board_json(self, state: Episode) -> dict[str, Any]:
+    def board_json(self, state: Episode) -> JsonObject:
         rules = state.rules
         s = tick_state(state, True, None, [], None)
         width = rules.chamber.width
         return {
             "config": state.config.model_dump(mode="json", by_alias=True),
             "chamber": rules.chamber.number,
-            "rows": s.grid,
+            "rows": list(s.grid),
             "legend": LEGEND,
             "echoes": [
                 {"echo": k, "tile": None if tile is None else describe(tile, width), "next": nxt}
@@ -92,19 +62,21 @@ class HourloomView:
             "state": state_json(rules),
         }
 
-    def render_tick(self, line: HourloomTick) -> str:
-        s = line.state
+    def render_tick(self, line: AnyTick) -> str:
+        s = expect(HourloomTickState, line.state)
         turn = line.seats[PLAYER]
         action = json.dumps(turn.decision.model_dump())
         tag = "" if turn.source in PLAIN_SOURCES else f"  [{turn.source}]"
-        did = "refused: " + str(s.reason) if not s.ok else ", ".join(e["type"] for e in s.events)
+        did = (
+            "refused: " + str(s.reason) if not s.ok else ", ".join(str(e["type"]) for e in s.events)
+        )
         ended = f"  (the harness ends the run: {s.auto_end})" if s.auto_end else ""
         head = f"tick {line.tick}  {action}{tag}  -> {did or '-'}{ended}"
         frame = frame_of(s, None, "", line.tick)
         return "\n".join([head, "    " + status(frame), *("    " + row for row in s.grid)])
 
-    def render_results(self, results: Any) -> str:
-        r: HourloomResults = results
+    def render_results(self, results: GameResults) -> str:
+        r = expect(HourloomResults, results)
         ratio = r.score / r.planned if r.planned else 0.0
         return (
             f"score {r.score} of a planned {r.planned} ({100 * ratio:.1f}%)  "
@@ -112,14 +84,11 @@ class HourloomView:
             f"actions {r.actions}  refusals {r.refusals}  reason {r.reason}"
         )
 
-    def view_frames(self, lines: Sequence[Any]) -> list[dict[str, Any]]:
+    def view_frames(self, lines: Sequence[RecordLine]) -> list[HourloomFrame]:
         return view_frames(lines)
-
-    def render_view(self, frame: dict[str, Any]) -> str:
-        return render_view(frame)
 
     def viewer_script(self) -> str:
         return viewer_script()
 
 
-__all__ = ["HourloomView", "render_view", "status", "view_frames", "viewer_script"]
+__all__ = ["HourloomView", "status", "view_frames", "viewer_script"]

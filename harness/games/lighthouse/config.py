@@ -7,12 +7,14 @@ serialised form: ``LighthouseConfig(tide_delay=10).model_dump(by_alias=True)`` g
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import ClassVar, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
 from harness.errors import ConfigError
-from harness.models import StrictModel
+from harness.models import JsonObject
+from harness.protocol.conventions import DEFAULT_EPISODE_TIMEOUT, EpisodeTimeout, GameConfig
 from harness.validation import format_validation_error
 
 Variant = Literal["default", "spring"]
@@ -22,8 +24,10 @@ DEFAULT_ALIASES: tuple[str, str, str] = ("Sprocket", "Gizmo", "Ratchet")
 _FORBIDDEN_ALIAS_CHARS = (":", ";")
 
 
-class LighthouseConfig(StrictModel):
+class LighthouseConfig(GameConfig):
     """Every rules parameter of one Lighthouse episode (defaults per the decisions)."""
+
+    VARIANTS: ClassVar[tuple[str, ...]] = VARIANTS
 
     width: int = Field(11, description="Board width in tiles; odd, at least 11.")
     height: int = Field(9, description="Board height in tiles; odd, at least 7.")
@@ -31,9 +35,7 @@ class LighthouseConfig(StrictModel):
     tide_period: int = Field(7, ge=1, description="Clock units between two rows flooding.")
     max_ticks: int = Field(60, ge=1, description="Tick cap; reaching it ends the game as timeup.")
     key_count: int = Field(3, ge=1, description="Number of keys on the board.")
-    episode_timeout_seconds: float = Field(
-        900.0, gt=0, description="Wall-clock timeout; the play budget is 60% of it."
-    )
+    episode_timeout_seconds: EpisodeTimeout = DEFAULT_EPISODE_TIMEOUT
     message_cap: int = Field(160, ge=1, description="Keeper message cap, in runes.")
     keeper_notes_cap: int = Field(400, ge=0, description="Keeper notes cap, in runes.")
     runner_notes_cap: int = Field(200, ge=0, description="Runner notes cap, in runes.")
@@ -74,30 +76,28 @@ class LighthouseConfig(StrictModel):
         return self.tide_delay + self.height * self.tide_period
 
     @property
-    def play_budget_seconds(self) -> float:
-        """The wall-clock play budget: 60% of episodeTimeoutSeconds (decision D1)."""
-        return 0.6 * self.episode_timeout_seconds
-
-    @property
     def tick_cap(self) -> int:
-        """The most ticks an episode can have (default time bounds are sized by it)."""
+        """The most ticks an episode can last: maxTicks, after which it ends as timeup."""
         return self.max_ticks
 
-    def to_json(self) -> dict[str, Any]:
+    @classmethod
+    def variant_defaults(cls, variant: str) -> Mapping[str, object]:
+        """``spring``: tidePeriod 5; ``default`` changes nothing."""
+        return {"tide_period": 5} if variant == "spring" else {}
+
+    def to_json(self) -> JsonObject:
         """The config in the rules' camelCase vocabulary."""
         return self.model_dump(mode="json", by_alias=True)
 
     @classmethod
-    def for_variant(cls, variant: Variant = "default", **overrides: Any) -> LighthouseConfig:
+    def for_variant(cls, variant: Variant = "default", **overrides: object) -> LighthouseConfig:
         """The defaults of ``variant`` (``spring``: tidePeriod 5) with ``overrides`` applied."""
         if variant not in VARIANTS:
             raise ConfigError(f"variant: unknown variant {variant!r}; choose one of {VARIANTS}")
-        base: dict[str, Any] = {"tide_period": 5} if variant == "spring" else {}
-        base.update(overrides)
-        return load_config(base)
+        return load_config({**cls.variant_defaults(variant), **overrides})
 
 
-def load_config(data: dict[str, Any], *, source: str = "config") -> LighthouseConfig:
+def load_config(data: Mapping[str, object], *, source: str = "config") -> LighthouseConfig:
     """Validate ``data`` into a config, raising :class:`ConfigError` that names each bad field."""
     try:
         return LighthouseConfig.model_validate(data)

@@ -7,13 +7,16 @@ and validates any line; :func:`record_schema` is what ``docs/schemas/`` publishe
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field
 
 from harness.games.lighthouse.board import Board
 from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.state import Move, Reason, RunnerStatus
+from harness.models import JsonObject
+from harness.protocol.codec import line_adapter, line_schema
+from harness.protocol.conventions import GameResults
 from harness.records import EndLine, HeaderLine, RecordModel, TickLine
 
 Point = tuple[int, int]
@@ -82,10 +85,9 @@ class LighthouseTickState(RecordModel):
     reason: Reason | None = Field(description="Set on the tick that ended the episode.")
 
 
-class LighthouseResults(RecordModel):
+class LighthouseResults(GameResults):
     """results (rules, "Scoring"), unrounded (T5). ``scores``: keeper, runner 1, 2, 3."""
 
-    scores: list[float]
     team_score: float
     k: int = Field(alias="K", description="Keys collected.")
     e: int = Field(alias="E", description="Runners escaped.")
@@ -105,19 +107,19 @@ LighthouseLine = Annotated[
 ]
 
 #: Parses and validates any line of a Lighthouse record.
-LIGHTHOUSE_RECORD: TypeAdapter[Any] = TypeAdapter(LighthouseLine)
+LIGHTHOUSE_RECORD = line_adapter(LighthouseLine)
 
 
-def record_schema() -> dict[str, Any]:
+def record_schema() -> JsonObject:
     """The JSON Schema of one line of a Lighthouse record."""
-    schema = LIGHTHOUSE_RECORD.json_schema(by_alias=True, mode="serialization")
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "Lighthouse episode record line"
-    schema["description"] = (
-        "One line of a Lighthouse episode record (JSON Lines): a header, one line per "
-        "resolved tick, then an end line. Fields named wallClock depend on the wall clock."
+    return line_schema(
+        LIGHTHOUSE_RECORD,
+        "Lighthouse episode record line",
+        (
+            "One line of a Lighthouse episode record (JSON Lines): a header, one line per "
+            "resolved tick, then an end line. Fields named wallClock depend on the wall clock."
+        ),
     )
-    return schema
 
 
 __all__ = [

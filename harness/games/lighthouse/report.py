@@ -8,12 +8,31 @@ order (inbox, else standing order) named that runner, how many moved as ordered,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.orders import find_order
+from harness.games.lighthouse.record import (
+    BoardModel,
+    KeeperDecisionModel,
+    LighthouseResults,
+    LighthouseTickState,
+    RunnerStateModel,
+)
 from harness.games.lighthouse.state import STANDING_ORDER_MAX_AGE
-from harness.protocol import Column
+from harness.models import JsonObject
+from harness.protocol import Column, Report
+from harness.protocol.report import END as _END
+from harness.records import (
+    HeaderLine,
+    SeatInfo,
+    TickLine,
+    json_int,
+    json_number,
+    json_object,
+    json_objects,
+    keys,
+)
 
 COLUMNS: tuple[Column, ...] = (
     # The keys say in words what the rules call K, E and B; results lines keep K, E, B.
@@ -50,48 +69,61 @@ COLUMNS: tuple[Column, ...] = (
 )  # fmt: skip
 
 
-def episode_metrics(docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+_HEADER = keys(HeaderLine[LighthouseConfig, BoardModel])
+_SEAT = keys(SeatInfo)
+_TICK = keys(TickLine[KeeperDecisionModel, LighthouseTickState])
+_STATE = keys(LighthouseTickState)
+_RUNNER = keys(RunnerStateModel)
+_RESULTS = keys(LighthouseResults)
+
+
+def episode_metrics(docs: Sequence[JsonObject]) -> dict[str, float]:
     """The figures of one finished episode, from its record's lines as JSON objects
     (the models of :mod:`harness.games.lighthouse.record`, dumped)."""
     header, end = docs[0], docs[-1]
-    ticks = [line for line in docs if line["type"] == "tick"]
-    aliases = {
-        int(s["seat"].removeprefix("runner")): s["name"] for s in header["seats"] if s["name"]
-    }
+    aliases: dict[int, str] = {}
+    for seat in json_objects(header[_HEADER.seats]):
+        name, seat_id = seat[_SEAT.name], seat[_SEAT.seat]
+        if isinstance(name, str) and name and isinstance(seat_id, str):
+            aliases[int(seat_id.removeprefix("runner"))] = name
     sent: dict[int, str] = {}
     given = followed = 0
     runes = 0
-    for line in ticks:
-        t = line["tick"]
+    kind, tick_key, state_key = _TICK.type, _TICK.tick, _TICK.state
+    runners_key, move_key, seat_key = _STATE.runners, _RUNNER.move, _RUNNER.seat
+    for line in docs:
+        if line[kind] != "tick":
+            continue
+        t = json_int(line[tick_key])
         inbox = sent.get(t - 1)
         standing = next(
             (sent[s] for s in range(t - 2, t - 2 - STANDING_ORDER_MAX_AGE, -1) if s in sent),
             None,
         )
-        state = line["state"]
-        for runner in state["runners"]:
-            move = runner["move"]
+        state = json_object(line[state_key])
+        for runner in json_objects(state[runners_key]):
+            move = runner[move_key]
             if move is None:
                 continue
-            alias = aliases[runner["seat"]]
+            alias = aliases[json_int(runner[seat_key])]
             order = find_order(inbox, alias) or find_order(standing, alias)
             if order is not None:
                 given += 1
                 followed += int(move == order)
-        transmission = state["transmission"]
-        if transmission is not None:
+        transmission = state[_STATE.transmission]
+        if isinstance(transmission, str):
             sent[t] = transmission
             runes += len(transmission)
-    r = end["results"]
+    r = json_object(end[_END.results])
     return {
-        "teamScore": r["teamScore"],
-        "K": float(r["K"]),
-        "E": float(r["E"]),
-        "B": r["B"],
+        "teamScore": json_number(r[_RESULTS.team_score]),
+        "K": json_number(r[_RESULTS.k]),
+        "E": json_number(r[_RESULTS.e]),
+        "B": json_number(r[_RESULTS.b]),
         "runners": 3.0,
-        "clock": float(r["clock"]),
-        "floodClock": float(r["floodClock"]),
-        "ticks": float(r["ticks"]),
+        "clock": json_number(r[_RESULTS.clock]),
+        "floodClock": json_number(r[_RESULTS.flood_clock]),
+        "ticks": json_number(r[_RESULTS.ticks]),
         "transmissions": float(len(sent)),
         "messageRunes": float(runes),
         "talkClock": float(len(sent)),  # each transmission costs one clock
@@ -100,10 +132,10 @@ def episode_metrics(docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     }
 
 
-class LighthouseReport:
+class LighthouseReport(Report):
     """Lighthouse's figures and columns. Stateless."""
 
-    def episode_metrics(self, docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    def episode_metrics(self, docs: Sequence[JsonObject]) -> dict[str, float]:
         return episode_metrics(docs)
 
     def report_columns(self) -> tuple[Column, ...]:

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from harness.games.lighthouse.game import KEEPER
+from harness.games.lighthouse.game import KEEPER, Decision, Observation
 from harness.games.lighthouse.observe import KeeperObservation, render_keeper, render_runner
 from harness.games.lighthouse.replies import parse_keeper_reply, parse_runner_reply
-from harness.games.lighthouse.state import KeeperDecision, Move, RunnerDecision
+from harness.games.lighthouse.state import Move
 from harness.json_reply import ParseFailure
+from harness.models import JsonObject
+from harness.protocol import SeatIO
 
 
-class LighthouseSeatIO:
-    """How Lighthouse's keeper and runners read and answer. Stateless."""
+class LighthouseSeatIO(SeatIO[Observation, Decision]):
+    """How Lighthouse's keeper and runners read and answer. Stateless; every parsed
+    decision is legal (a blocked move is a bump), so nothing is refused."""
 
-    def render_observation(self, observation: Any) -> str:
+    def render_observation(self, observation: Observation) -> str:
         if isinstance(observation, KeeperObservation):
             return render_keeper(observation)
         return render_runner(observation)
 
-    def reply_schema(self, role: str) -> dict[str, Any]:
+    def reply_schema(self, role: str) -> JsonObject:
         # Strict structured-output modes want every property required and no others.
+        properties: JsonObject
         if role == KEEPER:
-            properties: dict[str, Any] = {
+            properties = {
                 "transmit": {"type": "boolean"},
                 "message": {"type": "string"},
                 "notes": {"type": "string"},
@@ -35,22 +37,17 @@ class LighthouseSeatIO:
         return {
             "type": "object",
             "properties": properties,
-            "required": list(properties),
+            "required": [*properties],
             "additionalProperties": False,
         }
 
-    def parse_reply(
-        self, observation: Any, text: str
-    ) -> KeeperDecision | RunnerDecision | ParseFailure:
+    def parse_reply(self, observation: Observation, text: str) -> Decision | ParseFailure:
         # The caps travel in the observation, so parsing needs no other state.
         if isinstance(observation, KeeperObservation):
             return parse_keeper_reply(
                 text, message_cap=observation.message_cap, notes_cap=observation.notes_cap
             )
         return parse_runner_reply(text, notes_cap=observation.notes_cap)
-
-    def refuse(self, observation: Any, decision: Any) -> ParseFailure | None:
-        return None  # every parsed Lighthouse decision is legal: a blocked move is a bump
 
 
 __all__ = ["LighthouseSeatIO"]

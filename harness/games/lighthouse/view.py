@@ -5,22 +5,107 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.game import KEEPER, runner_seat_id
 from harness.games.lighthouse.observe import keeper_grid, runner_window
-from harness.games.lighthouse.record import LighthouseHeader, LighthouseResults, LighthouseTick
+from harness.games.lighthouse.record import (
+    BoardModel,
+    LighthouseResults,
+    LighthouseTickState,
+    RunnerStateModel,
+)
 from harness.games.lighthouse.state import GameState, Runner, RunnerStatus, new_game
+from harness.models import JsonObject, StrictModel
+from harness.protocol import (
+    AnyTick,
+    Frame,
+    FrameSeat,
+    GameResults,
+    RecordLine,
+    View,
+    expect,
+    header_of,
+    ticks_of,
+)
+from harness.protocol.view import VIEW_RAW_RUNES
 from harness.records import PLAIN_SOURCES
 
-#: Raw replies longer than this are cut in viewer frames (the record keeps them whole).
-VIEW_RAW_RUNES = 2000
 BOARD_JS = Path(__file__).with_name("board.js")
 
 
-def _state_after(start: GameState, line: LighthouseTick) -> GameState:
-    """The parts of the state after ``line`` that the board and windows show."""
-    s = line.state
+class RunnerView(StrictModel):
+    """A runner in a frame: where it stands, since when it is out, what it just did."""
+
+    seat: int
+    alias: str
+    pos: tuple[int, int]
+    status: str
+    since: int | None
+    keys: int
+    move: str | None
+    bumped: bool
+
+
+class WindowView(StrictModel):
+    """A runner's 3 x 3 window as it saw it at ``tick``; no rows once it was not asked."""
+
+    seat: int
+    alias: str
+    tick: int
+    rows: list[str] | None
+
+
+class LighthouseFrame(Frame):
+    """A position of the viewer: the board, the tide, the radio and the windows."""
+
+    grid: list[str]
+    transmission: str | None
+    runners: list[RunnerView]
+    windows: list[WindowView]
+    terrain: list[str]
+    clock: int
+    water_line: int
+    water: str
+    flood_clock: int
+    next_flood: int | None
+    gate_open: bool
+    keys: str
+
+    def text(self) -> str:
+        """The frame as terminal text: board, windows, radio, and every seat's turn."""
+        out = [
+            f"== {self.label}   clock {self.clock}/{self.flood_clock}   "
+            f"{water_text(self.water_line, len(self.grid))}   keys {self.keys}   "
+            f"gate {'OPEN' if self.gate_open else 'shut'}"
+        ]
+        message = self.transmission
+        out.append(f"radio: {message!r}" if message is not None else "radio: (silent)")
+        board = numbered(self.grid)
+        side = [f"windows seen at tick {self.windows[0].tick}:"]
+        for window in self.windows:
+            if window.rows is not None:
+                side.append(f"{window.alias}:")
+                side.extend(f"  {row}" for row in window.rows)
+        for i in range(max(len(board), len(side))):
+            left = board[i] if i < len(board) else " " * len(board[0])
+            right = side[i] if i < len(side) else ""
+            out.append(f"  {left}    {right}")
+        for r in self.runners:
+            if r.move is not None:
+                bump = " (bump)" if r.bumped else ""
+                out.append(f"  {r.alias}: {r.move}{bump} -> {_at(r.pos)} {r.status}")
+        for seat in self.seats:
+            raw = seat.raw.replace("\n", " ")
+            raw = raw if len(raw) <= 100 else raw[:97] + "..."
+            out.append(f"  [{seat.source}] {seat.name}: {raw}")
+            if seat.notes:
+                out.append(f"      notes: {seat.notes}")
+        return "\n".join(out)
+
+
+def _state_after(start: GameState, tick: int, s: LighthouseTickState) -> GameState:
+    """The parts of the state after tick ``tick`` (``s``) that the board and windows show."""
     runners = tuple(
         Runner(
             seat=r.seat,
@@ -36,7 +121,7 @@ def _state_after(start: GameState, line: LighthouseTick) -> GameState:
     return GameState(
         config=start.config,
         board=start.board,
-        tick=line.tick + 1,
+        tick=tick + 1,
         clock=s.clock,
         runners=(r1, r2, r3),
         collected=tuple((k[0], k[1]) for k in s.collected),
@@ -52,108 +137,138 @@ def _terrain(state: GameState) -> list[str]:
     return list(keeper_grid(replace(state, runners=(r1, r2, r3))))
 
 
-def _windows(state: GameState, tick: int) -> list[dict[str, Any]]:
+def _windows(state: GameState, tick: int) -> list[WindowView]:
     """Each runner's 3 x 3 window as it saw it at the start of ``tick`` (decision O2),
-    from ``state`` (the state then); null for a runner that was no longer asked."""
+    from ``state`` (the state then); no rows for a runner that was no longer asked."""
     return [
-        {
-            "seat": r.seat,
-            "alias": r.alias,
-            "tick": tick,
-            "rows": list(runner_window(state, r.pos)) if r.active else None,
-        }
+        WindowView(
+            seat=r.seat,
+            alias=r.alias,
+            tick=tick,
+            rows=list(runner_window(state, r.pos)) if r.active else None,
+        )
         for r in state.runners
     ]
 
 
-def _frame(state: GameState) -> dict[str, Any]:
-    """What every frame shows of ``state`` (the start, or the state after a tick)."""
-    return {
-        "terrain": _terrain(state),
-        "clock": state.clock,
-        "waterLine": state.water_line,
-        "water": water_text(state.water_line, state.board.height),
-        "floodClock": state.flood_clock,
-        "nextFlood": state.tide.next_flood_clock(state.clock),
-        "gateOpen": state.gate_open,
-        "keys": f"{len(state.collected)}/{len(state.board.keys)}",
-    }
+def _frame(
+    state: GameState,
+    *,
+    label: str,
+    tick: int | None,
+    grid: list[str],
+    transmission: str | None,
+    runners: list[RunnerView],
+    windows: list[WindowView],
+    seats: list[FrameSeat],
+) -> LighthouseFrame:
+    """A frame of ``state`` (the start, or the state after a tick) with what the tick adds."""
+    return LighthouseFrame(
+        label=label,
+        tick=tick,
+        seats=seats,
+        grid=grid,
+        transmission=transmission,
+        runners=runners,
+        windows=windows,
+        terrain=_terrain(state),
+        clock=state.clock,
+        water_line=state.water_line,
+        water=water_text(state.water_line, state.board.height),
+        flood_clock=state.flood_clock,
+        next_flood=state.tide.next_flood_clock(state.clock),
+        gate_open=state.gate_open,
+        keys=f"{len(state.collected)}/{len(state.board.keys)}",
+    )
 
 
-def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
+def _start_runner(runner: Runner) -> RunnerView:
+    return RunnerView(
+        seat=runner.seat,
+        alias=runner.alias,
+        pos=runner.pos,
+        status=runner.status.value,
+        since=None,
+        keys=len(runner.keys),
+        move=None,
+        bumped=False,
+    )
+
+
+def _tick_runner(runner: RunnerStateModel, since: int | None) -> RunnerView:
+    return RunnerView(
+        seat=runner.seat,
+        alias=runner.alias,
+        pos=runner.pos,
+        status=runner.status.value,
+        since=since,
+        keys=len(runner.keys),
+        move=runner.move.value if runner.move is not None else None,
+        bumped=bool(runner.bumped),
+    )
+
+
+def view_frames(lines: Sequence[RecordLine]) -> list[LighthouseFrame]:
     """The start, then one frame per resolved tick.
 
     A tick's frame shows the board after the tick, and beside it each runner's window
     as it saw it when it decided (at the tick's start): the window its reply answered.
     """
-    header: LighthouseHeader = lines[0]
-    start = new_game(header.config, header.board.to_board())
+    header = header_of(lines)
+    board = expect(BoardModel, header.board).to_board()
+    start = new_game(expect(LighthouseConfig, header.config), board)
     aliases = {s.seat: s.name for s in header.seats}
     since: dict[int, int] = {}  # seat -> the tick it escaped or drowned
-    frames: list[dict[str, Any]] = [
-        {
-            "label": "start",
-            "tick": None,
-            "grid": list(keeper_grid(start)),
-            "transmission": None,
-            "runners": [_runner_doc(r, None, None) for r in start.runners],
-            "windows": _windows(start, 0),
-            "seats": [],
-            **_frame(start),
-        }
+    frames = [
+        _frame(
+            start,
+            label="start",
+            tick=None,
+            grid=list(keeper_grid(start)),
+            transmission=None,
+            runners=[_start_runner(r) for r in start.runners],
+            windows=_windows(start, 0),
+            seats=[],
+        )
     ]
     before = start
-    for line in lines:
-        if line.type != "tick":
-            continue
-        after = _state_after(start, line)
-        for r in line.state.runners:
+    for line in ticks_of(lines):
+        s = expect(LighthouseTickState, line.state)
+        after = _state_after(start, line.tick, s)
+        for r in s.runners:
             if r.status != RunnerStatus.ACTIVE:
                 since.setdefault(r.seat, line.tick)
         frames.append(
-            {
-                "label": f"tick {line.tick}",
-                "tick": line.tick,
-                "grid": list(line.state.grid),
-                "transmission": line.state.transmission,
-                "runners": [_runner_doc(r, r, since.get(r.seat)) for r in line.state.runners],
-                "windows": _windows(before, line.tick),
-                "seats": [
-                    {
-                        "seat": seat,
-                        "name": aliases.get(seat) or seat,
-                        "source": turn.source,
-                        "raw": turn.raw[:VIEW_RAW_RUNES],
-                        "decision": turn.decision.model_dump(mode="json", by_alias=True),
-                        "notes": _notes(line, seat),
-                    }
+            _frame(
+                after,
+                label=f"tick {line.tick}",
+                tick=line.tick,
+                grid=list(s.grid),
+                transmission=s.transmission,
+                runners=[_tick_runner(r, since.get(r.seat)) for r in s.runners],
+                windows=_windows(before, line.tick),
+                seats=[
+                    FrameSeat(
+                        seat=seat,
+                        name=aliases.get(seat) or seat,
+                        source=turn.source,
+                        raw=turn.raw[:VIEW_RAW_RUNES],
+                        decision=turn.decision.model_dump(mode="json", by_alias=True),
+                        notes=_notes(s, seat),
+                    )
                     for seat, turn in line.seats.items()
                 ],
-                **_frame(after),
-            }
+            )
         )
         before = after
     return frames
 
 
-def _notes(line: LighthouseTick, seat: str) -> str:
-    if seat == "keeper":
-        return line.state.keeper_notes
+def _notes(s: LighthouseTickState, seat: str) -> str:
+    if seat == KEEPER:
+        return s.keeper_notes
     number = int(seat.removeprefix("runner"))
-    return next(r.notes for r in line.state.runners if r.seat == number)
-
-
-def _runner_doc(runner: Any, record: Any, since: int | None) -> dict[str, Any]:
-    return {
-        "seat": runner.seat,
-        "alias": runner.alias,
-        "pos": list(runner.pos),
-        "status": str(getattr(runner.status, "value", runner.status)),
-        "since": since,
-        "keys": len(runner.keys),
-        "move": record.move.value if record is not None and record.move is not None else None,
-        "bumped": bool(record.bumped) if record is not None else False,
-    }
+    return next(r.notes for r in s.runners if r.seat == number)
 
 
 def water_text(water_line: int, height: int) -> str:
@@ -184,46 +299,14 @@ def _at(pos: Sequence[int]) -> str:
     return f"x={pos[0]}, y={pos[1]}"
 
 
-def render_view(frame: dict[str, Any]) -> str:
-    """A frame as terminal text: board, windows, radio, and every seat's turn."""
-    out = [
-        f"== {frame['label']}   clock {frame['clock']}/{frame['floodClock']}   "
-        f"{water_text(frame['waterLine'], len(frame['grid']))}   keys {frame['keys']}   "
-        f"gate {'OPEN' if frame['gateOpen'] else 'shut'}"
-    ]
-    message = frame["transmission"]
-    out.append(f"radio: {message!r}" if message is not None else "radio: (silent)")
-    board = numbered(frame["grid"])
-    side = [f"windows seen at tick {frame['windows'][0]['tick']}:"]
-    for window in frame["windows"]:
-        if window["rows"] is not None:
-            side.append(f"{window['alias']}:")
-            side.extend(f"  {row}" for row in window["rows"])
-    for i in range(max(len(board), len(side))):
-        left = board[i] if i < len(board) else " " * len(board[0])
-        right = side[i] if i < len(side) else ""
-        out.append(f"  {left}    {right}")
-    for r in frame["runners"]:
-        if r["move"] is not None:
-            bump = " (bump)" if r["bumped"] else ""
-            out.append(f"  {r['alias']}: {r['move']}{bump} -> {_at(r['pos'])} {r['status']}")
-    for seat in frame["seats"]:
-        raw = seat["raw"].replace("\n", " ")
-        raw = raw if len(raw) <= 100 else raw[:97] + "..."
-        out.append(f"  [{seat['source']}] {seat['name']}: {raw}")
-        if seat["notes"]:
-            out.append(f"      notes: {seat['notes']}")
-    return "\n".join(out)
-
-
 def viewer_script() -> str:
     """The board drawing for the HTML viewer, read from ``board.js``."""
     return BOARD_JS.read_text(encoding="utf-8")
 
 
-def render_tick(line: LighthouseTick) -> str:
+def render_tick(line: AnyTick) -> str:
     """A tick line as text for the terminal: the radio, each move, the keeper's view."""
-    s = line.state
+    s = expect(LighthouseTickState, line.state)
     lines = [f"tick {line.tick}  clock {s.clock}  {water_text(s.water_line, len(s.grid))}"]
     keeper = line.seats.get(KEEPER)
     if s.transmission is not None:
@@ -251,7 +334,7 @@ def render_tick(line: LighthouseTick) -> str:
     return "\n".join(lines)
 
 
-class LighthouseView:
+class LighthouseView(View[GameState]):
     """Lighthouse's drawings. Stateless; only :meth:`viewer_script` reads a file."""
 
     def render_start(self, state: GameState) -> str:
@@ -269,7 +352,7 @@ class LighthouseView:
             ]
         )
 
-    def board_json(self, state: GameState) -> dict[str, Any]:
+    def board_json(self, state: GameState) -> JsonObject:
         board = state.board
         return {
             "config": state.config.to_json(),
@@ -279,11 +362,11 @@ class LighthouseView:
             "keys": [list(p) for p in board.keys],
         }
 
-    def render_tick(self, line: LighthouseTick) -> str:
+    def render_tick(self, line: AnyTick) -> str:
         return render_tick(line)
 
-    def render_results(self, results: Any) -> str:
-        r: LighthouseResults = results
+    def render_results(self, results: GameResults) -> str:
+        r = expect(LighthouseResults, results)
         # The score's sum in words is its own legend (rules, "Scoring").
         return (
             f"score {r.team_score:.3f} = 6 x {r.k}/{r.key_count} keys + 10 x {r.e} escaped "
@@ -291,21 +374,18 @@ class LighthouseView:
             f"{r.ticks} ticks; ended: {r.reason.value}"
         )
 
-    def view_frames(self, lines: Sequence[Any]) -> list[dict[str, Any]]:
+    def view_frames(self, lines: Sequence[RecordLine]) -> list[LighthouseFrame]:
         return view_frames(lines)
-
-    def render_view(self, frame: dict[str, Any]) -> str:
-        return render_view(frame)
 
     def viewer_script(self) -> str:
         return viewer_script()
 
 
 __all__ = [
+    "LighthouseFrame",
     "LighthouseView",
     "numbered",
     "render_tick",
-    "render_view",
     "view_frames",
     "viewer_script",
     "water_text",

@@ -10,9 +10,8 @@ refusal carries the reason and the legal actions back to the model (RR12).
 
 from __future__ import annotations
 
-from typing import Any
-
 from harness.json_reply import FailureKind, ParseFailure, decode_json_object
+from harness.models import JsonObject
 
 #: What a reply looks like, quoted in every failure message.
 ACTION_SHAPE = (
@@ -21,7 +20,7 @@ ACTION_SHAPE = (
 )
 
 
-def parse_action(text: str) -> dict[str, Any] | ParseFailure:
+def parse_action(text: str) -> JsonObject | ParseFailure:
     """The JSON object ``text`` holds, or a :class:`ParseFailure` saying why there is none.
 
     A repeated key is refused: an action must be unambiguous.

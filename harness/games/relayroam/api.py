@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from harness.games.relayroam.observe import observation_json, observe
 from harness.games.relayroam.rng import MAX_SEED
@@ -22,6 +21,7 @@ from harness.games.relayroam.token import (
     encode_token,
     server_key,
 )
+from harness.models import JsonObject
 from harness.protocol import RequestRefused
 
 PAGE_FILE = Path(__file__).with_name("page.html")
@@ -36,7 +36,7 @@ class RelayroamApi:
     def signing_key(self, kept: Callable[[], bytes] | None = None) -> bytes:
         return server_key(fallback=kept)
 
-    def init(self, seed: int, key: bytes) -> dict[str, Any]:
+    def init(self, seed: int, key: bytes) -> JsonObject:
         state = new_game(seed)
         obs = observation_json(observe(state))
         return {
@@ -48,7 +48,7 @@ class RelayroamApi:
             "phase": state.phase,
         }
 
-    def action(self, token: object, action: object, key: bytes) -> dict[str, Any]:
+    def action(self, token: object, action: object, key: bytes) -> JsonObject:
         if not isinstance(token, str):
             raise RequestRefused(
                 "invalid_state_token",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from harness.models import StrictModel
+from harness.protocol.conventions import DEFAULT_EPISODE_TIMEOUT, EpisodeTimeout, GameConfig
 
-VARIANTS: tuple[str, ...] = ("default",)
+VARIANTS: tuple[str, ...] = GameConfig.VARIANTS
 #: A bound, not a rule: chambers repeat every three, so later ones add nothing new.
 MAX_FIRST_CHAMBER = 1_000_000
 
 
-class RelayroamConfig(StrictModel):
+class RelayroamConfig(GameConfig):
     """A bounded Relayroam episode: the harness banks at ``chamberCap`` clears (RR19).
 
     ``firstChamber`` starts the episode in a later chamber, set up exactly as play
@@ -30,19 +30,14 @@ class RelayroamConfig(StrictModel):
     decisions_per_chamber: int = Field(
         60, ge=1, description="Guard: decisions (refusals included) per chamber, then bank."
     )
-    episode_timeout_seconds: float = Field(
-        900.0, gt=0, description="Wall-clock timeout; the play budget is 60% of it."
-    )
-
-    @property
-    def play_budget_seconds(self) -> float:
-        """The wall-clock play budget: 60% of episodeTimeoutSeconds (as in Lighthouse)."""
-        return 0.6 * self.episode_timeout_seconds
+    episode_timeout_seconds: EpisodeTimeout = DEFAULT_EPISODE_TIMEOUT
 
     @property
     def tick_cap(self) -> int:
-        """The most decisions an episode can ask for: the guard in every chamber up to the cap."""
-        return self.chamber_cap * self.decisions_per_chamber
+        """The most decisions an episode can take: the guard's count in each of the
+        ``chamberCap`` chambers, and one ``next`` to leave each of the first
+        ``chamberCap - 1`` (the harness banks on the last clear, RR19)."""
+        return self.chamber_cap * (self.decisions_per_chamber + 1) - 1
 
 
 __all__ = ["MAX_FIRST_CHAMBER", "VARIANTS", "RelayroamConfig"]

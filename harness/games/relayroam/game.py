@@ -1,7 +1,8 @@
 """Relayroam's rules part: one seat, ``player``; bounded episodes (RR19).
 
-The harness's state of an episode (:class:`Episode`) is the rules' state plus the
-bounds the harness adds: the chamber cap and the decision guard, after which it banks.
+The harness's state of an episode (:class:`Episode`, a
+:class:`~harness.protocol.solo.SoloEpisode`) is the rules' state plus the bounds the
+harness adds: the chamber cap and the decision guard, after which it banks.
 The other parts live beside it: :mod:`.seat_io`, :mod:`.codec`, :mod:`.view`,
 :mod:`.report` and :mod:`.api`; :mod:`harness.registry` bundles them with the bots of
 ``baselines/relayroam/``.
@@ -9,10 +10,9 @@ The other parts live beside it: :mod:`.seat_io`, :mod:`.codec`, :mod:`.view`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Final
+from typing import Final
 
 from harness.errors import ConfigError, RulesError
 from harness.games.relayroam.config import VARIANTS, RelayroamConfig
@@ -21,28 +21,17 @@ from harness.games.relayroam.record import EndCause, RelayroamResults, Relayroam
 from harness.games.relayroam.rules import event_json, new_game, step
 from harness.games.relayroam.solver import episode_optimum
 from harness.games.relayroam.state import State, chamber_start
-from harness.protocol import SeatGroup, SeatSpec
-from harness.protocol.rules import validated_config
+from harness.models import JsonObject
+from harness.protocol.solo import PLAYER, SEAT_GROUPS, SoloEpisode, SoloRules, end_cause
 
-PLAYER: Final = "player"
 BANK: Final = {"type": "bank"}
-SEAT_GROUPS: Final = (SeatGroup(PLAYER, PLAYER, (PLAYER,)),)
 
 
 @dataclass(frozen=True)
-class Episode:
-    """The harness's state of a Relayroam episode: the rules' state plus the bounds."""
+class Episode(SoloEpisode[RelayroamConfig, State, EndCause]):
+    """The harness's state of a Relayroam episode: the rules' state plus the guard's count."""
 
-    config: RelayroamConfig
-    rules: State
-    ticks: int = 0
     decisions_in_chamber: int = 0
-    cause: EndCause | None = None
-
-    @property
-    def over(self) -> bool:
-        """Whether the episode has ended."""
-        return self.cause is not None
 
 
 @lru_cache(maxsize=4096)
@@ -52,23 +41,10 @@ def optimum(seed: int, chambers: int, first: int = 1) -> int:
     return episode_optimum(seed, chambers, first=first)
 
 
-class RelayroamRules:
+class RelayroamRules(SoloRules[RelayroamConfig, Episode, Observation, JsonObject]):
     """Relayroam's rules as the runner asks for them. Stateless."""
 
-    def make_config(
-        self,
-        variant: str,
-        overrides: Mapping[str, Any],
-        episode_timeout_seconds: float | None = None,
-    ) -> RelayroamConfig:
-        return validated_config(
-            RelayroamConfig, VARIANTS, variant, overrides, episode_timeout_seconds
-        )
-
-    def max_ticks(self, config: RelayroamConfig) -> int:
-        """The most decisions an episode can take (for plans and budgets): per chamber,
-        the guard's count and one more to leave a cleared chamber."""
-        return config.chamber_cap * (config.decisions_per_chamber + 1)
+    config_type = RelayroamConfig
 
     def new_state(self, config: RelayroamConfig, seed: int) -> Episode:
         try:
@@ -80,47 +56,26 @@ class RelayroamRules:
             rules = chamber_start(seed, config.first_chamber)
         return Episode(config, rules)
 
-    def seats(self, state: Episode) -> tuple[SeatSpec, ...]:
-        return (SeatSpec(PLAYER, PLAYER),)
+    def observation(self, episode: Episode) -> Observation:
+        return observe(episode.rules)
 
-    def active_seats(self, state: Episode) -> tuple[str, ...]:
-        return () if state.over else (PLAYER,)
-
-    def observe(self, state: Episode, seat: str) -> Observation:
-        return observe(state.rules)
-
-    def tick(self, state: Episode) -> int:
-        return state.ticks
-
-    def resolve(
-        self, state: Episode, decisions: Mapping[str, Any]
-    ) -> tuple[Episode, RelayroamTickState]:
-        if state.over:
-            raise RulesError(
-                f"tick {state.ticks}: the episode is over ({state.cause})", tick=state.ticks
-            )
-        if set(decisions) != {PLAYER}:
-            raise RulesError(
-                f"tick {state.ticks}: decisions for {sorted(decisions)}, need player",
-                tick=state.ticks,
-            )
-        result = step(state.rules, decisions[PLAYER])
+    def step(self, episode: Episode, decision: JsonObject) -> tuple[Episode, RelayroamTickState]:
+        result = step(episode.rules, decision)
         if not result.ok:
             raise RulesError(
-                f"tick {state.ticks}: the rules refused {decisions[PLAYER]!r}: "
+                f"tick {episode.ticks}: the rules refused {decision!r}: "
                 f"{result.reason}: {result.message}",
-                tick=state.ticks,
+                tick=episode.ticks,
             )
         rules = result.state
         events = [event_json(e) for e in result.events]
-        in_chamber = 0 if rules.chamber != state.rules.chamber else state.decisions_in_chamber + 1
+        same_chamber = rules.chamber == episode.rules.chamber
+        in_chamber = episode.decisions_in_chamber + 1 if same_chamber else 0
+        config = episode.config
         auto: EndCause | None = None
-        if (
-            rules.phase == "chamber-clear"
-            and rules.cleared_chamber_count >= state.config.chamber_cap
-        ):
+        if rules.phase == "chamber-clear" and rules.cleared_chamber_count >= config.chamber_cap:
             auto = "chamber_cap"
-        elif rules.phase == "playing" and in_chamber >= state.config.decisions_per_chamber:
+        elif rules.phase == "playing" and in_chamber >= config.decisions_per_chamber:
             auto = "decision_guard"
         if auto is not None:  # the harness banks (RR19)
             banked = step(rules, BANK)
@@ -130,7 +85,11 @@ class RelayroamRules:
         if rules.phase == "ended":
             cause = auto or rules.end_reason
         after = replace(
-            state, rules=rules, ticks=state.ticks + 1, decisions_in_chamber=in_chamber, cause=cause
+            episode,
+            rules=rules,
+            ticks=episode.ticks + 1,
+            decisions_in_chamber=in_chamber,
+            cause=cause,
         )
         obs = observe(rules)
         snapshot = RelayroamTickState(
@@ -156,33 +115,18 @@ class RelayroamRules:
         )
         return after, snapshot
 
-    def is_over(self, state: Episode) -> bool:
-        return state.over
-
-    def end_by_deadline(self, state: Episode) -> Episode:
-        if state.over:
-            raise RulesError(
-                f"tick {state.ticks}: the episode is already over ({state.cause})", tick=state.ticks
-            )
-        return replace(state, cause="deadline")
-
     def results(self, state: Episode) -> RelayroamResults:
-        if state.cause is None:
-            raise RulesError(f"tick {state.ticks}: the episode is not over yet", tick=state.ticks)
-        rules = state.rules
+        rules, config = state.rules, state.config
         return RelayroamResults(
             scores=[float(rules.score)],
             score=rules.score,
-            optimum=optimum(rules.seed, state.config.chamber_cap, state.config.first_chamber),
+            optimum=optimum(rules.seed, config.chamber_cap, config.first_chamber),
             cleared_chamber_count=rules.cleared_chamber_count,
             total_rescued=rules.total_rescued,
             chamber=rules.chamber,
             ticks=state.ticks,
-            reason=state.cause,
+            reason=end_cause(state),
         )
-
-    def play_budget_seconds(self, state: Episode) -> float:
-        return state.config.play_budget_seconds
 
 
 __all__ = [

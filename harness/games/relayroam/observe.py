@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import JsonValue
 
 from harness.games.relayroam.layouts import FLOOR, HEIGHT, WALL, WIDTH, Feature
 from harness.games.relayroam.rules import Action, actions_until_spark, legal_actions
 from harness.games.relayroam.state import CHARGE_CAP, EndReason, Phase, State
+from harness.models import JsonObject
 
 PLAYER_GLYPH = "@"
 OPEN_EXIT_GLYPH = "E"
@@ -138,10 +140,10 @@ def _grid(state: State) -> tuple[str, ...]:
     return tuple("".join(row) for row in rows)
 
 
-def observation_json(obs: Observation) -> dict[str, Any]:
+def observation_json(obs: Observation) -> JsonObject:
     """``obs`` as a JSON object with the rules' camelCase names (RR1, RR16)."""
 
-    def objects(views: tuple[ObjectView, ...]) -> list[dict[str, Any]]:
+    def objects(views: tuple[ObjectView, ...]) -> list[JsonValue]:
         return [{"id": v.id, "x": v.x, "y": v.y, "used": v.used} for v in views]
 
     return {

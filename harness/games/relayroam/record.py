@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field
 
 from harness.games.relayroam.config import RelayroamConfig
+from harness.models import JsonObject
+from harness.protocol.codec import SeedBoard, line_adapter, line_schema
+from harness.protocol.conventions import GameResults
 from harness.records import EndLine, HeaderLine, RecordModel, TickLine
 
 Point = tuple[int, int]
 EndCause = Literal["banked", "depleted", "chamber_cap", "decision_guard", "deadline"]
 
 
-class SeedModel(RecordModel):
+class SeedModel(SeedBoard):
     """Relayroam's "board": its layouts are fixed by the rules, so the seed says it all."""
 
     seed: int = Field(ge=0, description="The game seed; chamber 4 on draws from it (RR10).")
@@ -53,10 +56,9 @@ class RelayroamTickState(RecordModel):
     grid: list[str]
 
 
-class RelayroamResults(RecordModel):
+class RelayroamResults(GameResults):
     """An episode's results: the score, the bounded optimum, and why it ended."""
 
-    scores: list[float]
     score: int
     optimum: int = Field(
         description="The best score of the episode's chambers, firstChamber onwards, "
@@ -77,19 +79,19 @@ RelayroamLine = Annotated[
 ]
 
 #: Parses and validates any line of a Relayroam record.
-RELAYROAM_RECORD: TypeAdapter[Any] = TypeAdapter(RelayroamLine)
+RELAYROAM_RECORD = line_adapter(RelayroamLine)
 
 
-def record_schema() -> dict[str, Any]:
+def record_schema() -> JsonObject:
     """The JSON Schema of one line of a Relayroam record."""
-    schema = RELAYROAM_RECORD.json_schema(by_alias=True, mode="serialization")
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "Relayroam episode record line"
-    schema["description"] = (
-        "One line of a Relayroam episode record (JSON Lines): a header, one line per "
-        "decision, then an end line. Fields named wallClock depend on the wall clock."
+    return line_schema(
+        RELAYROAM_RECORD,
+        "Relayroam episode record line",
+        (
+            "One line of a Relayroam episode record (JSON Lines): a header, one line per "
+            "decision, then an end line. Fields named wallClock depend on the wall clock."
+        ),
     )
-    return schema
 
 
 __all__ = [

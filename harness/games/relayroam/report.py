@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from harness.protocol import Column
+from harness.games.relayroam.record import RelayroamResults
+from harness.models import JsonObject
+from harness.protocol import Column, Report
+from harness.protocol.report import END
+from harness.records import json_number, json_object, keys
 
 COLUMNS: tuple[Column, ...] = (
     Column("ratio", "score / optimum", "score", "optimum", percent=True),
@@ -13,21 +16,22 @@ COLUMNS: tuple[Column, ...] = (
     Column("rescued", "helpers rescued", "rescued"),
     Column("depleted", "depleted", "depleted", "episodes", percent=True),
 )
+_R = keys(RelayroamResults)
 
 
-class RelayroamReport:
+class RelayroamReport(Report):
     """Relayroam's figures and columns. Stateless."""
 
-    def episode_metrics(self, docs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-        r = docs[-1]["results"]  # RelayroamResults, dumped
+    def episode_metrics(self, docs: Sequence[JsonObject]) -> dict[str, float]:
+        r = json_object(docs[-1][END.results])  # RelayroamResults, dumped
         return {
-            "score": float(r["score"]),
-            "optimum": float(r["optimum"]),
-            "cleared": float(r["clearedChamberCount"]),
-            "rescued": float(r["totalRescued"]),
-            "depleted": float(r["reason"] == "depleted"),
+            "score": json_number(r[_R.score]),
+            "optimum": json_number(r[_R.optimum]),
+            "cleared": json_number(r[_R.cleared_chamber_count]),
+            "rescued": json_number(r[_R.total_rescued]),
+            "depleted": float(r[_R.reason] == "depleted"),
             "episodes": 1.0,
-            "ticks": float(r["ticks"]),
+            "ticks": json_number(r[_R.ticks]),
         }
 
     def report_columns(self) -> tuple[Column, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields, replace
-from typing import Any, ClassVar, Literal, get_args
+from typing import ClassVar, Literal, get_args
 
 from harness.errors import ConfigError
 from harness.games.relayroam.layouts import HEIGHT, NEIGHBOUR_STEPS, WIDTH, Pos, layout_for
@@ -33,6 +33,7 @@ from harness.games.relayroam.state import (
     State,
     chamber_start,
 )
+from harness.models import JsonObject
 from harness.text import show_value
 
 Direction = Literal["up", "right", "down", "left"]
@@ -173,9 +174,9 @@ Event = (
 )
 
 
-def event_json(event: Event) -> dict[str, Any]:
+def event_json(event: Event) -> JsonObject:
     """``event`` as a JSON object: ``{"type": ..., ...}`` with camelCase keys."""
-    out: dict[str, Any] = {"type": event.KIND}
+    out: JsonObject = {"type": event.KIND}
     for f in fields(event):
         value = getattr(event, f.name)
         out[_camel(f.name)] = list(value) if isinstance(value, tuple) else value
@@ -203,7 +204,7 @@ class StepResult:
     state: State
 
 
-def result_json(result: StepResult) -> dict[str, Any]:
+def result_json(result: StepResult) -> JsonObject:
     """``result`` in the RR15 JSON shape (the state itself travels as a token)."""
     return {
         "ok": result.ok,

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from harness.games.relayroam.actions import parse_action
 from harness.games.relayroam.observe import Observation, render_text
 from harness.games.relayroam.rules import step
 from harness.games.relayroam.state import State
 from harness.json_reply import ParseFailure
+from harness.models import JsonObject
+from harness.protocol import SeatIO
 
 
 def state_from_observation(obs: Observation) -> State:
@@ -38,13 +39,13 @@ def state_from_observation(obs: Observation) -> State:
     )
 
 
-class RelayroamSeatIO:
+class RelayroamSeatIO(SeatIO[Observation, JsonObject]):
     """How Relayroam's player reads and answers. Stateless."""
 
-    def render_observation(self, observation: Any) -> str:
+    def render_observation(self, observation: Observation) -> str:
         return render_text(observation)
 
-    def reply_schema(self, role: str) -> dict[str, Any]:
+    def reply_schema(self, role: str) -> JsonObject:
         return {
             "type": "object",
             "properties": {
@@ -55,10 +56,10 @@ class RelayroamSeatIO:
             "additionalProperties": False,
         }
 
-    def parse_reply(self, observation: Any, text: str) -> dict[str, Any] | ParseFailure:
+    def parse_reply(self, observation: Observation, text: str) -> JsonObject | ParseFailure:
         return parse_action(text)
 
-    def refuse(self, observation: Any, decision: Any) -> ParseFailure | None:
+    def refuse(self, observation: Observation, decision: JsonObject) -> ParseFailure | None:
         result = step(state_from_observation(observation), decision)
         if result.ok:
             return None

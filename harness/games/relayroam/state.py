@@ -17,6 +17,7 @@ from harness.errors import RecordError
 from harness.games.relayroam.layouts import Layout, Pos, layout_for
 from harness.games.relayroam.rng import MAX_SEED, output
 from harness.json_reply import StrictJsonError, strict_loads
+from harness.models import JsonObject
 from harness.text import show_value
 
 Phase = Literal["playing", "chamber-clear", "ended"]
@@ -208,7 +209,7 @@ def _id_order(feature_id: str) -> tuple[str, int]:
     return (feature_id[0], int(feature_id[1:]))
 
 
-def to_json_dict(state: State) -> dict[str, Any]:
+def to_json_dict(state: State) -> JsonObject:
     """``state`` as a JSON object with the rules' camelCase names (RR1)."""
     return {
         "seed": state.seed,
@@ -225,9 +226,9 @@ def to_json_dict(state: State) -> dict[str, Any]:
         "totalRescued": state.total_rescued,
         "clearedChamberCount": state.cleared_chamber_count,
         "player": {"x": state.player[0], "y": state.player[1]},
-        "usedRelays": sorted(state.used_relays, key=_id_order),
-        "usedHelpers": sorted(state.used_helpers, key=_id_order),
-        "usedBatteries": sorted(state.used_batteries, key=_id_order),
+        "usedRelays": [*sorted(state.used_relays, key=_id_order)],
+        "usedHelpers": [*sorted(state.used_helpers, key=_id_order)],
+        "usedBatteries": [*sorted(state.used_batteries, key=_id_order)],
     }
 
 

@@ -5,78 +5,103 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from harness.games.relayroam.config import RelayroamConfig
 from harness.games.relayroam.game import PLAYER, Episode, RelayroamRules
 from harness.games.relayroam.observe import observe, render_text
-from harness.games.relayroam.record import RelayroamResults, RelayroamTick
+from harness.games.relayroam.record import RelayroamResults, RelayroamTickState, SeedModel
+from harness.models import JsonObject
+from harness.protocol import (
+    AnyTick,
+    Frame,
+    FrameSeat,
+    GameResults,
+    RecordLine,
+    View,
+    expect,
+    header_of,
+    ticks_of,
+)
+from harness.protocol.view import VIEW_RAW_RUNES
 from harness.records import PLAIN_SOURCES
 
 BOARD_JS = Path(__file__).with_name("board.js")
-VIEW_RAW_RUNES = 2000
 
 
-def view_frames(lines: Sequence[Any]) -> list[dict[str, Any]]:
+class RelayroamFrame(Frame):
+    """A position of the viewer: the grid and the figures the legend names."""
+
+    grid: list[str]
+    chamber: int
+    charge: int
+    turn: int
+    score: int
+    phase: str
+    events: list[str]
+
+    def text(self) -> str:
+        out = [
+            f"== {self.label}   chamber {self.chamber}   charge {self.charge}   "
+            f"turn {self.turn}   score {self.score}   {self.phase}"
+        ]
+        out += ["  " + row for row in self.grid]
+        if self.events:
+            out.append("  events: " + ", ".join(self.events))
+        for seat in self.seats:
+            out.append(f"  [{seat.source}] player: {seat.raw}")
+        return "\n".join(out)
+
+
+def _event_types(state: RelayroamTickState) -> list[str]:
+    return [str(e["type"]) for e in state.events]
+
+
+def view_frames(lines: Sequence[RecordLine]) -> list[RelayroamFrame]:
     """The start, then one frame per decision."""
-    header = lines[0]
-    start = observe(RelayroamRules().new_state(header.config, header.board.seed).rules)
-    frames: list[dict[str, Any]] = [
-        {
-            "label": "start",
-            "tick": None,
-            "grid": list(start.grid),
-            "chamber": start.chamber,
-            "charge": start.charge,
-            "turn": start.turn,
-            "score": start.score,
-            "phase": start.phase,
-            "events": [],
-            "seats": [],
-        }
+    header = header_of(lines)
+    config = expect(RelayroamConfig, header.config)
+    seed = expect(SeedModel, header.board).seed
+    start = observe(RelayroamRules().new_state(config, seed).rules)
+    frames = [
+        RelayroamFrame(
+            label="start",
+            tick=None,
+            grid=list(start.grid),
+            chamber=start.chamber,
+            charge=start.charge,
+            turn=start.turn,
+            score=start.score,
+            phase=start.phase,
+            events=[],
+        )
     ]
-    for line in lines:
-        if line.type != "tick":
-            continue
-        s = line.state
-        turn = line.seats["player"]
+    for line in ticks_of(lines):
+        s = expect(RelayroamTickState, line.state)
+        turn = line.seats[PLAYER]
         frames.append(
-            {
-                "label": f"tick {line.tick}",
-                "tick": line.tick,
-                "grid": list(s.grid),
-                "chamber": s.chamber,
-                "charge": s.charge,
-                "turn": s.turn,
-                "score": s.score,
-                "phase": s.phase,
-                "events": [e["type"] for e in s.events],
-                "seats": [
-                    {
-                        "seat": "player",
-                        "name": "player",
-                        "source": turn.source,
-                        "raw": turn.raw[:VIEW_RAW_RUNES],
-                        "decision": turn.decision.model_dump(),
-                        "notes": "",
-                    }
+            RelayroamFrame(
+                label=f"tick {line.tick}",
+                tick=line.tick,
+                grid=list(s.grid),
+                chamber=s.chamber,
+                charge=s.charge,
+                turn=s.turn,
+                score=s.score,
+                phase=s.phase,
+                events=_event_types(s),
+                seats=[
+                    FrameSeat(
+                        seat=PLAYER,
+                        name=PLAYER,
+                        source=turn.source,
+                        raw=turn.raw[:VIEW_RAW_RUNES],
+                        decision=turn.decision.model_dump(),
+                        notes="",
+                    )
                 ],
-            }
+            )
         )
     return frames
-
-
-def render_view(frame: dict[str, Any]) -> str:
-    """A frame as terminal text."""
-    out = [
-        f"== {frame['label']}   chamber {frame['chamber']}   charge {frame['charge']}   "
-        f"turn {frame['turn']}   score {frame['score']}   {frame['phase']}"
-    ]
-    out += ["  " + row for row in frame["grid"]]
-    if frame["events"]:
-        out.append("  events: " + ", ".join(frame["events"]))
-    for seat in frame["seats"]:
-        out.append(f"  [{seat['source']}] player: {seat['raw']}")
-    return "\n".join(out)
 
 
 def viewer_script() -> str:
@@ -84,7 +109,7 @@ def viewer_script() -> str:
     return BOARD_JS.read_text(encoding="utf-8")
 
 
-class RelayroamView:
+class RelayroamView(View[Episode]):
     """Relayroam's drawings. Stateless; only :meth:`viewer_script` reads a file."""
 
     def render_start(self, state: Episode) -> str:
@@ -101,7 +126,7 @@ class RelayroamView:
             ]
         )
 
-    def board_json(self, state: Episode) -> dict[str, Any]:
+    def board_json(self, state: Episode) -> JsonObject:
         obs = observe(state.rules)
         return {
             "config": state.config.model_dump(mode="json", by_alias=True),
@@ -111,20 +136,20 @@ class RelayroamView:
             "rows": list(obs.grid),
         }
 
-    def render_tick(self, line: RelayroamTick) -> str:
-        s = line.state
+    def render_tick(self, line: AnyTick) -> str:
+        s = expect(RelayroamTickState, line.state)
         turn = line.seats[PLAYER]
         action = json.dumps(turn.decision.model_dump())
         tag = "" if turn.source in PLAIN_SOURCES else f"  [{turn.source}]"
-        happened = ", ".join(e["type"] for e in s.events) or "-"
+        happened = ", ".join(_event_types(s)) or "-"
         head = (
             f"tick {line.tick}  {action}{tag}  -> {happened}  | chamber {s.chamber} "
             f"charge {s.charge} turn {s.turn} score {s.score}"
         )
         return "\n".join([head, *("    " + row for row in s.grid)])
 
-    def render_results(self, results: Any) -> str:
-        r: RelayroamResults = results
+    def render_results(self, results: GameResults) -> str:
+        r = expect(RelayroamResults, results)
         ratio = r.score / r.optimum if r.optimum else 0.0
         return (
             f"score {r.score} of an optimum {r.optimum} ({100 * ratio:.1f}%)  "
@@ -132,14 +157,11 @@ class RelayroamView:
             f"ticks {r.ticks}  reason {r.reason}"
         )
 
-    def view_frames(self, lines: Sequence[Any]) -> list[dict[str, Any]]:
+    def view_frames(self, lines: Sequence[RecordLine]) -> list[RelayroamFrame]:
         return view_frames(lines)
-
-    def render_view(self, frame: dict[str, Any]) -> str:
-        return render_view(frame)
 
     def viewer_script(self) -> str:
         return viewer_script()
 
 
-__all__ = ["RelayroamView", "render_view", "view_frames", "viewer_script"]
+__all__ = ["RelayroamFrame", "RelayroamView", "view_frames", "viewer_script"]
