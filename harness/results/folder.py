@@ -18,6 +18,7 @@ they all count the same episodes and show the same report:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -103,7 +104,9 @@ class FolderResults:
 def results_folder(root: Path) -> ResultsFolder:
     """The results folder at ``root``; a :class:`ConfigError` when it is none."""
     folder = ResultsFolder(root)
-    if not folder.manifest_path.is_file():
+    # lexists, not is_file: a manifest that is a FIFO, a device or a symlink out is
+    # named as such by the bounded reader, not taken for a folder that has none
+    if not os.path.lexists(folder.manifest_path):
         raise ConfigError(f"{root}: no manifest.json here; is it a results folder?")
     return folder
 
