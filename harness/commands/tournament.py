@@ -61,6 +61,13 @@ def add_run_parser(sub: Any) -> None:
     )
     run_p.add_argument("--no-report", action="store_true", help="do not print the report")
     run_p.add_argument(
+        "--keep-agent-episodes",
+        action="store_true",
+        help="a Python agent's code changed in no way that decides its play (a comment, "
+        "a rename): keep its entrants' finished episodes instead of playing them again "
+        "(recorded in the folder's manifest)",
+    )
+    run_p.add_argument(
         "--no-cache",
         action="store_true",
         help="ask the models again instead of replaying answers kept in DIR/calls.sqlite",
@@ -210,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
                 narrowing=narrowing,
                 max_cost=args.max_cost,
                 detect=args.detect,
+                keep_agent_episodes=args.keep_agent_episodes,
             ),
             end="",
         )
@@ -229,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
                 narrowing=narrowing,
                 cache=False if args.no_cache else None,
                 workers=usable_cores() if args.workers is None else args.workers,
+                keep_agent_episodes=args.keep_agent_episodes,
             )
         )
     except HarnessError:  # e.g. a full disk: the error goes on a line of its own

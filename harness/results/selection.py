@@ -5,7 +5,8 @@ growth.py): episodes no longer planned (a narrower seed range, a removed entrant
 and, under ``superseded/``, episodes of an earlier spec of an entrant. A report
 counts an episode only when it is planned now (the manifest's config and shard) and
 was played by its entrant's current identity (the manifest's ``identities``; a line
-from before identities counts by the folder's ``legacyIdentities``). What it left
+from before identities counts by the folder's ``legacyIdentities``, one from before
+agents' code entered identities by its ``identityAliases``). What it left
 out, and why a run stopped early (a cost cap, ``--limit``) or was narrowed, goes to
 the report as its ``selection`` (:class:`~harness.report.selection.Selected`).
 """
@@ -21,7 +22,7 @@ from harness.report.digest import Digest
 from harness.report.selection import Selected
 from harness.summary import EpisodeSummary
 from harness.tournament.growth import iter_superseded_lines
-from harness.tournament.identity import legacy_identities, line_identity
+from harness.tournament.identity import line_identities
 from harness.tournament.manifest import Manifest
 from harness.tournament.planned import plan_of
 
@@ -43,7 +44,7 @@ class Selector:
         self.manifest = manifest
         self.plan = plan_of(manifest)
         self._current = manifest.identities
-        self._legacy = legacy_identities(game, manifest)
+        self._lines = line_identities(game, manifest)
         self.set_aside = 0
         """Lines seen and not counted."""
 
@@ -52,7 +53,7 @@ class Selector:
         planned = self.plan is None or s.episode_id in self.plan.index
         counted = planned and (
             self._current is None
-            or line_identity(s.identity, s.entrant, self._legacy) == self._current.get(s.entrant)
+            or self._lines.of(s.identity, s.entrant) == self._current.get(s.entrant)
         )
         self.set_aside += not counted
         return counted

@@ -48,10 +48,12 @@ from harness.tournament.growth import (
     recorded_cost,
     sort_finished,
 )
-from harness.tournament.identity import entrant_identities, legacy_identities
+from harness.tournament.identity import LineIdentities, carry_identities, entrant_identities
+from harness.tournament.manifest import Manifest
 from harness.tournament.narrow import Narrowing
 from harness.tournament.plan import DoneSet, PlanIndex
 from harness.tournament.run import game_of, prompt_hashes
+from harness.tournament.sources import agent_sources
 from harness.tournament.store import ResultsFolder
 
 #: The most cells a dry run plays a baseline-only entrant on to measure the spread.
@@ -71,16 +73,20 @@ def _count(value: int) -> str:
 
 
 def _finished(
-    folder: ResultsFolder, game: GameEntry, plans: PlanIndex, identities: Any
+    folder: ResultsFolder,
+    plans: PlanIndex,
+    identities: Any,
+    carry: Callable[[Manifest], LineIdentities],
 ) -> tuple[DoneSet, float, Callable[[], Iterator[EpisodeSummary]]]:
-    """The folder's finished episodes that count now, its recorded cost, and the lines
-    of those episodes (read again when asked for)."""
+    """The folder's finished episodes that count now (its lines as ``carry`` counts
+    them), its recorded cost, and the lines of those episodes (read again when asked
+    for)."""
     if not folder.manifest_path.exists():
         return DoneSet(plans), 0.0, lambda: iter(())
     try:
-        legacy = legacy_identities(game, folder.manifest())
+        known = carry(folder.manifest())
     except RecordError:
-        legacy = {}
+        known = LineIdentities()
 
     def lines() -> Iterator[EpisodeSummary]:  # read again for each pass, one at a time
         return (
@@ -89,12 +95,12 @@ def _finished(
             if refusal(folder.record_path(line.episode_id), folder.root) is None
         )
 
-    done = sort_finished(lines(), plans, identities, legacy).done
+    done = sort_finished(lines(), plans, identities, known).done
     spent = recorded_cost(lines()) + recorded_cost(iter_superseded_lines(folder.root))
     return (
         done,
         spent,
-        lambda: (line for line in lines() if classify(line, plans, identities, legacy) == "done"),
+        lambda: (line for line in lines() if classify(line, plans, identities, known) == "done"),
     )
 
 
@@ -166,17 +172,33 @@ def dry_run(
     max_cost: float | None = None,
     detect: float | None = None,
     environ: Mapping[str, str] | None = None,
+    keep_agent_episodes: bool = False,
 ) -> str:
-    """The plan of running ``config`` into ``out``, as text. Creates and calls nothing."""
+    """The plan of running ``config`` into ``out``, as text. Creates and calls nothing.
+
+    ``keep_agent_episodes``: count the episodes of an entrant whose agent's code alone
+    changed as done, as the run would (``--keep-agent-episodes``)."""
     environ = os.environ if environ is None else environ
     narrowing = narrowing or Narrowing()
     game = game_of(config)
     plans = PlanIndex(config, shard)
-    identities = entrant_identities(
-        game, json.loads(config.canonical_json()), prompt_hashes(config, game)
-    )
+    config_json = json.loads(config.canonical_json())
+    hashes, sources = prompt_hashes(config, game), agent_sources(config, game)
+    identities = entrant_identities(game, config_json, hashes, sources)
+
+    def carry(old: Manifest) -> LineIdentities:
+        return carry_identities(
+            game,
+            old,
+            config=config_json,
+            hashes=hashes,
+            sources=sources,
+            identities=identities,
+            keep_agent_edits=keep_agent_episodes,
+        ).lines
+
     folder = ResultsFolder(out)
-    done, spent, done_lines = _finished(folder, game, plans, identities)
+    done, spent, done_lines = _finished(folder, plans, identities, carry)
     # one pass over the plan (it may be a million episodes long): counts, not lists
     planned_by: dict[str, int] = dict.fromkeys(identities, 0)
     to_play_by: dict[str, int] = dict.fromkeys(identities, 0)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -33,7 +33,7 @@ from harness.errors import RecordError
 from harness.files import bounded_lines, open_regular, refusal
 from harness.protocol import GameEntry
 from harness.summary import EpisodeSummary
-from harness.tournament.identity import legacy_identities, line_identity
+from harness.tournament.identity import LineIdentities, line_identities
 from harness.tournament.manifest import HistoryEntry, JsonObject, Manifest
 from harness.tournament.plan import DoneSet, PlanIndex
 from harness.tournament.store import ResultsFolder, fsync_path, write_atomically
@@ -58,13 +58,14 @@ def sort_finished(
     finished: Iterable[EpisodeSummary],
     planned: PlanIndex,
     identities: Mapping[str, str | None],
-    legacy: Mapping[str, str],
+    known: LineIdentities,
 ) -> Sorting:
-    """Sort ``finished`` (read one at a time) by the plan and each entrant's identity now."""
+    """Sort ``finished`` (read one at a time) by the plan and each entrant's identity now
+    (a line's identity as ``known`` counts it)."""
     done = DoneSet(planned)
     superseded, kept = [], 0
     for line in finished:
-        found = classify(line, planned, identities, legacy)
+        found = classify(line, planned, identities, known)
         if found == "superseded":
             superseded.append(line)
         elif found == "done":
@@ -78,10 +79,10 @@ def classify(
     line: EpisodeSummary,
     planned: Container[str],
     identities: Mapping[str, str | None],
-    legacy: Mapping[str, str],
+    known: LineIdentities,
 ) -> Literal["done", "superseded", "kept"]:
     """Which part of a :class:`Sorting` the finished ``line`` belongs to."""
-    own = line_identity(line.identity, line.entrant, legacy)
+    own = known.of(line.identity, line.entrant)
     if line.entrant in identities and (own is None or own != identities[line.entrant]):
         return "superseded"
     if line.episode_id in planned and line.entrant in identities:
@@ -107,8 +108,10 @@ def describe_growth(
     new_ids: Mapping[str, str | None],
     sorting: Sorting,
     moved_to: str | None,
+    code_changed: Container[str] = (),
 ) -> list[str]:
-    """One note on what changed since the folder's last run, or none."""
+    """One note on what changed since the folder's last run, or none (``code_changed``:
+    the entrants whose agent's code changed and nothing else)."""
     keys = changed_keys(old_config or {}, new_config)
     added = [n for n in new_ids if n not in old_ids]
     removed = [n for n in old_ids if n not in new_ids]
@@ -126,9 +129,15 @@ def describe_growth(
         )
     if changed:
         where = f" in {moved_to}" if moved_to else ""
+        spec = [n for n in changed if n not in code_changed]
+        code = [n for n in changed if n in code_changed]
+        who = [f"entrants whose spec changed: {', '.join(spec)}"] if spec else []
+        if code:
+            who.append(f"entrants whose agent's code changed: {', '.join(code)}")
+        unless = " (run with --keep-agent-episodes if the edit changed nothing)" if code else ""
         parts.append(
-            f"entrants whose spec changed: {', '.join(changed)} ({len(sorting.superseded)} "
-            f"earlier episode(s) set aside{where}; they play again)"
+            f"{'; '.join(who)} ({len(sorting.superseded)} earlier episode(s) set "
+            f"aside{where}; they play again{unless})"
         )
     if sorting.done:
         parts.append(f"{len(sorting.done)} finished episode(s) reused")
@@ -240,21 +249,24 @@ def pending_entrants(
     game: GameEntry,
     planned: PlanIndex,
     identities: Mapping[str, str | None],
+    known: Callable[[Manifest], LineIdentities] | None = None,
 ) -> set[str]:
     """The entrants with planned episodes the folder lacks, by its results lines as they
     are (read leniently, without the lock: an estimate, for what a run must check
-    before it touches the folder). ``planned`` is the plan's :class:`PlanIndex`."""
+    before it touches the folder). ``planned`` is the plan's :class:`PlanIndex`;
+    ``known`` how the lines of a folder of a manifest count (default: as it records)."""
     if not folder.manifest_path.exists():
         return set(identities)
     try:
-        legacy = legacy_identities(game, folder.manifest())
+        manifest = folder.manifest()
     except RecordError:
         return set(identities)
+    lines = known(manifest) if known is not None else line_identities(game, manifest)
     done = DoneSet(planned)
     for line in iter_lines_leniently(folder.episodes_path, folder.root):
         if (
             line.entrant in identities
-            and line_identity(line.identity, line.entrant, legacy) == identities[line.entrant]
+            and lines.of(line.identity, line.entrant) == identities[line.entrant]
             and refusal(folder.record_path(line.episode_id), folder.root) is None
         ):
             done.add(line.episode_id)

@@ -10,19 +10,28 @@ decides how its episodes are played:
   temperature, max_tokens, seed, structured output, timeouts), its provider's
   ``kind`` and ``base_url`` (which server answers) and its three prompts by the
   sha256 of their contents (the shipped defaults when it names none); a Python
-  agent by its import path, timeout and prompts (its code is not read: give a
-  changed agent a new import path, or a new entrant name, to play it again).
+  agent by its import path, timeout, prompts and the sha256 of its code (``source``:
+  its module's package, or the module alone; see sources.py), so an edit of the
+  agent plays its entrant's episodes again.
 
 Left out: the entrant's name (it names the identity), the seeds, variants and
 repetitions (they choose episodes, not how one is played), and a provider's rate
 limits, key variable, transport and prices (they change how fast or what a call
 costs, not what it answers).
 
-The identity is computed from the JSON a manifest keeps (the config as run and its
-prompts' sha256 by path), so a folder written before identities existed can be given
-the identities of the config it was made by. An episode's record carries its
-entrant's identity in every seat's agent details (``entrantIdentity``), and its
-results line in ``identity``.
+The identity is computed from the JSON a manifest keeps (the config as run, its
+prompts' sha256 by path and its agents' code by module), so a folder written before
+identities existed can be given the identities of the config it was made by. An
+episode's record carries its entrant's identity in every seat's agent details
+(``entrantIdentity``), and its results line in ``identity``.
+
+Lines written earlier count by what the folder knew then (:class:`LineIdentities`):
+a line without an identity by the folder's ``legacyIdentities``, and one whose
+identity was computed before an agent's code entered identities (a manifest without
+``sources``: no code digest in the text) by ``identityAliases``, which maps it to the
+identity with the code as it is at the first run that records it. The same alias
+keeps an entrant's episodes across an edit of its agent when the run is told the edit
+changed nothing (``--keep-agent-episodes``, recorded as ``keptAgentEdits``).
 """
 
 from __future__ import annotations
@@ -30,7 +39,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from harness.errors import HarnessError
@@ -39,7 +49,8 @@ from harness.protocol import GameEntry
 from harness.records import AgentInfo
 from harness.seats import Seat, SeatReply, SeatRequest, is_scripted
 from harness.summary import IDENTITY_DETAIL
-from harness.tournament.manifest import JsonObject, Manifest
+from harness.tournament.manifest import JsonObject, KeptAgentEdit, Manifest
+from harness.tournament.sources import module_of
 
 #: Provider options that decide what answers a call (the rest decide how fast).
 _PROVIDER_KEYS = ("kind", "baseUrl")
@@ -60,24 +71,37 @@ def _prompts(spec: Mapping[str, Any], game: str, role: str, hashes: Mapping[str,
     given = spec.get("prompts")
     defaults = default_prompt_files(game, role)
     out: dict[str, str] = {}
-    for field, attr in _PROMPT_FIELDS.items():
-        path = _get(given, field) if isinstance(given, Mapping) else str(getattr(defaults, attr))
+    for key, attr in _PROMPT_FIELDS.items():
+        path = _get(given, key) if isinstance(given, Mapping) else str(getattr(defaults, attr))
         digest = hashes.get(path) if isinstance(path, str) else None
         if not isinstance(digest, str):
             return None
-        out[field] = digest
+        out[key] = digest
     return out
 
 
 def _seat(
-    spec: Any, game: str, role: str, providers: Mapping[str, Any], hashes: Mapping[str, Any]
+    spec: Any,
+    game: str,
+    role: str,
+    providers: Mapping[str, Any],
+    hashes: Mapping[str, Any],
+    sources: Mapping[str, str] | None,
 ) -> Any:
-    """One seat's spec as it enters the identity; None when it cannot be told."""
+    """One seat's spec as it enters the identity; None when it cannot be told.
+
+    ``sources`` None: the identity as it was before an agent's code entered it."""
     if not isinstance(spec, Mapping):
         return None
-    if "python" in spec:  # your own agent: its import path, options and prompts
+    if "python" in spec:  # your own agent: its import path, options, prompts and code
         prompts = _prompts(spec, game, role, hashes)
-        return None if prompts is None else {**spec, "prompts": prompts}
+        if prompts is None:
+            return None
+        seat = {**spec, "prompts": prompts}
+        if sources is not None:  # null: a module that could not be found
+            target = spec["python"]
+            seat["source"] = sources.get(module_of(target)) if isinstance(target, str) else None
+        return seat
     if "provider" not in spec:
         return dict(spec)  # a baseline: its name is all there is
     provider = providers.get(spec["provider"]) if isinstance(spec["provider"], str) else None
@@ -98,9 +122,13 @@ def identity_text(
     config: Mapping[str, Any],
     entrant: Mapping[str, Any],
     hashes: Mapping[str, Any],
+    sources: Mapping[str, str] | None = None,
 ) -> str | None:
     """The canonical text an entrant's identity is the hash of; None when it cannot be told
-    (a prompt file whose sha256 was not kept, a provider that is not defined)."""
+    (a prompt file whose sha256 was not kept, a provider that is not defined).
+
+    ``sources`` (the agents' code by module) None: the text as it was before an
+    agent's code entered it, as a folder of that time computed it."""
     seats = entrant.get("seats")
     providers = config.get("providers")
     if not isinstance(seats, Mapping) or not isinstance(providers, Mapping):
@@ -111,7 +139,7 @@ def identity_text(
         specs = spec if isinstance(spec, list) else [spec] * len(group.seats)
         if len(specs) != len(group.seats):
             return None
-        resolved = [_seat(s, game.name, group.role, providers, hashes) for s in specs]
+        resolved = [_seat(s, game.name, group.role, providers, hashes, sources) for s in specs]
         if any(r is None for r in resolved):
             return None
         by_group[group.key] = resolved
@@ -126,10 +154,14 @@ def identity_text(
 
 
 def entrant_identities(
-    game: GameEntry, config: JsonObject | None, hashes: Mapping[str, str]
+    game: GameEntry,
+    config: JsonObject | None,
+    hashes: Mapping[str, str],
+    sources: Mapping[str, str] | None = None,
 ) -> dict[str, str | None]:
-    """Each entrant's identity from a config's JSON (as a manifest keeps it) and its
-    prompts' sha256 by path; None for an entrant whose identity cannot be told."""
+    """Each entrant's identity from a config's JSON (as a manifest keeps it), its
+    prompts' sha256 by path and its agents' code by module (None: as identities were
+    before the code entered them); None for an entrant whose identity cannot be told."""
     if config is None:
         return {}
     entrants = config.get("entrants")
@@ -138,7 +170,7 @@ def entrant_identities(
         name = entrant.get("name") if isinstance(entrant, dict) else None
         if not isinstance(entrant, dict) or not isinstance(name, str):
             continue
-        text = identity_text(game, config, entrant, hashes)
+        text = identity_text(game, config, entrant, hashes, sources)
         out[name] = None if text is None else hashlib.sha256(text.encode()).hexdigest()
     return out
 
@@ -148,7 +180,7 @@ def manifest_identities(game: GameEntry, manifest: Manifest) -> dict[str, str | 
     written before identities were, computed from the config and prompts it kept."""
     if manifest.identities is not None:
         return dict(manifest.identities)
-    return entrant_identities(game, manifest.config, manifest.prompts)
+    return entrant_identities(game, manifest.config, manifest.prompts, manifest.sources)
 
 
 def legacy_identities(game: GameEntry, manifest: Manifest) -> dict[str, str]:
@@ -162,13 +194,121 @@ def legacy_identities(game: GameEntry, manifest: Manifest) -> dict[str, str]:
         return dict(manifest.legacy_identities)
     if manifest.identities is not None:
         return {}  # written with identities from the start: no line lacks one
-    found = entrant_identities(game, manifest.config, manifest.prompts)
+    found = entrant_identities(game, manifest.config, manifest.prompts, manifest.sources)
     return {k: v for k, v in found.items() if v is not None}
 
 
 def line_identity(identity: str | None, entrant: str, legacy: Mapping[str, str]) -> str | None:
     """The identity of a finished episode: its own, else its folder's legacy one."""
     return identity if identity is not None else legacy.get(entrant)
+
+
+@dataclass(frozen=True)
+class LineIdentities:
+    """How a folder's finished lines are told apart by identity: the identity a line
+    counts as, from its own (or its folder's legacy one) through the folder's aliases."""
+
+    legacy: Mapping[str, str] = field(default_factory=dict)
+    """Each entrant's identity, for a line that carries none."""
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """An identity a line carries -> the identity it counts as now."""
+
+    def of(self, identity: str | None, entrant: str) -> str | None:
+        """The identity a finished episode of ``entrant`` carrying ``identity`` counts as."""
+        own = line_identity(identity, entrant, self.legacy)
+        return None if own is None else self.aliases.get(own, own)
+
+
+def line_identities(game: GameEntry, manifest: Manifest) -> LineIdentities:
+    """How the lines of the folder of ``manifest`` count, as the manifest records it."""
+    return LineIdentities(legacy_identities(game, manifest), dict(manifest.identity_aliases or {}))
+
+
+def _alias(aliases: Mapping[str, str], earlier: str, now: str) -> dict[str, str]:
+    """``aliases`` with ``earlier`` counting as ``now``, and every identity that
+    counted as ``earlier`` too (one step always reaches the identity now)."""
+    out = {k: now if v == earlier else v for k, v in aliases.items()}
+    out[earlier] = now
+    return {k: v for k, v in out.items() if k != v}
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What a run takes over from the folder it resumes, about identities."""
+
+    lines: LineIdentities
+    """How the folder's finished lines count now."""
+    kept_edits: tuple[KeptAgentEdit, ...] = ()
+    """Every change of an agent's code whose episodes were kept, this run's included."""
+    code_changed: tuple[str, ...] = ()
+    """Entrants whose agent's code changed and nothing else: they play again."""
+    notes: tuple[str, ...] = ()
+    """What the run says about it (the edits it kept)."""
+
+    def recorded_in(self, manifest: Manifest) -> Manifest:
+        """``manifest`` with what the folder must keep of it."""
+        return manifest.model_copy(
+            update={
+                "legacy_identities": dict(self.lines.legacy) or None,
+                "identity_aliases": dict(self.lines.aliases) or None,
+                "kept_agent_edits": list(self.kept_edits) or None,
+            }
+        )
+
+
+def carry_identities(
+    game: GameEntry,
+    old: Manifest | None,
+    *,
+    config: JsonObject,
+    hashes: Mapping[str, str],
+    sources: Mapping[str, str],
+    identities: Mapping[str, str | None],
+    keep_agent_edits: bool = False,
+    at: str | None = None,
+) -> Carried:
+    """How the finished lines of the folder of ``old`` count for the config run now
+    (``config``, ``hashes``, ``sources``, whose entrants have ``identities``).
+
+    An entrant whose identity now differs from the one the folder knew by its agents'
+    code alone keeps its episodes (an alias) when the folder recorded no code (it was
+    written before code entered identities: its lines were played with the code as it
+    is now, as far as anyone can tell), or when ``keep_agent_edits`` says the edit
+    changed nothing of its play (recorded as a :class:`KeptAgentEdit`, at ``at``);
+    else it is named in :attr:`Carried.code_changed` and plays again.
+    """
+    if old is None:
+        return Carried(LineIdentities())
+    legacy = legacy_identities(game, old)
+    aliases = dict(old.identity_aliases or {})
+    edits = list(old.kept_agent_edits or ())
+    # the identities the folder's counted lines carry (or count as)
+    known = {v for v in manifest_identities(game, old).values() if v is not None}
+    known |= set(legacy.values())
+    # each entrant's identity with the code the folder recorded (none: from before code)
+    recorded = None if old.sources is None else {**sources, **old.sources}
+    before = entrant_identities(game, config, hashes, recorded)
+    changed: list[str] = []
+    for name, now in identities.items():
+        earlier = before.get(name)
+        if now is None or earlier is None or earlier == now or earlier not in known:
+            continue
+        if old.sources is None or keep_agent_edits:
+            aliases = _alias(aliases, earlier, now)
+        else:
+            changed.append(name)
+    notes: list[str] = []
+    if keep_agent_edits and old.sources is not None:
+        when = at or datetime.now(UTC).isoformat(timespec="seconds")
+        for module, digest in sorted(sources.items()):
+            was = old.sources.get(module)
+            if was is not None and was != digest:
+                edits.append(KeptAgentEdit(module=module, earlier=was, now=digest, at=when))
+                notes.append(
+                    f"{module}: its code changed; --keep-agent-episodes keeps the finished "
+                    "episodes of its entrants (recorded in the manifest's keptAgentEdits)"
+                )
+    return Carried(LineIdentities(legacy, aliases), tuple(edits), tuple(changed), tuple(notes))
 
 
 @dataclass(frozen=True)
@@ -208,11 +348,15 @@ def identified(seats: Mapping[str, Seat], identity: str) -> dict[str, Seat]:
 
 __all__ = [
     "IDENTITY_DETAIL",
+    "Carried",
     "IdentifiedSeat",
+    "LineIdentities",
+    "carry_identities",
     "entrant_identities",
     "identified",
     "identity_text",
     "legacy_identities",
+    "line_identities",
     "line_identity",
     "manifest_identities",
 ]

@@ -5,7 +5,8 @@ browser, replay, dry runs) goes through :class:`Manifest`; none reads the file's
 keys. The file is versioned (``version``, :data:`MANIFEST_VERSION` written). A
 manifest written before the field existed reads as version 1, whose keys arrived
 over time (``prompts``, ``identities``, ``narrowing``, ``maxCostUsd``, ``stopped``,
-``updatedAt`` were added to the first ones); what is absent reads as absent, and
+``updatedAt``, ``sources``, ``identityAliases``, ``keptAgentEdits`` were added to the
+first ones); what is absent reads as absent, and
 :mod:`~harness.tournament.identity` gives such a folder the identities of the config
 it kept. How an old or damaged manifest is read is decided here, in one place
 (:meth:`Manifest.read` and the validators below it, as Inspect AI's ``EvalLog``
@@ -56,6 +57,17 @@ class HistoryEntry(StrictModel):
 
     config_hash: str | None
     until: str | None = Field(description="When the last run of that config ended.")
+
+
+class KeptAgentEdit(StrictModel):
+    """A Python agent's code that had changed when a run was told the edit changed
+    nothing of its play (``lighthouse run --keep-agent-episodes``): the finished
+    episodes of its entrants were kept, not played again."""
+
+    module: str
+    earlier: str = Field(description="The sha256 of its code the episodes were played with.")
+    now: str = Field(description="The sha256 of its code from that run on.")
+    at: str | None = Field(None, description="When that run started.")
 
 
 class RunEntrant(StrictModel):
@@ -136,7 +148,15 @@ def _strings(value: Any) -> Any:
 
 
 #: Keys a manifest holds only when they apply (the rest are always written).
-_WHEN_SET = ("legacyIdentities", "history", "mergedFrom", "shards", "missingShards")
+_WHEN_SET = (
+    "legacyIdentities",
+    "identityAliases",
+    "keptAgentEdits",
+    "history",
+    "mergedFrom",
+    "shards",
+    "missingShards",
+)
 
 
 class Manifest(StrictModel):
@@ -162,6 +182,23 @@ class Manifest(StrictModel):
     )
     legacy_identities: dict[str, str] | None = Field(
         None, description="Each entrant's identity when results lines carried none."
+    )
+    sources: dict[str, str] | None = Field(
+        None,
+        description="The sha256 of the code of each Python agent a seat ran, by module "
+        "(see harness/tournament/sources.py); absent in a folder written before an "
+        "agent's code entered its entrant's identity.",
+    )
+    identity_aliases: dict[str, str] | None = Field(
+        None,
+        description="An identity results lines carry -> the identity they count as now: "
+        "one a Python agent's entrant had before its code entered identities, or before "
+        "an edit a run was told changed nothing (keptAgentEdits).",
+    )
+    kept_agent_edits: list[KeptAgentEdit] | None = Field(
+        None,
+        description="Each change of a Python agent's code whose entrants' finished "
+        "episodes a run kept (lighthouse run --keep-agent-episodes).",
     )
     narrowing: Narrowed | None = None
     max_cost_usd: float | None = None
@@ -201,7 +238,7 @@ class Manifest(StrictModel):
         game = data.get("game")
         if game is not None and not isinstance(game, str):
             data["game"] = str(game)  # named in the error that no game is called so
-        for key in ("prompts", "legacyIdentities"):
+        for key in ("prompts", "legacyIdentities", "sources", "identityAliases"):
             if key in data:
                 data[key] = _strings(data[key])
         identities = data.get("identities")
@@ -217,6 +254,15 @@ class Manifest(StrictModel):
         history = data.get("history")
         if isinstance(history, list):
             data["history"] = [h for h in history if isinstance(h, dict)]
+        edits = data.get("keptAgentEdits")
+        if isinstance(edits, list):
+            data["keptAgentEdits"] = [
+                e
+                for e in edits
+                if isinstance(e, dict)
+                and all(isinstance(e.get(k), str) for k in ("module", "earlier", "now"))
+                and isinstance(e.get("at", ""), str | None)
+            ]
         return data
 
     @field_validator("*", mode="wrap")
@@ -275,6 +321,7 @@ __all__ = [
     "UNVERSIONED",
     "HistoryEntry",
     "JsonObject",
+    "KeptAgentEdit",
     "Manifest",
     "RunConfig",
     "RunEntrant",

@@ -42,9 +42,10 @@ from harness.tournament.growth import (
     sort_finished,
 )
 from harness.tournament.identity import (
+    Carried,
+    carry_identities,
     entrant_identities,
     identified,
-    legacy_identities,
     manifest_identities,
 )
 from harness.tournament.lock import FolderLock, check_place
@@ -68,6 +69,7 @@ from harness.tournament.pool import (
 )
 from harness.tournament.progress import CLEAR_LINE, Progress
 from harness.tournament.room import no_room_error
+from harness.tournament.sources import agent_sources
 from harness.tournament.store import ResultsFolder, summarize_played
 from harness.validation import short_repr
 
@@ -142,6 +144,7 @@ async def run_tournament(
     narrowing: Narrowing | None = None,
     cache: bool | None = None,
     workers: int = 0,
+    keep_agent_episodes: bool = False,
 ) -> TournamentOutcome:
     """Play every episode of ``config`` that ``out`` lacks.
 
@@ -165,6 +168,10 @@ async def run_tournament(
 
     Model answers are kept in ``DIR/calls.sqlite`` and replayed from it on a resume or
     rerun, unless ``cache`` (default: the config's ``cache``) is False.
+
+    A Python agent's code is part of its entrant's identity: an edit plays the
+    entrant's episodes again, unless ``keep_agent_episodes`` says the edit changed
+    nothing of its play (the manifest records it; see identity.py).
     """
     width = check_concurrency(config.concurrency if concurrency is None else concurrency)
     processes = check_workers(workers)
@@ -177,8 +184,21 @@ async def run_tournament(
     planned = len(plans)
     check_place(out)
     hashes = prompt_hashes(config, game)
+    sources = agent_sources(config, game)
     config_json: JsonObject = json.loads(config.canonical_json())
-    identities = entrant_identities(game, config_json, hashes)
+    identities = entrant_identities(game, config_json, hashes, sources)
+
+    def carry(old: Manifest | None) -> Carried:
+        return carry_identities(
+            game,
+            old,
+            config=config_json,
+            hashes=hashes,
+            sources=sources,
+            identities=identities,
+            keep_agent_edits=keep_agent_episodes,
+        )
+
     manifest = Manifest(
         game=game.name,
         config_hash=config.config_hash(),
@@ -186,6 +206,7 @@ async def run_tournament(
         config_file=config_file,
         shard=f"{shard[0]}/{shard[1]}",
         prompts=hashes,
+        sources=sources,
         episodes=planned,
         identities=identities,
         narrowing=narrowing.to_json(),
@@ -196,7 +217,7 @@ async def run_tournament(
     # Keys and prices are checked before the folder is touched, for every entrant with
     # something to play by the folder's lines as they are; checked again below, under
     # the lock, for what the folder really lacks.
-    pending = pending_entrants(folder, game, plans, identities)
+    pending = pending_entrants(folder, game, plans, identities, lambda old: carry(old).lines)
     _check_can_play(config, game, [e for e in config.entrants if e.name in pending],
                     environ, cap)  # fmt: skip
     lock = FolderLock(out)
@@ -206,7 +227,7 @@ async def run_tournament(
         resuming = await asyncio.to_thread(folder.check_manifest, manifest)
         old = folder.manifest() if resuming else None
         repair = await asyncio.to_thread(folder.examine, game, plans)
-        legacy = legacy_identities(game, old) if old is not None else {}
+        carried = carry(old)
         # the finished lines are read again one at a time: a done episode is a bit, and
         # their cost is summed on the way (exactly: math.fsum's float)
         cost = ExactSum()
@@ -217,7 +238,7 @@ async def run_tournament(
                     cost.add(seat.cost_usd)
                 yield line
 
-        sorting = sort_finished(costed(repair.finished()), plans, identities, legacy)
+        sorting = sort_finished(costed(repair.finished()), plans, identities, carried.lines)
         done = sorting.done
 
         def todo() -> Iterator[EpisodePlan]:
@@ -237,10 +258,9 @@ async def run_tournament(
                     game, entrant.seat_specs(game), factory=factory, providers=config.providers
                 )
             seats = {name: identified(bots, identities[name] or "") for name, bots in built.items()}
-            warnings = [*repair.notes, *await factory.preflight()]
+            warnings = [*repair.notes, *carried.notes, *await factory.preflight()]
             written = True
-            if legacy:
-                manifest = manifest.model_copy(update={"legacy_identities": legacy})
+            manifest = carried.recorded_in(manifest)
             await asyncio.to_thread(folder.open, next_manifest(old, manifest))
             moved = await asyncio.to_thread(set_aside, folder, sorting.superseded)
             gone = frozenset(line.episode_id for line in sorting.superseded)
@@ -255,6 +275,7 @@ async def run_tournament(
                     identities,
                     sorting,
                     moved,
+                    carried.code_changed,
                 )
             if progress is not None:
                 for warning in warnings:

@@ -11,7 +11,13 @@ import pytest
 
 from harness.errors import RecordError
 from harness.report.selection import LimitStop
-from harness.tournament.manifest import MANIFEST_VERSION, UNVERSIONED, HistoryEntry, Manifest
+from harness.tournament.manifest import (
+    MANIFEST_VERSION,
+    UNVERSIONED,
+    HistoryEntry,
+    KeptAgentEdit,
+    Manifest,
+)
 from harness.tournament.store import ResultsFolder
 from tests.golden.folders import FOLDERS, unpack
 
@@ -75,6 +81,14 @@ def test_what_a_reader_takes_from_the_config_as_run(tmp_path: Path) -> None:
         ({"history": [1, "x", {"configHash": "h", "until": None}]},
          {"history": [HistoryEntry(config_hash="h", until=None)]}),
         ({"history": 3}, {"history": None}),
+        ({"sources": {"m": "sha", "n": 4}, "identityAliases": {"a": "b", "c": None}},
+         {"sources": {"m": "sha"}, "identity_aliases": {"a": "b"}}),
+        ({"sources": "code", "identityAliases": []},
+         {"sources": None, "identity_aliases": None}),
+        ({"keptAgentEdits": [1, {"module": "m"}, {"module": "m", "earlier": "a", "now": "b"},
+                             {"module": "n", "earlier": "a", "now": "b", "at": 5}]},
+         {"kept_agent_edits": [KeptAgentEdit(module="m", earlier="a", now="b")]}),
+        ({"keptAgentEdits": "all"}, {"kept_agent_edits": None}),
         ({"shard": 4, "shards": ["1/2", 7], "episodes": "many"},
          {"shard": None, "shards": ["1/2"], "episodes": None}),
         ({"game": 5}, {"game": "5"}),
@@ -116,7 +130,9 @@ def test_a_newer_harnesss_keys_are_kept_and_written_back() -> None:
     assert written["futureKey"] == {"x": [1, 2]}
     assert written["version"] == MANIFEST_VERSION  # written as this harness writes it
     # the keys written only when they apply are left out
-    assert not {"legacyIdentities", "history", "mergedFrom", "shards"} & set(written)
+    assert not {
+        "legacyIdentities", "identityAliases", "keptAgentEdits", "history", "mergedFrom", "shards"
+    } & set(written)  # fmt: skip
 
 
 @pytest.mark.parametrize(
