@@ -10,6 +10,8 @@ played.
 An episode row is ``finished`` (a results line the report counts), ``not counted``
 (a results line the report leaves out: not planned now, or of an earlier spec) or
 ``in progress`` (a record being played, or one whose results line is not written yet).
+A counterfactual record found in records/ (``lighthouse replay --until-tick`` wrote
+it there) is none of these: it is named once, among the folder's strays.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -30,7 +32,8 @@ from harness.report.build import canonical_order
 from harness.report.model import Report
 from harness.results import read_results
 from harness.summary import EpisodeSummary, split_episode_id
-from harness.tournament.store import PARTIAL, ResultsFolder
+from harness.tournament.audit import stray_note
+from harness.tournament.store import PARTIAL, RECORDS, ResultsFolder
 
 Status = Literal["finished", "not counted", "in progress"]
 #: An episode id that can name its page's file as it is; any other gets a hashed name.
@@ -82,6 +85,9 @@ class Snapshot:
     rows: list[EpisodeRow]
     notes: list[str]
     """What could not be read, and was skipped (a results line, a record)."""
+    strays: list[str] = field(default_factory=list)
+    """Records in records/ that are no episodes of the folder (counterfactuals), one
+    line each."""
 
     @property
     def in_progress(self) -> int:
@@ -115,12 +121,18 @@ def _summary_row(
     )
 
 
-def _unlisted_row(path: Path, episode_id: str, notes: list[str]) -> EpisodeRow | None:
-    """A record with no results line yet (being played, or just finished): its header."""
+def _unlisted_row(
+    path: Path, episode_id: str, notes: list[str], strays: list[str]
+) -> EpisodeRow | None:
+    """A record with no results line yet (being played, or just finished): its header;
+    a counterfactual is named in ``strays`` instead."""
     try:
         header = open_record(path).header
     except RecordError as exc:
         notes.append(f"{path.name}: in progress, not shown yet: {exc}")
+        return None
+    if header.derived_from is not None:
+        strays.append(stray_note(f"{RECORDS}/{path.name}", header.derived_from))
         return None
     seed, variant = header.seed, header.variant
     split = split_episode_id(episode_id, variant, seed)
@@ -170,13 +182,14 @@ def read_folder(root: Path) -> Snapshot:
         if s.episode_id not in listed:
             listed.add(s.episode_id)
             rows.append(_summary_row(folder, s, "not counted", readable))
+    strays: list[str] = []
     for episode_id, path in sorted({**partial, **finished}.items()):
         if episode_id in listed:
             continue
-        row = _unlisted_row(path, episode_id, notes)
+        row = _unlisted_row(path, episode_id, notes, strays)
         if row is not None:
             rows.append(row)
-    return Snapshot(root, results.game, results.title, results.report, counted, rows, notes)
+    return Snapshot(root, results.game, results.title, results.report, counted, rows, notes, strays)
 
 
 __all__ = ["EpisodeRow", "Snapshot", "Status", "page_name", "read_folder"]

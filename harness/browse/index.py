@@ -103,6 +103,14 @@ def _head(snapshot: Snapshot) -> list[str]:
         out.append(
             f'<div class="notes" id="skipped">Skipped, unreadable:<ul>{items}{tail}</ul></div>'
         )
+    if snapshot.strays:
+        items = "".join(f"<li>{_e(n)}</li>" for n in snapshot.strays[:50])
+        more = len(snapshot.strays) - 50
+        tail = f"<li>... and {more} more</li>" if more > 0 else ""
+        out.append(
+            f'<div class="notes" id="strays">Not episodes of this folder:<ul>{items}{tail}</ul>'
+            "</div>"
+        )
     out.append(
         '<nav class="sections"><a href="#leaderboard">leaderboard</a><a href="#scores">'
         'scores</a><a href="#comparisons">comparisons</a><a href="#figures">per entrant</a>'

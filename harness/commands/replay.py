@@ -30,6 +30,7 @@ def add_parser(sub: Any) -> None:
             "lighthouse replay episode.jsonl --html episode.html",
             "lighthouse replay episode.jsonl --reparse",
             "lighthouse replay episode.jsonl --until-tick 5 --keeper pilot --out what-if.jsonl",
+            "lighthouse replay results/smoke/records/ID.jsonl --until-tick 5 --keeper pilot",
         ),
     )
     rep.add_argument("record", type=Path, help="a record, or a results folder")
@@ -58,8 +59,14 @@ def add_parser(sub: Any) -> None:
         "--out",
         type=Path,
         metavar="FILE",
-        help="where the counterfactual record goes (default: next to the record, its name "
-        "ending --from-tK)",
+        help="where the counterfactual record goes, never inside a results folder "
+        "(default: the working folder, named RECORD--from-tK.jsonl)",
+    )
+    rep.add_argument(
+        "--beside",
+        action="store_true",
+        help="with --until-tick: write the counterfactual next to the record it starts "
+        "from (refused when that is in a results folder)",
     )
     add_seat_arguments(rep)
     rep.set_defaults(func=run)
@@ -79,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     """Replay one record or a folder of them; check a results folder's lines too."""
     if args.until_tick is not None:
         return _counterfactual(args)
+    if args.beside:
+        raise ConfigError("--beside: goes with --until-tick (where a counterfactual goes)")
     from harness.tournament.lock import writer_of
     from harness.tournament.store import EPISODES, MANIFEST
 
@@ -94,14 +103,19 @@ def run(args: argparse.Namespace) -> int:
     if folder and (writer := writer_of(args.record)) is not None:
         print(f"note: {args.record} is being written right now ({writer}); "
               "episodes in play are not in it yet")  # fmt: skip
-    bad = changes = 0
+    bad = changes = strays = 0
     for path in paths:
-        clean, changed = _replay_one(args, path, alone=not folder)
+        clean, changed = _replay_one(args, path, alone=not folder, results=results)
+        if clean is None:  # a counterfactual in a results folder: named, not counted
+            strays += 1
+            continue
         bad += not clean
         changes += changed
     if folder:
         unread = f", {len(skipped)} not read" if skipped else ""
-        print(f"{len(paths)} records: {len(paths) - bad} clean, {bad} not clean{unread}")
+        aside = f", {strays} counterfactual(s) left out" if strays else ""
+        replayed = len(paths) - strays
+        print(f"{replayed} records: {replayed - bad} clean, {bad} not clean{unread}{aside}")
         bad += len(skipped)
         if results:
             bad += _check_results(args.record)
@@ -112,16 +126,28 @@ def run(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _replay_one(args: argparse.Namespace, path: Path, *, alone: bool) -> tuple[bool, int]:
+def _replay_one(
+    args: argparse.Namespace, path: Path, *, alone: bool, results: bool = False
+) -> tuple[bool | None, int]:
     """Replay one record and print what it found; return (clean, reparse changes).
 
     A record that cannot be read stops a single replay (exit 2); in a folder it is
-    reported, and the other records are replayed all the same.
+    reported, and the other records are replayed all the same. In a results folder
+    (``results``) a counterfactual record is no episode of it: it is named once and
+    not replayed (clean: None).
     """
     import asyncio
 
     from harness.records import RecordWriter
     from harness.replay import replay
+
+    if results:
+        from harness.tournament.audit import derived_from, stray_note
+
+        origin = derived_from(path, args.record)
+        if origin is not None:
+            print(stray_note(str(path), origin))
+            return None, 0
 
     try:
         writer = RecordWriter(args.complete) if args.complete else None
@@ -195,6 +221,26 @@ def _check_results(root: Path) -> int:
     return bad
 
 
+def _counterfactual_out(args: argparse.Namespace) -> Path:
+    """Where the counterfactual goes: ``--out``, else the working folder (next to the
+    record with ``--beside``); never inside a results folder, where it would pass for
+    one of its episodes (a ConfigError)."""
+    from harness.tournament.store import results_root
+
+    if args.out is not None and args.beside:
+        raise ConfigError("--beside: give --out or --beside, not both")
+    name = f"{args.record.stem}--from-t{args.until_tick}.jsonl"
+    out: Path = args.out or (args.record.with_name(name) if args.beside else Path(name))
+    root = results_root(out.absolute().parent)
+    if root is not None:
+        flag = "--out" if args.out is not None else "--beside" if args.beside else "the default"
+        raise ConfigError(
+            f"{flag}: {out} is inside the results folder {root}, where a counterfactual "
+            "would pass for an episode of it; write it elsewhere with --out FILE"
+        )
+    return out
+
+
 def _counterfactual(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -215,7 +261,7 @@ def _counterfactual(args: argparse.Namespace) -> int:
         )
     specs = seat_configs(game, args)
     check_seat_keys(game, specs, args)
-    out = args.out or args.record.with_name(f"{args.record.stem}--from-t{args.until_tick}.jsonl")
+    out = _counterfactual_out(args)
     made = not out.exists()
 
     async def go() -> Any:

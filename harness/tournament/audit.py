@@ -8,6 +8,11 @@ edited figure, a record changed or swapped, a record that is missing, unreadable
 has no end line, a second line for one episode, a line that is not a results line)
 is a problem, named with the line's number and episode.
 
+A record in records/ with no results line is an *orphan* (an episode a crash left
+without its line), unless its header says it is a counterfactual
+(``derivedFrom``: ``lighthouse replay --until-tick`` wrote it there): that is a
+*stray*, no episode of the folder, named as such and never taken for one in play.
+
 Checking a record against the engine is replay's job (:func:`engine_problem`); this
 module only ties lines to records.
 """
@@ -33,6 +38,7 @@ from harness.files import (
 )
 from harness.protocol import GameEntry
 from harness.reader import open_record
+from harness.records import DerivedFrom
 from harness.replay import first_difference, replay
 from harness.summary import EpisodeSummary, split_episode_id, summarize_read
 
@@ -78,6 +84,25 @@ def derive(game: GameEntry, path: Path, root: Path | None = None) -> EpisodeSumm
     except (LookupError, TypeError, ValueError, AttributeError) as exc:
         raise RecordError(f"{path}: cannot summarise it: {exc!r}") from None
     return summary.model_copy(update={"record_sha256": digest})
+
+
+def derived_from(path: Path, root: Path | None = None) -> DerivedFrom | None:
+    """The original a counterfactual record at ``path`` continues (its header's
+    ``derivedFrom``); None for any other record, or one whose header cannot be read."""
+    try:
+        found = open_record(path, root=root).header.derived_from
+    except (RecordError, OSError, ValueError, RecursionError):
+        return None
+    return found if isinstance(found, DerivedFrom) else None
+
+
+def stray_note(name: str, origin: DerivedFrom) -> str:
+    """The one line that names a counterfactual record found among a folder's records."""
+    return (
+        f"{name}: a counterfactual of {origin.episode_id} from tick {origin.until_tick} "
+        "(lighthouse replay --until-tick), not an episode of this folder: left out of "
+        "every count; move it out of the folder"
+    )
 
 
 def engine_problem(game: GameEntry, path: Path) -> str | None:
@@ -134,6 +159,8 @@ class Audit:
     """Episodes with a record in records/ but no results line."""
     torn: bool
     """Whether episodes.jsonl ends in a line cut short (a run stopped mid-write)."""
+    strays: dict[str, DerivedFrom]
+    """Counterfactual records in records/ (by file stem), which are no episodes of it."""
 
     @property
     def problems(self) -> list[LineCheck]:
@@ -145,7 +172,7 @@ def audit(episodes: Path, records: Path, game: GameEntry) -> Audit:
     """Check every line of ``episodes`` against its record in ``records`` (reads only)."""
     stream = AuditStream(episodes, records, game)
     checks = list(stream)
-    return Audit(checks, stream.orphans(), torn=stream.torn)
+    return Audit(checks, stream.orphans(), torn=stream.torn, strays=stream.strays())
 
 
 class AuditStream:
@@ -166,6 +193,7 @@ class AuditStream:
         """Whether episodes.jsonl ends in a line cut short (known once read to the end)."""
         self._first_line: dict[str, int] = {}
         self._listed: tuple[list[Path], list[str]] | None = None
+        self._unlined: tuple[list[str], dict[str, DerivedFrom]] | None = None
 
     def __iter__(self) -> Iterator[LineCheck]:
         try:
@@ -192,15 +220,34 @@ class AuditStream:
             self._listed = regular_files(self.records, "*.jsonl", self.root)
         return self._listed
 
+    def _without_lines(self) -> tuple[list[str], dict[str, DerivedFrom]]:
+        """The records no line names (after iterating): orphans, and strays."""
+        if self._unlined is None:
+            named = self._first_line
+            orphans: list[str] = []
+            strays: dict[str, DerivedFrom] = {}
+            for path in sorted(self._records()[0]):
+                stem = path.name.removesuffix(".jsonl")
+                if stem in named:
+                    continue
+                origin = derived_from(path, self.root)
+                if origin is None:
+                    orphans.append(stem)
+                else:
+                    strays[stem] = origin
+            self._unlined = (sorted(orphans), strays)
+        return self._unlined
+
     def orphans(self) -> list[str]:
         """Episodes with a record in records/ but no results line (after iterating);
-        a record that cannot be read (:meth:`skipped`) is none."""
-        named = self._first_line
-        return sorted(
-            p.name.removesuffix(".jsonl")
-            for p in self._records()[0]
-            if p.name.removesuffix(".jsonl") not in named
-        )
+        a record that cannot be read (:meth:`skipped`) is none, nor a counterfactual
+        (:meth:`strays`)."""
+        return list(self._without_lines()[0])
+
+    def strays(self) -> dict[str, DerivedFrom]:
+        """Counterfactual records in records/ that no line names (after iterating), by
+        file stem, with the original each continues."""
+        return dict(self._without_lines()[1])
 
     def skipped(self) -> list[str]:
         """A line for each entry of records/ that is not read: a symlink out of the
@@ -244,4 +291,14 @@ def _check(
     return LineCheck(number, line, derived, None)
 
 
-__all__ = ["Audit", "AuditStream", "LineCheck", "audit", "derive", "engine_problem", "file_sha256"]
+__all__ = [
+    "Audit",
+    "AuditStream",
+    "LineCheck",
+    "audit",
+    "derive",
+    "derived_from",
+    "engine_problem",
+    "file_sha256",
+    "stray_note",
+]

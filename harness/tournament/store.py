@@ -48,6 +48,20 @@ RECORDS = "records"
 PARTIAL = ".partial"
 
 
+def results_root(folder: Path) -> Path | None:
+    """The results folder that ``folder`` is, or lies in (a folder holding a
+    manifest.json beside records/ or episodes.jsonl); None when it lies in none."""
+    for place in (folder, *folder.parents):
+        try:
+            if (place / MANIFEST).is_file() and (
+                (place / RECORDS).is_dir() or (place / EPISODES).is_file()
+            ):
+                return place
+        except OSError:  # a folder that cannot be looked into holds no results folder
+            continue
+    return None
+
+
 def fsync_path(path: Path) -> None:
     """Make durable what was written to ``path``: a file's bytes, whoever wrote them,
     or a folder's renames and new files."""
@@ -470,6 +484,7 @@ __all__ = [
     "Repair",
     "ResultsFolder",
     "fsync_path",
+    "results_root",
     "summarize_played",
     "write_atomically",
     "write_lines_atomically",
