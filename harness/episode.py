@@ -300,9 +300,7 @@ class _Episode:
                 _TICK_NUMBER: tick,
                 _SEATS: {seat: self._turn(reply) for seat, reply in answers},
                 _STATE: snapshot,
-                _WALL_CLOCK: tick_wall_clock(
-                    (call for reply in replies for call in reply.calls), answered
-                ),
+                _WALL_CLOCK: tick_wall_clock((reply.calls for reply in replies), answered),
             }
         )
         return state

@@ -281,13 +281,33 @@ class TickWallClock(RecordModel):
     ``concurrency`` is ``callMs / tickMs``: the mean number of model requests in
     flight during the tick (requests answered from the cache left out). A batch of n
     equal requests that a server runs at once gives n; one that it answers one at a
-    time gives (n + 1) / 2 (see docs/llm.md).
+    time gives (n + 1) / 2 (see docs/llm.md). ``firstCalls``, ``firstCallMs`` and
+    ``firstSpanMs`` measure the same of the seats' first calls alone, the requests
+    sent together: what a report judges a server by (harness/timing.py).
     """
 
     tick_ms: float = Field(description="From asking the seats to the last answer.")
     call_ms: float = Field(description="The sum of the tick's model requests' requestMs.")
     calls: int = Field(description="Model requests made (cached answers left out).")
     concurrency: float | None = Field(description="callMs / tickMs; null without requests.")
+    first_calls: int | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="Seats whose first model call of the tick was a request: the requests "
+        "that could overlap (a seat's retry waits for its first call). Absent without "
+        "requests, and on records written before it existed.",
+    )
+    first_call_ms: float | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="The sum of those first calls' requestMs (absent as firstCalls).",
+    )
+    first_span_ms: float | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="The longest of those first calls' latencyMs: from asking the seats "
+        "to the last of them answered (absent as firstCalls).",
+    )
 
 
 class TickLine(RecordModel, Generic[DecisionT, StateT]):

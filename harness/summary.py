@@ -70,16 +70,29 @@ class SeatStats(RecordModel):
 
 
 class BatchStats(RecordModel):
-    """The episode's ticks that sent two or more model requests: how they overlapped.
+    """The episode's ticks whose requests could overlap: how they did.
 
-    ``callMs / tickMs`` over these ticks is their observed concurrency (see
-    :mod:`harness.timing`); ``calls / ticks`` the requests a tick sent on average.
+    On a record whose ticks count their seats' first calls (``firstCalls``), these are
+    the ticks where two or more seats' first calls were requests, sent together:
+    ``calls`` sums those first calls, ``callMs`` their ``requestMs``, ``tickMs`` their
+    spans (``firstSpanMs``), and ``firstCalls`` is true. On a record written before,
+    they are the ticks that sent two or more requests of any kind, a seat's retry
+    among them (``firstCalls`` false, absent): figures that cannot tell a server that
+    answers one request at a time, which a report leaves out. ``callMs / tickMs`` is
+    the observed concurrency (see :mod:`harness.timing`); ``calls / ticks`` the
+    requests a tick sent together on average.
     """
 
     ticks: int = 0
     calls: int = 0
     call_ms: float = 0.0
     tick_ms: float = 0.0
+    first_calls: bool = Field(
+        False,
+        exclude_if=lambda v: not v,
+        description="True when the figures are of the seats' first calls (the requests "
+        "that could overlap); absent on lines of records written before ticks counted them.",
+    )
 
 
 class EpisodeSummary(RecordModel):
@@ -232,18 +245,29 @@ def summarize(
     batch = BatchStats()
     ticks = calls = 0
     call_ms = tick_ms = 0.0
+    first_calls = False
     clock_key, seats_key = _TICK.wall_clock, _TICK.seats
     source_key, calls_key = _TURN.source, _TURN.calls
+    c = _TICK_CLOCK
     for line in docs[1:-1]:
         clock = line.get(clock_key)
         if clock is not None:
             clock = json_object(clock)
-            made = json_int(clock[_TICK_CLOCK.calls])
+            first = clock.get(c.first_calls)
+            # the requests sent together (see harness.timing); a record from before
+            # ticks counted them gives the old figures, so that its line still matches
+            fields = (
+                (c.calls, c.call_ms, c.tick_ms)
+                if first is None
+                else (c.first_calls, c.first_call_ms, c.first_span_ms)
+            )
+            first_calls |= first is not None
+            made = json_int(clock[fields[0]])
             if made >= 2:
                 ticks += 1
                 calls += made
-                call_ms += json_number(clock[_TICK_CLOCK.call_ms])
-                tick_ms += json_number(clock[_TICK_CLOCK.tick_ms])
+                call_ms += json_number(clock[fields[1]])
+                tick_ms += json_number(clock[fields[2]])
         for seat_id, turn in json_object(line[seats_key]).items():
             turn = json_object(turn)
             tally = tallies[seat_id]
@@ -258,8 +282,10 @@ def summarize(
             if made_calls:
                 for call in json_objects(made_calls):
                     tally.count_call(call)
-    if ticks:
-        batch = BatchStats(ticks=ticks, calls=calls, call_ms=call_ms, tick_ms=tick_ms)
+    if ticks or first_calls:
+        batch = BatchStats(
+            ticks=ticks, calls=calls, call_ms=call_ms, tick_ms=tick_ms, first_calls=first_calls
+        )
     results = json_object(end[_END.results])
     scores = [json_number(score) for score in json_list(results[_RESULTS.scores])]
     seed, variant = header[_HEADER.seed], header[_HEADER.variant]

@@ -27,7 +27,7 @@ from typing import Any
 
 from harness.protocol import GameEntry
 from harness.report.completeness import Completeness, FinishedCount, Plan
-from harness.summary import EpisodeSummary
+from harness.summary import BatchStats, EpisodeSummary
 
 #: The canonical order of one entrant's episodes (the entrant itself compared first).
 EpisodeKey = tuple[str, int, int, str]
@@ -160,6 +160,11 @@ class EntrantDigest:
             self.cost.add(seat.cost_usd)
             self.calls += seat.calls
             self.rescued += seat.retries
+        if not ep.batch.first_calls and ep.batch != BatchStats():
+            # figures of any two requests of a tick, a seat's retry among them (a line
+            # of a record from before ticks counted first calls): they cannot tell a
+            # server that answers one at a time, so no server figure takes them
+            ep = ep.model_copy(update={"batch": BatchStats()})
         self.batch_ticks += ep.batch.ticks
         self.batch_calls += ep.batch.calls
         calls = any(s.calls for s in ep.seats.values())

@@ -7,9 +7,12 @@
   names the entrants it has no episode of, instead of dropping them.
 - **Server figures.** Per entrant: the calls answered from the cache, the median wait
   for the harness's limiter and the median time in HTTP, the observed concurrency of
-  the ticks that sent several requests, and a warning when those ticks ran no better
-  than one request at a time (see :mod:`harness.timing`): by the server, or by
-  the harness's own ``max_in_flight`` when the limiter wait says so.
+  the requests that could overlap (the first calls of different seats in one tick;
+  a seat's retry waits for its first call, so it is never one of them), and a
+  warning when those ran no better than one request at a time (see
+  :mod:`harness.timing`): by the server, or by the harness's own ``max_in_flight``
+  when the limiter wait says so. Lines of records from before ticks counted their
+  first calls give no such figure (harness/report/digest.py leaves them out).
 - **Deadlines.** How many episodes ran out of their play budget, and what to raise.
 """
 
@@ -99,9 +102,10 @@ def server_row(
             "the server answered one request at a time"
         )  # fmt: skip
         warning = (
-            f"{who}: observed concurrency {concurrency:.2f} with {per_tick:.1f} "
-            f"requests per tick (all at once would give {per_tick:.1f}, one at a "
-            f"time {(per_tick + 1) / 2:.1f})"
+            f"{who}: the first calls of different seats in a tick, sent together "
+            f"({per_tick:.1f} a tick), ran with observed concurrency {concurrency:.2f} "
+            f"(all at once would give {per_tick:.1f}, one at a time "
+            f"{(per_tick + 1) / 2:.1f})"
         )
     return ServerRow(
         entrant=name,
@@ -130,10 +134,13 @@ def server_section(report: Report) -> list[str]:
             "## Model servers",
             "",
             "wait: time waiting for the harness's limiter; request: time in HTTP, queue "
-            "inside the server included. Concurrency: model requests in flight on average "
-            "during the ticks that sent several (n requests sent together give n when the "
-            "server runs them at once, (n + 1) / 2 when it answers one at a time). Cached "
-            "calls (answers replayed from calls.sqlite) are left out of every time.",
+            "inside the server included. Requests per tick and concurrency are of the "
+            "requests that could overlap: the first calls of different seats in one tick, "
+            "sent together (a seat's retry waits for its first call, so it is never one). "
+            "Concurrency: those requests in flight on average, over the ticks with two or "
+            "more (n sent together give n when the server runs them at once, (n + 1) / 2 "
+            "when it answers one at a time). Cached calls (answers replayed from "
+            "calls.sqlite) are left out of every time.",
             "",
             "| entrant | calls | cached | wait p50 | request p50 | requests per tick "
             "| concurrency |",

@@ -94,9 +94,11 @@ def test_retries_count_every_turn_that_sent_the_retry() -> None:
     assert "| 14 | 4 (1 rescued) |" in to_markdown(data)
 
 
-def serial_batch(per_tick: int, ticks: int, concurrency: float) -> dict[str, Any]:
+def serial_batch(
+    per_tick: int, ticks: int, concurrency: float, *, first_calls: bool = True
+) -> dict[str, Any]:
     return {"ticks": ticks, "calls": per_tick * ticks, "callMs": concurrency * 1000.0 * ticks,
-            "tickMs": 1000.0 * ticks}  # fmt: skip
+            "tickMs": 1000.0 * ticks, "firstCalls": first_calls}  # fmt: skip
 
 
 def test_a_server_that_answers_one_at_a_time_is_named() -> None:
@@ -113,7 +115,10 @@ def test_a_server_that_answers_one_at_a_time_is_named() -> None:
     ]  # fmt: skip
     rows = {r.entrant: r for r in report(lines).servers}
     assert "the server answered one request at a time" in (rows["dud"].warning or "")
-    assert "observed concurrency 2.50 with 4.0 requests per tick" in (rows["dud"].warning or "")
+    assert (
+        "the first calls of different seats in a tick, sent together (4.0 a tick), ran with "
+        "observed concurrency 2.50" in (rows["dud"].warning or "")
+    )
     assert rows["fine"].warning is None
     assert "max_in_flight held the calls back" in (rows["shaky"].warning or "")
     assert (rows["shaky"].cached, rows["shaky"].wait_ms_p50) == (3, 600.0)
@@ -121,6 +126,21 @@ def test_a_server_that_answers_one_at_a_time_is_named() -> None:
     assert "## Model servers" in md
     assert "⚠ dud: the server answered one request at a time" in md
     assert "⚠ fine" not in md
+
+
+def test_batch_figures_of_any_two_requests_of_a_tick_warn_of_nothing() -> None:
+    """A line of a record from before ticks counted their first calls: its batch counts a
+    seat's retry as a second request, so it cannot tell a serial server."""
+    old = serial_batch(2, 10, 1.0, first_calls=False)
+    lines = [line("alone", s, agent="openai:alone", batch=old, requests=[300.0] * 10)
+             for s in (0, 1)]  # fmt: skip
+    (row,) = report(lines).servers
+    assert (row.warning, row.batch_ticks, row.concurrency) == (None, 0, None)
+    assert (row.calls, row.request_ms_p50) == (20, 300.0)  # the rest of its figures stand
+    # the same figures of first calls warn
+    new = [line("alone", s, agent="openai:alone", batch=serial_batch(2, 10, 1.0),
+                requests=[300.0] * 10) for s in (0, 1)]  # fmt: skip
+    assert "one request at a time" in (report(new).servers[0].warning or "")
 
 
 def test_episodes_ended_by_deadline_say_what_to_raise() -> None:

@@ -220,5 +220,63 @@ def test_four_model_seats_on_a_one_request_server_finish_and_the_report_says_why
     assert turns
     assert all(t["source"] == "llm" for t in turns)
     assert all(line["wallClock"]["calls"] == 4 for line in lines[1:-1])
+    assert all(line["wallClock"]["firstCalls"] == 4 for line in lines[1:-1])
     text = report_text(out, "md", None)
     assert "⚠ team: the server answered one request at a time" in text
+    assert "the first calls of different seats in a tick, sent together (4.0 a tick)" in text
+
+
+ONE_SEAT = """
+name = "one-seat"
+seeds = [4]
+variants = ["default"]
+concurrency = 1
+rules = {{ maxTicks = 8 }}
+
+[providers.local]
+kind = "openai"
+base_url = "{url}"
+api_key_env = "{key_env}"
+
+[[entrants]]
+name = "alone"
+keeper = {{ provider = "local", model = "small", structured_output = "off" }}
+runners = {{ baseline = "wallhug" }}
+"""
+
+
+def test_one_model_seat_that_retries_every_tick_is_no_sign_of_a_serial_server(
+    tmp_path: Path,
+) -> None:
+    """Its two requests a tick are a call and its retry, which never overlap: a
+    multi-threaded server must not be taken for one that answers one at a time."""
+
+    def junk_then_fixed(path: str, body: dict[str, Any]) -> Reply:
+        text = json.dumps(body)
+        if "could not be used" in text:  # the retry, with its hint
+            return Reply('{"transmit": true, "message": "Sprocket N", "notes": "k"}', delay_s=0.05)
+        return Reply("I would rather not say.", delay_s=0.05)
+
+    with ScriptedLLMServer(default=junk_then_fixed) as server:
+        config = tmp_path / "one.toml"
+        config.write_text(ONE_SEAT.format(url=server.openai_url, key_env=KEY_ENV))
+        out = tmp_path / "out"
+        play(config, out)
+    folder = ResultsFolder(out)
+    (summary,) = folder.summaries()
+    record = folder.record_path(summary.episode_id)
+    ticks = [json.loads(x) for x in record.read_text(encoding="utf-8").splitlines()[1:-1]]
+    assert ticks
+    # two requests every tick (the tick's whole figures), none sent with another seat's
+    assert all(t["seats"]["keeper"]["source"] == "llm_retry" for t in ticks)
+    assert all(t["wallClock"]["calls"] == 2 for t in ticks)
+    assert all(t["wallClock"]["firstCalls"] == 1 for t in ticks)
+    assert summary.batch.first_calls
+    assert summary.batch.ticks == 0
+    text = report_text(out, "md", None)
+    assert "## Model servers" in text
+    assert "one request at a time" not in text
+    assert "⚠ alone" not in text
+    report = json.loads(report_text(out, "json", None))
+    (row,) = report["servers"]
+    assert (row["warning"], row["batchTicks"], row["concurrency"]) == (None, 0, None)
