@@ -205,7 +205,7 @@ class Env:
             results=outcome.results,
             lines=tuple(line.model_dump(mode="json", by_alias=True) for line in outcome.lines),
             summary=self.game.view.render_results(outcome.results),
-            notes=tuple(closing_lines(outcome.lines)),
+            notes=tuple(closing_lines(outcome.lines, groups=self.game.seat_groups)),
         )
 
     async def _play_built(

@@ -1,17 +1,28 @@
 """The results line of one finished episode, derived from its record alone.
 
 Tournaments write these lines (``episodes.jsonl``); reports read them.
+
+**Turns not the seat's own.** One notion for every kind of seat: a turn is *not its
+own* when the role's baseline answered for it, because its own player's answer
+could not be used (any ``fallback_*`` source: a model's reply that did not parse or a
+call that failed, a Python agent that raised, timed out or returned junk, an Inspect
+model's, or such a turn of a record replayed, which keeps its source). A baseline's
+or a scripted seat's turns are always its own. :class:`TurnCount` counts them for a
+seat, :func:`group_turns` per seat group of an episode and :func:`entrant_turns` per
+entrant and seat group of a tournament, all from the lines' ``fallbacks`` by source,
+so a line written by any earlier harness counts too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 from pydantic import BaseModel, Field
 
 from harness.models import JsonObject
-from harness.protocol import GameResults, Report
+from harness.protocol import GameResults, Report, SeatGroup
 from harness.records import (
     FALLBACK_SOURCES,
     RETRY_SOURCES,
@@ -125,6 +136,78 @@ class EpisodeSummary(RecordModel):
     def llm(self) -> bool:
         """Whether any seat is an LLM."""
         return any(s.calls for s in self.seats.values())
+
+
+def not_own(source: str) -> bool:
+    """Whether a turn of ``source`` was not its seat's own: its role's baseline answered."""
+    return source in FALLBACK_SOURCES
+
+
+@dataclass(frozen=True)
+class TurnCount:
+    """Turns of some seats, and those that were not their own, by source (see the
+    module's docstring)."""
+
+    turns: int = 0
+    not_own_by_source: Mapping[str, int] = field(default_factory=dict)
+    """The turns that were not their seat's own, by their ``fallback_*`` source."""
+
+    @classmethod
+    def of_sources(cls, sources: Iterable[str]) -> TurnCount:
+        """The count of turns with these sources, one each."""
+        counted = Counter(sources)
+        fell = {s: n for s, n in sorted(counted.items()) if not_own(s)}
+        return cls(sum(counted.values()), fell)
+
+    @classmethod
+    def of_seat(cls, seat: SeatStats) -> TurnCount:
+        """A results line's seat: its turns, and its fallbacks by source."""
+        fell = {s: n for s, n in sorted(seat.fallbacks.items()) if not_own(s) and n}
+        return cls(seat.turns, fell)
+
+    @property
+    def not_own(self) -> int:
+        """How many turns were not their seat's own."""
+        return sum(self.not_own_by_source.values())
+
+    @property
+    def share(self) -> float | None:
+        """The share of turns not their seat's own; None without turns."""
+        return self.not_own / self.turns if self.turns else None
+
+    @property
+    def mostly_not_own(self) -> bool:
+        """Whether more than half the turns were not their seat's own."""
+        return 2 * self.not_own > self.turns
+
+    def __add__(self, other: TurnCount) -> TurnCount:
+        merged = Counter(self.not_own_by_source)
+        merged.update(other.not_own_by_source)
+        return TurnCount(self.turns + other.turns, dict(sorted(merged.items())))
+
+
+def group_turns(summary: EpisodeSummary, groups: Sequence[SeatGroup]) -> dict[str, TurnCount]:
+    """Each seat group's turns in the episode of ``summary``, and those not its own
+    (a group none of whose seats the line names is left out)."""
+    out: dict[str, TurnCount] = {}
+    for group in groups:
+        seats = [summary.seats[s] for s in group.seats if s in summary.seats]
+        if seats:
+            out[group.key] = sum((TurnCount.of_seat(s) for s in seats), TurnCount())
+    return out
+
+
+def entrant_turns(
+    summaries: Iterable[EpisodeSummary], groups: Sequence[SeatGroup]
+) -> dict[str, dict[str, TurnCount]]:
+    """Each entrant's turns per seat group over ``summaries`` (read one at a time), and
+    those not its own: what a table that ranks an entrant says of who played it."""
+    out: dict[str, dict[str, TurnCount]] = {}
+    for summary in summaries:
+        mine = out.setdefault(summary.entrant, {})
+        for key, count in group_turns(summary, groups).items():
+            mine[key] = mine.get(key, TurnCount()) + count
+    return out
 
 
 def episode_id(entrant: str, variant: str, seed: int, repetition: int) -> str:
@@ -327,7 +410,11 @@ __all__ = [
     "BatchStats",
     "EpisodeSummary",
     "SeatStats",
+    "TurnCount",
+    "entrant_turns",
     "episode_id",
+    "group_turns",
+    "not_own",
     "record_identity",
     "split_episode_id",
     "summarize",
