@@ -45,7 +45,9 @@ def test_the_sets_of_sources_are_derived_from_the_one_list() -> None:
     # every reader uses these very sets: none keeps a list of its own
     assert summary.FALLBACK_SOURCES is FALLBACK_SOURCES
     assert summary.RETRY_SOURCES is RETRY_SOURCES
-    assert closing.FALLBACK_SOURCES is FALLBACK_SOURCES  # type: ignore[attr-defined]
+    # a turn not its seat's own is a fallback, one rule for every reader (play's too)
+    assert {s for s in SOURCES if summary.not_own(s)} == FALLBACK_SOURCES
+    assert closing.TurnCount is summary.TurnCount  # type: ignore[attr-defined]
     for tags in (MODEL_SOURCES, AGENT_SOURCES):
         assert tags.first in PLAIN_SOURCES
         assert tags.retry in RETRY_SOURCES
