@@ -42,9 +42,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import (
-    Discriminator,
     Field,
-    Tag,
     ValidationError,
     field_validator,
     model_validator,
@@ -54,7 +52,7 @@ from harness.agents import load_agent
 from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
-from harness.protocol import GameEntry
+from harness.protocol import GameEntry, SeatGroup
 from harness.registry import game_names, get_game
 from harness.seat_builder import seats_of_groups
 from harness.seat_spec import (
@@ -65,6 +63,8 @@ from harness.seat_spec import (
     SeatConfig,
 )
 from harness.toml_file import read_toml
+from harness.tournament.crossplay import CrossplayConfig
+from harness.tournament.seat_text import SeatSpecs, specs_of_text
 from harness.validation import (
     MAX_SEED,
     StrictModel,
@@ -81,16 +81,13 @@ MAX_RANGE = 1_000_000
 PLAIN_RULE = "1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
 
 
-def _one_or_many(value: Any) -> str:
-    return "many" if isinstance(value, list) else "one"
-
-
-SeatSpecs = Annotated[
-    Annotated[SeatConfig, Tag("one")] | Annotated[list[SeatConfig], Tag("many")],
-    Discriminator(_one_or_many),
-]
+#: An entrant's name: plain names joined by ``+`` (a cross-play entrant's: ``pilot+scout``).
+ENTRANT_NAME = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?:\+[A-Za-z0-9][A-Za-z0-9_.-]{0,63}){0,7}"
+)
+ENTRANT_RULE = f"{PLAIN_RULE}, or up to eight such names joined by '+'"
 #: Path segments a config file does not spell: union tags and the entrant's seat map.
-HIDDEN_SEGMENTS = frozenset({"one", "many", "seats", *SEAT_TAGS})
+HIDDEN_SEGMENTS = frozenset({"one", "many", "seats", "groups", *SEAT_TAGS})
 
 
 class EntrantConfig(StrictModel):
@@ -98,8 +95,9 @@ class EntrantConfig(StrictModel):
 
     In TOML the groups are keys of the entrant (Lighthouse: ``keeper`` and
     ``runners``; Relayroam: ``player``); a group of several seats takes one spec for
-    all or a list with one per seat. Which keys are valid depends on the game, so
-    they are checked when the config is resolved against it.
+    all or a list with one per seat, each a table or its short string
+    (:mod:`harness.tournament.seat_text`). Which keys are valid depends on the game,
+    so they are checked when the config is resolved against it.
     """
 
     name: str
@@ -110,14 +108,15 @@ class EntrantConfig(StrictModel):
     def _collect_seats(cls, data: Any) -> Any:
         if isinstance(data, dict) and "seats" not in data:
             named = {"name": data["name"]} if "name" in data else {}  # else: "Field required"
-            return {**named, "seats": {k: v for k, v in data.items() if k != "name"}}
+            seats = {k: specs_of_text(v) for k, v in data.items() if k != "name"}
+            return {**named, "seats": seats}
         return data
 
     @field_validator("name")
     @classmethod
     def _name_is_a_file_name(cls, value: str) -> str:
-        if not PLAIN_NAME.fullmatch(value):
-            raise ValueError(f"{short_repr(value)} must be {PLAIN_RULE}")
+        if not ENTRANT_NAME.fullmatch(value):
+            raise ValueError(f"{short_repr(value)} must be {ENTRANT_RULE}")
         return value
 
     def seat_specs(self, game: GameEntry) -> dict[str, tuple[str, SeatConfig]]:
@@ -185,7 +184,15 @@ class TournamentConfig(StrictModel):
         None, gt=0, description="US dollars: stop admitting episodes past it (--max-cost)."
     )
     providers: dict[str, ProviderOptions] = Field(default_factory=dict)
-    entrants: list[EntrantConfig] = Field(min_length=1)
+    crossplay: CrossplayConfig | None = Field(
+        None,
+        exclude_if=lambda value: value is None,  # a config without one hashes as before
+        description="Members of each seat group whose full product is played "
+        "(docs/crossplay.md); its entrants are appended to entrants.",
+    )
+    entrants: list[EntrantConfig] = Field(
+        default_factory=list, description="At least one, unless [crossplay] makes them."
+    )
     cache: bool = Field(
         True,
         exclude=True,  # not part of the config's hash: a resume may turn it off or on
@@ -232,6 +239,19 @@ class TournamentConfig(StrictModel):
         if value not in game_names():
             raise ValueError(f"unknown game {value!r}; choose one of {list(game_names())}")
         return value
+
+    @model_validator(mode="after")
+    def _crossplay_entrants(self) -> TournamentConfig:
+        # the design's entrants join the list; a config as run already lists them
+        if self.crossplay is not None:
+            made = crossplay_entrants(self.crossplay, get_game(self.game), self.entrants)
+            # set once, while the model is being made (it is frozen after)
+            object.__setattr__(self, "entrants", [*self.entrants, *made])
+        if not self.entrants:
+            raise ValueError(
+                "entrants: give at least one [[entrants]] table or a [crossplay] section"
+            )
+        return self
 
     @model_validator(mode="after")
     def _cross_checks(self) -> TournamentConfig:
@@ -289,6 +309,40 @@ class TournamentConfig(StrictModel):
     def config_hash(self) -> str:
         """sha256 of :meth:`canonical_json`."""
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()
+
+
+def crossplay_entrants(
+    design: CrossplayConfig, game: GameEntry, given: Sequence[EntrantConfig]
+) -> list[EntrantConfig]:
+    """The entrants ``design`` makes that ``given`` does not list already (a config as
+    run lists them all); raises ValueError for a seat group the game lacks or misses,
+    and for an entrant of ``given`` that takes a design entrant's name with other seats."""
+    keys = [g.key for g in game.seat_groups]
+    unknown = sorted(set(design.groups) - set(keys))
+    if unknown:
+        raise ValueError(
+            f"crossplay.{unknown[0]}: {game.name} has no such seat group; its seat "
+            f"groups are {keys}"
+        )
+    missing = [key for key in keys if key not in design.groups]
+    if missing:
+        raise ValueError(
+            f"crossplay: name the members of {missing[0]!r} too ([crossplay.{missing[0]}]): "
+            "the design plays every seat group's members with every other's"
+        )
+    have = {entrant.name: entrant for entrant in given}
+    made = []
+    for table in design.entrants(keys):
+        entrant = EntrantConfig.model_validate(table)
+        mine = have.get(entrant.name)
+        if mine is None:
+            made.append(entrant)
+        elif mine.seats != entrant.seats:
+            raise ValueError(
+                f"entrants: {entrant.name!r} is an entrant [crossplay] makes, with other "
+                "seats; give your [[entrants]] table another name"
+            )
+    return made
 
 
 def missing_provider(name: str, defined: Collection[str]) -> str:
@@ -356,6 +410,21 @@ def load_tournament(path: Path) -> TournamentConfig:
 def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentConfig:
     game = get_game(config.game)
     groups = {g.key: g for g in game.seat_groups}
+    crossplay = config.crossplay
+    if crossplay is not None:  # first, so that an error names the design's member
+        crossplay = crossplay.model_copy(
+            update={
+                "groups": {
+                    key: {
+                        name: _resolve_group(
+                            spec, game, groups[key], base, f"{source}: crossplay.{key}.{name}"
+                        )
+                        for name, spec in members.items()
+                    }
+                    for key, members in crossplay.groups.items()
+                }
+            }
+        )
     entrants = []
     for entrant in config.entrants:
         where_entrant = f"{source}: entrant {entrant.name!r}"
@@ -368,28 +437,32 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
         missing = [key for key in groups if key not in entrant.seats]
         if missing:
             raise ConfigError(f"{where_entrant}: missing {missing[0]!r} (who plays it?)")
-        seats: dict[str, SeatSpecs] = {}
-        for key, spec in entrant.seats.items():
-            group = groups[key]
-            if isinstance(spec, list) and len(spec) != len(group.seats):
-                raise ConfigError(
-                    f"{where_entrant}, {key}: give one spec for all, or exactly "
-                    f"{len(group.seats)}; got {len(spec)}"
-                )
-            specs = spec if isinstance(spec, list) else [spec]
-            resolved = [
-                _resolve_seat(one, game, group.role, base, f"{where_entrant}, {key}" + (
-                    f".{i}" if isinstance(spec, list) else ""))
-                for i, one in enumerate(specs)
-            ]  # fmt: skip
-            seats[key] = resolved if isinstance(spec, list) else resolved[0]
+        seats = {
+            key: _resolve_group(spec, game, groups[key], base, f"{where_entrant}, {key}")
+            for key, spec in entrant.seats.items()
+        }
         entrants.append(entrant.model_copy(update={"seats": seats}))
     for variant in config.variant_list():
         try:
             config.game_config(variant)
         except ConfigError as exc:
             raise ConfigError(f"{source}: {exc}") from None
-    return config.model_copy(update={"entrants": entrants})
+    return config.model_copy(update={"entrants": entrants, "crossplay": crossplay})
+
+
+def _resolve_group(
+    spec: SeatSpecs, game: GameEntry, group: SeatGroup, base: Path, where: str
+) -> SeatSpecs:
+    """A seat group's specs resolved (``where`` names it): one for all, or one a seat."""
+    if isinstance(spec, list) and len(spec) != len(group.seats):
+        raise ConfigError(
+            f"{where}: give one spec for all, or exactly {len(group.seats)}; got {len(spec)}"
+        )
+    if not isinstance(spec, list):
+        return _resolve_seat(spec, game, group.role, base, where)
+    return [
+        _resolve_seat(one, game, group.role, base, f"{where}.{i}") for i, one in enumerate(spec)
+    ]
 
 
 def _resolve_seat(

@@ -171,9 +171,9 @@ def test_malformed_configs_give_one_clear_error(
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (('keeper = { baseline = "lantern" }', 'keeper = "lantern"'),
+        (('keeper = { baseline = "lantern" }', 'keeper = 7'),
          "t.toml: entrant 'lantern', keeper: a seat is a table: { baseline = \"NAME\" }, "
-         "{ provider = \"NAME\", model = \"MODEL\" } or { python = \"MODULE:CALLABLE\" }; got 'lantern'"),
+         "{ provider = \"NAME\", model = \"MODEL\" } or { python = \"MODULE:CALLABLE\" }; got 7"),
         (('keeper = { baseline = "lantern" }', "keeper = [1]"), "t.toml: entrant 'lantern', keeper.0: a seat is a table"),
         (('prompts = { system = "p/k.md", observation = "p/o.md", retry_hint = "p/r.md" }', "prompts = 3"),
          "t.toml: entrant 'model', keeper.prompts: should be a table (key = value, ...), got 3"),
