@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from harness.browse.crossplay import crossplay_html
 from harness.browse.folder import EpisodeRow, Snapshot
 from harness.report.model import Report
 from harness.report.render import (
@@ -458,6 +459,7 @@ def index_page(snapshot: Snapshot) -> str:
     parts += _plot(snapshot)
     parts.append("</div>")
     parts += _comparisons(snapshot.report)
+    parts += crossplay_html(snapshot.report.crossplay)
     parts += _figures(snapshot.report)
     parts += _episodes(snapshot)
     parts.append("</main>")

@@ -121,7 +121,10 @@ def add_report_parser(sub: Any) -> None:
     )
     report.add_argument("dir", type=Path, help="the results folder")
     report.add_argument(
-        "--format", choices=("md", "csv", "json"), default="md", help="the report's format"
+        "--format",
+        choices=("md", "csv", "json", "crossplay-csv"),
+        default="md",
+        help="the report's format; crossplay-csv: a cross-play design's figures, one a row",
     )
     report.add_argument(
         "--reference",
@@ -299,6 +302,10 @@ def report_text(
 def _render(report: Report, fmt: str) -> str:
     from harness.report.render import to_csv, to_json, to_markdown
 
+    if fmt == "crossplay-csv":
+        from harness.report.crossplay_render import crossplay_csv
+
+        return crossplay_csv(report.crossplay)
     render = {"md": to_markdown, "csv": to_csv, "json": to_json}[fmt]
     return render(report)
 

@@ -29,6 +29,7 @@ from harness.protocol import Column, GameEntry
 from harness.report.cells import Cell, CellMeans
 from harness.report.compare import ALPHA, pair_bootstrap, pairwise
 from harness.report.completeness import Completeness, Plan
+from harness.report.crossplay import CrossplayLayout, crossplay_section
 from harness.report.digest import Digest, EntrantDigest, digest
 from harness.report.leaderboards import Specs, identical_entrants, leaderboards, ranked
 from harness.report.model import (
@@ -326,6 +327,7 @@ def build_report(
     plan: Plan | None = None,
     ceiling: Ceiling | None = None,
     selection: Selected | None = None,
+    crossplay: CrossplayLayout | None = None,
 ) -> Report:
     """The whole report (whose JSON ``--format json`` prints: :meth:`Report.to_json`).
 
@@ -335,7 +337,8 @@ def build_report(
     stand in. ``plan`` is what the folder should hold; without it the episodes present
     count as complete. ``selection`` says what the folder holds beyond ``summaries``
     and why a run stopped early; the report repeats it. A folder's report is read with
-    all of these by :func:`harness.results.read_results`.
+    all of these by :func:`harness.results.read_results`. ``crossplay`` lays a
+    cross-play design's entrants out as a matrix (:mod:`harness.report.crossplay`).
     """
     if isinstance(summaries, Digest):
         if summaries.plan is not plan:
@@ -402,6 +405,7 @@ def build_report(
         ),
         servers=[s for n, e in by_entrant.items() if (s := _server(n, e)) is not None],
         deadlines=sum(e.reasons["deadline"] for e in by_entrant.values()),
+        crossplay=None if crossplay is None else crossplay_section(crossplay, cells),
     )
 
 

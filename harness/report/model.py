@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import Field
 
 from harness.models import StrictModel
+from harness.report.crossplay_model import Crossplay
 from harness.report.selection import Selected
 from harness.report.stats import Interval
 
@@ -260,6 +261,11 @@ class Report(StrictModel):
     )
     servers: list[ServerRow]
     deadlines: int = Field(description="Episodes that ran out of their play budget.")
+    crossplay: Crossplay | None = Field(
+        None,
+        exclude_if=lambda value: value is None,  # absent from the JSON of other reports
+        description="A cross-play design's matrix and decomposition (harness/report/crossplay.py).",
+    )
 
     @property
     def complete(self) -> bool:

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from harness.protocol import Column
 from harness.report.build import canonical_order
+from harness.report.crossplay_render import crossplay_markdown
 from harness.report.model import EntrantRow, Latency, Leaderboard, PairedRow, Report
 from harness.report.selection import describe as selection_lines
 from harness.report.servers import fallback_flags, flagged, server_section, unshown_line
@@ -365,6 +366,8 @@ def to_markdown(report: Report) -> str:
             parts += ["", unshown]
     for board in report.leaderboards:
         parts += _leaderboard(report, board)
+    if report.crossplay is not None:
+        parts += crossplay_markdown(report.crossplay)
     parts += server_section(report)
     return "\n".join(parts) + "\n"
 

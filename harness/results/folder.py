@@ -33,6 +33,7 @@ from harness.report.digest import Digest
 from harness.report.model import Report
 from harness.report.render import report_svg
 from harness.report.selection import Selected
+from harness.results.crossplay import crossplay_layout
 from harness.results.selection import Selector
 from harness.results.specs import entrant_specs
 from harness.summary import EpisodeSummary
@@ -87,6 +88,7 @@ class FolderResults:
             specs=entrant_specs(self.game, self.manifest),
             plan=self.digest.plan,
             selection=self.selection,
+            crossplay=crossplay_layout(self.game, self.manifest),
         )
 
     def in_canonical_order(self) -> list[EpisodeSummary]:

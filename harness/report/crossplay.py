@@ -1,0 +1,404 @@
+"""The cross-play report: a design's keeper x runner matrix, and what it says of each.
+
+A cross-play design (a config's ``[crossplay]`` section) plays every member of the
+game's first seat group (rows: Lighthouse's keepers) with every member of the second
+(columns: runner teams) on the same seeds. From each entrant's (seed, variant) cell
+means (the report's own cells, repetitions averaged within a cell) this module makes:
+
+- the matrix: each combination's mean over the cells *every* entrant of the matrix
+  finished (so that all its figures are over the same boards);
+- per row and per column, the mean over its partners and its worst partner (the
+  partner with the lowest mean; the interval is of the minimum over partners,
+  recomputed in every resample);
+- a two-way decomposition of the matrix: ``cell = grand + row effect + column effect
+  + interaction`` exactly, the effects being deviations of the row and column means;
+  a test of the interaction (a sign-flip permutation test over seeds: under no
+  interaction, each seed's double-centred matrix is as likely negated), and its size
+  as a share of the between-cell sum of squares and as a root mean square in points;
+- for every two rows, the leader's lead with each column and how it changes from one
+  column to another (the interaction, read as a question: does the better keeper
+  stay as far ahead with other partners?);
+- where a row and a column are the same model, the self-play minus cross-play gap:
+  the combination's mean against the mean of the other cells of its row and column.
+
+Every interval is a percentile bootstrap over *seeds*: a resample draws seeds with
+replacement, each carrying all its cells (every variant, every entrant of the
+matrix), so the interval allows for boards that are hard for everyone. The draws
+come from numpy's seeded generator and every sum is numpy's own (no BLAS), so the
+same results give the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from harness.report.cells import Cell
+from harness.report.crossplay_model import (
+    Crossplay,
+    Effect,
+    InteractionCell,
+    InteractionTest,
+    Lead,
+    LeadChange,
+    MatrixCell,
+    PartnerRobustness,
+    SeedInterval,
+    SelfPlayGap,
+)
+from harness.report.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, LEVEL
+
+Floats = npt.NDArray[np.float64]
+#: The permutation test's draws come from their own stream, apart from the bootstrap's.
+PERMUTATION_STREAM = 1
+#: Resamples made at a time: what one step holds stays small whatever the seed count.
+CHUNK = 250
+
+
+@dataclass(frozen=True)
+class CrossplayLayout:
+    """Where each entrant of a design sits in the matrix (from the config as run)."""
+
+    row_group: str
+    column_group: str
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    entrants: Mapping[tuple[str, str], str]
+    """(row, column) -> the entrant that plays the combination."""
+    same_model: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    """Combinations whose row and column are the same model (self-play)."""
+
+
+def _f(values: Any) -> Floats:
+    """``values`` as an array of floats (what numpy's reductions return, typed)."""
+    return np.asarray(values, dtype=np.float64)
+
+
+def method_text(resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> str:
+    """What every interval of the section resamples, and how."""
+    return (
+        f"{LEVEL:.0%} percentile bootstrap over seeds (each seed carries its cells of "
+        f"every variant and every entrant of the matrix), {resamples:,} resamples, seed {seed}"
+    )
+
+
+def _interval(point: float, draws: Floats | None) -> SeedInterval:
+    """``point`` with the percentile interval of its resampled ``draws``."""
+    mean = None if np.isnan(point) else float(point)
+    if draws is None or mean is None:
+        return SeedInterval(mean=mean, low=None, high=None)
+    kept = draws[~np.isnan(draws)]
+    if kept.size == 0:
+        return SeedInterval(mean=mean, low=None, high=None)
+    tail = (1 - LEVEL) / 2 * 100
+    low, high = np.percentile(kept, [tail, 100 - tail])
+    return SeedInterval(mean=mean, low=float(low), high=float(high))
+
+
+@dataclass(frozen=True)
+class _Figures:
+    """Every figure of the section for one matrix (or a stack of resampled ones)."""
+
+    matrix: Floats  # (..., R, C)
+
+    @property
+    def row_means(self) -> Floats:
+        return _f(self.matrix.mean(axis=-1))
+
+    @property
+    def column_means(self) -> Floats:
+        return _f(self.matrix.mean(axis=-2))
+
+    @property
+    def grand(self) -> Floats:
+        return _f(self.matrix.mean(axis=(-2, -1)))
+
+    @property
+    def row_effects(self) -> Floats:
+        return self.row_means - self.grand[..., None]
+
+    @property
+    def column_effects(self) -> Floats:
+        return self.column_means - self.grand[..., None]
+
+    @property
+    def interactions(self) -> Floats:
+        return double_centred(self.matrix)
+
+    def share(self) -> Floats:
+        """The interaction's share of the between-cell sum of squares (NaN: none)."""
+        rows, columns = self.matrix.shape[-2:]
+        ss_rows = columns * np.square(self.row_effects).sum(axis=-1)
+        ss_columns = rows * np.square(self.column_effects).sum(axis=-1)
+        ss_inter = np.square(self.interactions).sum(axis=(-2, -1))
+        total = ss_rows + ss_columns + ss_inter
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return _f(np.where(total > 0, ss_inter / np.where(total > 0, total, 1), np.nan))
+
+    def rms(self) -> Floats:
+        """The root mean square interaction."""
+        return _f(np.sqrt(np.square(self.interactions).mean(axis=(-2, -1))))
+
+    def gap(self, row: int, column: int) -> tuple[Floats, Floats, Floats]:
+        """Self-play, cross-play and their difference at (row, column)."""
+        m = self.matrix
+        own = m[..., row, column]
+        others = np.concatenate(
+            [
+                np.delete(m[..., row, :], column, axis=-1),
+                np.delete(m[..., :, column], row, axis=-1),
+            ],
+            axis=-1,
+        )
+        cross = _f(others.mean(axis=-1))
+        return _f(own), cross, _f(own - cross)
+
+
+def double_centred(matrix: Floats) -> Floats:
+    """``matrix`` less its row means and column means, plus its grand mean: the
+    interaction of a two-way table (the last two axes)."""
+    return _f(
+        matrix
+        - matrix.mean(axis=-1, keepdims=True)
+        - matrix.mean(axis=-2, keepdims=True)
+        + matrix.mean(axis=(-2, -1), keepdims=True)
+    )
+
+
+def _weights(rng: np.random.Generator, seeds: int, resamples: int) -> Floats:
+    """How often each seed is drawn in each resample: (resamples, seeds)."""
+    out = np.zeros((resamples, seeds))
+    for start in range(0, resamples, CHUNK):
+        picks = rng.integers(0, seeds, size=(min(CHUNK, resamples - start), seeds))
+        for i, row in enumerate(picks):
+            out[start + i] = np.bincount(row, minlength=seeds)
+    return out
+
+
+def _weighted(weights: Floats, sums: Floats, counts: Floats) -> Floats:
+    """The matrices of resamples weighted by ``weights``: (resamples, R, C)."""
+    flat = sums.reshape(sums.shape[0], -1)
+    total = np.einsum("bs,sk->bk", weights, flat, optimize=False)
+    cells = np.einsum("bs,s->b", weights, counts, optimize=False)
+    return _f((total / cells[:, None]).reshape(weights.shape[0], *sums.shape[1:]))
+
+
+def interaction_test(
+    sums: Floats, counts: Floats, *, resamples: int, seed: int
+) -> tuple[float, float | None]:
+    """The sum of squared interactions and its sign-flip permutation p-value over seeds.
+
+    Each seed's matrix (its cells' mean) is double-centred; the matrix's interaction is
+    their mean weighted by the seed's cells. Under no interaction each seed's
+    double-centred matrix is as likely negated, so the statistic is compared with
+    those of ``resamples`` random sign flips: p = (1 + flips at least as large) /
+    (1 + resamples). None with fewer than two seeds.
+    """
+    per_seed = double_centred(sums / counts[:, None, None])
+    flat = per_seed.reshape(per_seed.shape[0], -1) * counts[:, None]
+    observed = float(np.square(flat.sum(axis=0) / counts.sum()).sum())
+    if per_seed.shape[0] < 2:
+        return observed, None
+    rng = np.random.default_rng([seed, PERMUTATION_STREAM])
+    larger = 0
+    # a statistic equal to the observed one up to rounding counts as at least as large
+    # (an additive matrix leaves only rounding in each seed's interaction)
+    scale = float(np.square(sums / counts[:, None, None]).mean()) + 1.0
+    bar = observed - 1e-12 * scale
+    for start in range(0, resamples, CHUNK):
+        n = min(CHUNK, resamples - start)
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(n, flat.shape[0]))
+        flipped = np.einsum("ps,sk->pk", signs, flat, optimize=False) / counts.sum()
+        larger += int((np.square(flipped).sum(axis=1) >= bar).sum())
+    return observed, (1 + larger) / (1 + resamples)
+
+
+def _common_cells(tables: Sequence[Mapping[Cell, float]]) -> tuple[list[Cell], int]:
+    """The cells every table holds, in natural order, and how many any table holds."""
+    common = set(tables[0])
+    union = set(tables[0])
+    for table in tables[1:]:
+        keys = set(table)
+        common &= keys
+        union |= keys
+    return sorted(common), len(union)
+
+
+def crossplay_section(
+    layout: CrossplayLayout,
+    cells: Mapping[str, Mapping[Cell, float]],
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> Crossplay:
+    """The cross-play section of a report: ``cells`` are each entrant's cell means."""
+    rows, columns = list(layout.rows), list(layout.columns)
+    names = [layout.entrants[(r, c)] for r in rows for c in columns]
+    missing = [n for n in names if not cells.get(n)]
+    present = [cells[n] for n in names if n not in missing]
+    common, union = _common_cells(present) if present else ([], 0)
+    seeds = sorted({s for s, _ in common})
+    base = Crossplay(
+        row_group=layout.row_group,
+        column_group=layout.column_group,
+        rows=rows,
+        columns=columns,
+        missing=missing,
+        cells=len(common) if not missing else 0,
+        seeds=len(seeds) if not missing else 0,
+        all_cells=union,
+        method=method_text(resamples, seed),
+        matrix=[],
+        by_row=[],
+        by_column=[],
+        grand=SeedInterval(mean=None, low=None, high=None),
+        row_effects=[],
+        column_effects=[],
+        interactions=[],
+        interaction_test=None,
+        leads=[],
+        self_play=[],
+    )
+    if missing or not common:
+        return base  # a matrix with a hole has no decomposition: the report says so
+    place = {s: i for i, s in enumerate(seeds)}
+    sums = np.zeros((len(seeds), len(rows), len(columns)))
+    counts = np.zeros(len(seeds))
+    for s, _ in common:
+        counts[place[s]] += 1
+    for i, r in enumerate(rows):
+        for j, c in enumerate(columns):
+            table = cells[layout.entrants[(r, c)]]
+            for cell in common:
+                sums[place[cell[0]], i, j] += table[cell]
+    point = _Figures(sums.sum(axis=0) / counts.sum())
+    drawn: _Figures | None = None
+    if len(seeds) >= 2:
+        rng = np.random.default_rng(seed)
+        drawn = _Figures(_weighted(_weights(rng, len(seeds), resamples), sums, counts))
+
+    def iv(pick: str, *index: int) -> SeedInterval:
+        value = getattr(point, pick)
+        value = value() if callable(value) else value
+        draws = None
+        if drawn is not None:
+            got = getattr(drawn, pick)
+            got = got() if callable(got) else got
+            draws = got[(slice(None), *index)]
+        return _interval(float(value[index]) if index else float(value), draws)
+
+    def robust(axis: int, members: list[str], partners: list[str]) -> list[PartnerRobustness]:
+        # axis -1: a row over its columns; -2: a column over its rows
+        out = []
+        for k, member in enumerate(members):
+            line = point.matrix[k] if axis == -1 else point.matrix[:, k]
+            worst = int(np.argmin(line))  # the first of equal lows: a stable choice
+            lows = None
+            means = None
+            if drawn is not None:
+                stack = drawn.matrix[:, k, :] if axis == -1 else drawn.matrix[:, :, k]
+                lows, means = stack.min(axis=1), stack.mean(axis=1)
+            out.append(
+                PartnerRobustness(
+                    member=member,
+                    mean=_interval(float(line.mean()), means),
+                    worst_partner=partners[worst],
+                    worst=_interval(float(line.min()), lows),
+                )
+            )
+        return out
+
+    test = None
+    if len(rows) >= 2 and len(columns) >= 2:
+        statistic, p = interaction_test(sums, counts, resamples=resamples, seed=seed)
+        test = InteractionTest(
+            method="sign-flip permutation over seeds of each seed's double-centred matrix",
+            statistic=statistic,
+            p=p,
+            resamples=resamples,
+            share=_interval(float(point.share()), None if drawn is None else drawn.share()),
+            rms=_interval(float(point.rms()), None if drawn is None else drawn.rms()),
+        )
+    leads = []
+    means = point.row_means
+    for i in range(len(rows)):
+        for k in range(i + 1, len(rows)):
+            a, b = (k, i) if means[k] > means[i] else (i, k)
+            line = point.matrix[a] - point.matrix[b]
+            stack = None if drawn is None else drawn.matrix[:, a, :] - drawn.matrix[:, b, :]
+            by_column = {
+                c: _interval(float(line[j]), None if stack is None else stack[:, j])
+                for j, c in enumerate(columns)
+            }
+            changes = [
+                LeadChange(
+                    start=columns[j],
+                    to=columns[m],
+                    change=_interval(
+                        float(line[m] - line[j]),
+                        None if stack is None else stack[:, m] - stack[:, j],
+                    ),
+                )
+                for j in range(len(columns))
+                for m in range(j + 1, len(columns))
+            ]
+            leads.append(Lead(row=rows[a], versus=rows[b], by_column=by_column, changes=changes))
+    gaps = []
+    for i, r in enumerate(rows):
+        for j, c in enumerate(columns):
+            if (r, c) not in layout.same_model or len(rows) * len(columns) < 2:
+                continue
+            own, cross, gap = point.gap(i, j)
+            d_own = d_cross = d_gap = None
+            if drawn is not None:
+                d_own, d_cross, d_gap = drawn.gap(i, j)
+            gaps.append(
+                SelfPlayGap(
+                    row=r,
+                    column=c,
+                    self_play=_interval(float(own), d_own),
+                    cross_play=_interval(float(cross), d_cross),
+                    gap=_interval(float(gap), d_gap),
+                )
+            )
+    return base.model_copy(
+        update={
+            "matrix": [
+                MatrixCell(
+                    row=r, column=c, entrant=layout.entrants[(r, c)], score=iv("matrix", i, j)
+                )
+                for i, r in enumerate(rows)
+                for j, c in enumerate(columns)
+            ],
+            "by_row": robust(-1, rows, columns),
+            "by_column": robust(-2, columns, rows),
+            "grand": iv("grand"),
+            "row_effects": [
+                Effect(member=r, effect=iv("row_effects", i)) for i, r in enumerate(rows)
+            ],
+            "column_effects": [
+                Effect(member=c, effect=iv("column_effects", j)) for j, c in enumerate(columns)
+            ],
+            "interactions": [
+                InteractionCell(row=r, column=c, interaction=iv("interactions", i, j))
+                for i, r in enumerate(rows)
+                for j, c in enumerate(columns)
+            ],
+            "interaction_test": test,
+            "leads": leads,
+            "self_play": gaps,
+        }
+    )
+
+
+__all__ = [
+    "CrossplayLayout",
+    "crossplay_section",
+    "double_centred",
+    "interaction_test",
+    "method_text",
+]

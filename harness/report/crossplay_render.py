@@ -1,0 +1,235 @@
+"""The cross-play section as Markdown and as a long CSV (one figure a row).
+
+Both read a :class:`~harness.report.crossplay_model.Crossplay` only; the browser
+shows the same section as a heat map (:mod:`harness.browse.crossplay`), through
+:func:`ci` and :func:`notes`, so that the three say the same thing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator, Sequence
+
+from harness.report.crossplay_model import Crossplay, SeedInterval
+
+
+def ci(iv: SeedInterval, digits: int = 2) -> str:
+    """``mean [low, high]``; ``-`` with no mean, and the mean alone with no interval."""
+    if iv.mean is None:
+        return "-"
+    if iv.low is None or iv.high is None:
+        return f"{iv.mean:.{digits}f}"
+    return f"{iv.mean:.{digits}f} [{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
+
+
+def _p(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def notes(section: Crossplay) -> list[str]:
+    """The sentences that say what the section is over, and what is missing."""
+    out = [
+        f"Every {section.row_group} with every {section.column_group} team on the same "
+        f"seeds: {len(section.rows)} x {len(section.columns)} entrants. Each figure is "
+        f"over the {section.cells} (seed, variant) cells of {section.seeds} seeds that "
+        f"every entrant of the matrix finished; intervals: {section.method}."
+    ]
+    if section.missing:
+        out.append(
+            f"**Incomplete**: no finished episode yet for {', '.join(section.missing)}; "
+            "the matrix and its decomposition wait for them."
+        )
+    elif section.cells < section.all_cells:
+        out.append(
+            f"**Incomplete**: {section.all_cells - section.cells} of the "
+            f"{section.all_cells} cells some entrant finished are left out, as not every "
+            "entrant of the matrix finished them."
+        )
+    return out
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _cell(section: Crossplay, row: str, column: str) -> SeedInterval:
+    for cell in section.matrix:
+        if cell.row == row and cell.column == column:
+            return cell.score
+    return SeedInterval(mean=None, low=None, high=None)
+
+
+def crossplay_markdown(section: Crossplay) -> list[str]:
+    """The section's Markdown lines (a report appends them)."""
+    rows, cols = section.row_group, section.column_group
+    parts = ["", f"## Cross-play: {rows} x {cols}", "", " ".join(notes(section))]
+    if not section.matrix:
+        return parts
+    by_row = {r.member: r for r in section.by_row}
+    by_col = {c.member: c for c in section.by_column}
+    body = [
+        [
+            row,
+            *(ci(_cell(section, row, c)) for c in section.columns),
+            ci(by_row[row].mean),
+            f"{by_row[row].worst_partner}: {ci(by_row[row].worst)}",
+        ]
+        for row in section.rows
+    ]
+    body.append([f"*mean over {rows}s*", *(ci(by_col[c].mean) for c in section.columns), "", ""])
+    body.append(
+        [
+            f"*worst {rows}*",
+            *(f"{by_col[c].worst_partner}: {ci(by_col[c].worst)}" for c in section.columns),
+            "",
+            "",
+        ]
+    )
+    parts += [
+        "",
+        f"Mean team score of each {rows} (row) with each {cols} team (column); per "
+        f"{rows}, its mean over partners and its worst partner (the interval is of the "
+        "minimum over partners in each resample).",
+        "",
+        _table(
+            [f"{rows} \\ {cols}", *section.columns, "mean over partners", "worst partner"], body
+        ),
+    ]
+    parts += _decomposition(section)
+    parts += _leads(section)
+    parts += _self_play(section)
+    return parts
+
+
+def _decomposition(section: Crossplay) -> list[str]:
+    inter = {(i.row, i.column): i.interaction for i in section.interactions}
+    effects = {e.member: e.effect for e in section.row_effects}
+    body = [
+        [row, ci(effects[row]), *(ci(inter[(row, c)]) for c in section.columns)]
+        for row in section.rows
+    ]
+    body.append(
+        [f"*{section.column_group} effect*", "", *(ci(e.effect) for e in section.column_effects)]
+    )
+    parts = [
+        "",
+        f"### Two-way decomposition (grand mean {ci(section.grand)})",
+        "",
+        f"cell = grand mean + {section.row_group} effect + {section.column_group} effect "
+        "+ interaction, exactly; an effect is a row's or column's mean less the grand "
+        "mean, the interaction what is left of the cell.",
+        "",
+        _table([f"{section.row_group}", f"{section.row_group} effect", *section.columns], body),
+    ]
+    test = section.interaction_test
+    if test is not None:
+        parts += [
+            "",
+            f"Interaction: {ci(test.share, 3)} of the between-cell sum of squares "
+            f"({section.row_group} + {section.column_group} + interaction), a root mean "
+            f"square of {ci(test.rms)} points; {test.method} ({test.resamples:,} flips): "
+            f"p = {_p(test.p)}.",
+        ]
+    return parts
+
+
+def _leads(section: Crossplay) -> list[str]:
+    if not section.leads:
+        return []
+    body = []
+    for lead in section.leads:
+        changes = "; ".join(f"{c.start} -> {c.to}: {ci(c.change)}" for c in lead.changes)
+        body.append(
+            [
+                f"{lead.row} - {lead.versus}",
+                *(ci(lead.by_column[c]) for c in section.columns),
+                changes or "-",
+            ]
+        )
+    return [
+        "",
+        f"### Leads by {section.column_group} team",
+        "",
+        f"How far one {section.row_group} is ahead of another with each "
+        f"{section.column_group} team, and how that lead changes from one team to another.",
+        "",
+        _table([f"{section.row_group}s", *section.columns, "change of the lead"], body),
+    ]
+
+
+def _self_play(section: Crossplay) -> list[str]:
+    if not section.self_play:
+        return [
+            "",
+            f"Self-play: no {section.row_group} and {section.column_group} team of the "
+            "design are the same model.",
+        ]
+    body = [
+        [f"{g.row} + {g.column}", ci(g.self_play), ci(g.cross_play), ci(g.gap)]
+        for g in section.self_play
+    ]
+    return [
+        "",
+        "### Self-play against cross-play",
+        "",
+        "Where a row and a column are the same model: their combination's mean against "
+        "the mean of the other cells of its row and its column.",
+        "",
+        _table(["pair", "self-play", "cross-play", "gap"], body),
+    ]
+
+
+HEADER = ("figure", "row", "column", "mean", "low", "high")
+
+
+def _figures(section: Crossplay) -> Iterator[tuple[str, str, str, SeedInterval]]:
+    for cell in section.matrix:
+        yield "cell", cell.row, cell.column, cell.score
+    for r in section.by_row:
+        yield "row_mean", r.member, "", r.mean
+        yield "row_worst", r.member, r.worst_partner, r.worst
+    for c in section.by_column:
+        yield "column_mean", "", c.member, c.mean
+        yield "column_worst", c.worst_partner, c.member, c.worst
+    if section.matrix:
+        yield "grand", "", "", section.grand
+    for e in section.row_effects:
+        yield "row_effect", e.member, "", e.effect
+    for e in section.column_effects:
+        yield "column_effect", "", e.member, e.effect
+    for i in section.interactions:
+        yield "interaction", i.row, i.column, i.interaction
+    test = section.interaction_test
+    if test is not None:
+        yield "interaction_share", "", "", test.share
+        yield "interaction_rms", "", "", test.rms
+        p = SeedInterval(mean=test.p, low=None, high=None)
+        yield "interaction_p", "", "", p
+    for lead in section.leads:
+        pair = f"{lead.row}-{lead.versus}"
+        for column, iv in lead.by_column.items():
+            yield "lead", pair, column, iv
+        for change in lead.changes:
+            yield "lead_change", pair, f"{change.start}->{change.to}", change.change
+    for g in section.self_play:
+        yield "self_play", g.row, g.column, g.self_play
+        yield "cross_play", g.row, g.column, g.cross_play
+        yield "self_play_gap", g.row, g.column, g.gap
+
+
+def crossplay_csv(section: Crossplay | None) -> str:
+    """The section as a long CSV: one figure a row (``lighthouse report --format
+    crossplay-csv``); just the header when the folder has no design."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(HEADER)
+    for figure, row, column, iv in _figures(section) if section is not None else ():
+        values = ("" if v is None else v for v in (iv.mean, iv.low, iv.high))
+        writer.writerow([figure, row, column, *values])
+    return buffer.getvalue()
+
+
+__all__ = ["HEADER", "ci", "crossplay_csv", "crossplay_markdown", "notes"]
