@@ -15,7 +15,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, TextIO, cast
 
-from harness.commands import play, replay, serve, tournament, view
+from harness.commands import leaderboard, play, replay, serve, tournament, view
 from harness.commands.parser import Parser, at_least, examples, seed
 from harness.errors import ConfigError, HarnessError
 
@@ -133,6 +133,7 @@ COMMANDS: dict[str, Command] = {
     "run": Command(tournament.RUN_HELP, tournament.add_run_parser),
     "report": Command(tournament.REPORT_HELP, tournament.add_report_parser),
     "merge": Command(tournament.MERGE_HELP, tournament.add_merge_parser),
+    "leaderboard": Command(leaderboard.HELP, leaderboard.add_parser),
     "replay": Command(replay.HELP, replay.add_parser),
     "view": Command(view.HELP, view.add_parser),
     "serve": Command(serve.HELP, serve.add_parser),
