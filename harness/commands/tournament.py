@@ -117,6 +117,7 @@ def add_report_parser(sub: Any) -> None:
             "lighthouse report results/smoke",
             "lighthouse report results/smoke --format csv > smoke.csv",
             "lighthouse report results/smoke --reference lantern --plot smoke.svg",
+            "lighthouse report results/crossplay --format crossplay-csv   # one figure a row",
         ),
     )
     report.add_argument("dir", type=Path, help="the results folder")
@@ -124,7 +125,7 @@ def add_report_parser(sub: Any) -> None:
         "--format",
         choices=("md", "csv", "json", "crossplay-csv"),
         default="md",
-        help="the report's format; crossplay-csv: a cross-play design's figures, one a row",
+        help="the report's format",
     )
     report.add_argument(
         "--reference",

@@ -80,6 +80,7 @@ def test_a_valid_config_loads_and_resolves(tmp_path: Path) -> None:
 
 #: The example configs under configs/, as docs/tournaments.md and the README list them.
 SHIPPED = [
+    "crossplay",
     "hourloom-smoke",
     "keeper-models",
     "local-server",
