@@ -53,6 +53,10 @@ def _cmd_schema(args: argparse.Namespace) -> int:
         from harness.report.model import report_schema
 
         schema = report_schema()
+    elif args.of == "leaderboard":
+        from harness.report.ratings import ratings_schema
+
+        schema = ratings_schema()
     else:
         schema = get_game(args.game).codec.record_schema()
     print(json.dumps(schema, indent=2, sort_keys=True))
@@ -98,8 +102,8 @@ def _add_schema(sub: Any) -> None:
         "schema",
         help=SCHEMA_HELP,
         description="Print the JSON Schema every line of the game's records follows, or "
-        "that of a results folder's manifest.json, or of `lighthouse report --format json` "
-        "(docs/schemas/ holds each).",
+        "that of a results folder's manifest.json, of `lighthouse report --format json` "
+        "or of `lighthouse leaderboard --format json` (docs/schemas/ holds each).",
         epilog=examples(
             "lighthouse schema > lighthouse-record.schema.json",
             "lighthouse schema --game relayroam",
@@ -108,7 +112,7 @@ def _add_schema(sub: Any) -> None:
     )
     schema.add_argument(
         "--of",
-        choices=("record", "manifest", "report"),
+        choices=("record", "manifest", "report", "leaderboard"),
         default="record",
         help="what the schema is of (default: %(default)s)",
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from pydantic import Field
@@ -74,6 +75,12 @@ class Ratings(StrictModel):
         "without a chain of meetings to the rest."
     )
     entrants: list[RatedEntrant]
+
+
+def ratings_schema() -> dict[str, Any]:
+    """The JSON Schema of ``lighthouse leaderboard --format json``
+    (docs/schemas/leaderboard.schema.json)."""
+    return Ratings.model_json_schema(by_alias=True, mode="serialization")
 
 
 def method_text(resamples: int, seed: int) -> str:
@@ -273,4 +280,5 @@ __all__ = [
     "meeting_matrices",
     "rate",
     "ratings_markdown",
+    "ratings_schema",
 ]

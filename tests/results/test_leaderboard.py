@@ -20,6 +20,7 @@ from harness.report.ratings import RatedInput, rate
 from harness.results.leaderboard import leaderboard
 from harness.tournament.config import load_tournament
 from harness.tournament.run import run_tournament
+from tests.results.test_schemas import problems
 
 #: 400 log10(2): two to one.
 TWO_TO_ONE = ELO * math.log10(2)
@@ -150,6 +151,7 @@ def test_two_folders_sharing_an_entrant_are_put_on_one_scale(
     )
     data = json.loads(capsys.readouterr().out)
     assert [row["entrant"] for row in data["entrants"]] == names
+    assert problems("leaderboard", data) == []
 
 
 def test_folders_no_seed_connects_are_refused_with_a_message(

@@ -14,6 +14,7 @@ import pytest
 
 from harness.cli import main
 from harness.report.model import report_schema
+from harness.report.ratings import ratings_schema
 from harness.tournament.manifest import MANIFEST_VERSION, manifest_schema
 from tests.golden.folders import FOLDERS, unpack
 from tests.golden.reports import golden_path
@@ -23,6 +24,7 @@ SCHEMAS = ROOT / "docs" / "schemas"
 MAKERS: dict[str, Callable[[], dict[str, Any]]] = {
     "manifest": manifest_schema,
     "report": report_schema,
+    "leaderboard": ratings_schema,
 }
 
 
