@@ -169,22 +169,20 @@ def double_centred(matrix: Floats) -> Floats:
     )
 
 
-def _weights(rng: np.random.Generator, seeds: int, resamples: int) -> Floats:
-    """How often each seed is drawn in each resample: (resamples, seeds)."""
-    out = np.zeros((resamples, seeds))
+def _resampled(rng: np.random.Generator, sums: Floats, counts: Floats, resamples: int) -> Floats:
+    """The matrices of ``resamples`` seed resamples: (resamples, R, C). Each draws
+    seeds with replacement; its matrix is the drawn seeds' cell sums over their cells.
+    Made a chunk at a time, so only a chunk's seed counts are held."""
+    seeds = sums.shape[0]
+    flat = sums.reshape(seeds, -1)
+    out = []
     for start in range(0, resamples, CHUNK):
         picks = rng.integers(0, seeds, size=(min(CHUNK, resamples - start), seeds))
-        for i, row in enumerate(picks):
-            out[start + i] = np.bincount(row, minlength=seeds)
-    return out
-
-
-def _weighted(weights: Floats, sums: Floats, counts: Floats) -> Floats:
-    """The matrices of resamples weighted by ``weights``: (resamples, R, C)."""
-    flat = sums.reshape(sums.shape[0], -1)
-    total = np.einsum("bs,sk->bk", weights, flat, optimize=False)
-    cells = np.einsum("bs,s->b", weights, counts, optimize=False)
-    return _f((total / cells[:, None]).reshape(weights.shape[0], *sums.shape[1:]))
+        weights = np.stack([np.bincount(row, minlength=seeds) for row in picks]).astype(float)
+        total = np.einsum("bs,sk->bk", weights, flat, optimize=False)
+        cells = np.einsum("bs,s->b", weights, counts, optimize=False)
+        out.append(total / cells[:, None])
+    return _f(np.concatenate(out).reshape(resamples, *sums.shape[1:]))
 
 
 def interaction_test(
@@ -279,7 +277,7 @@ def crossplay_section(
     drawn: _Figures | None = None
     if len(seeds) >= 2:
         rng = np.random.default_rng(seed)
-        drawn = _Figures(_weighted(_weights(rng, len(seeds), resamples), sums, counts))
+        drawn = _Figures(_resampled(rng, sums, counts, resamples))
 
     def iv(pick: str, *index: int) -> SeedInterval:
         value = getattr(point, pick)
