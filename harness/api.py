@@ -42,6 +42,7 @@ from harness.registry import get_game
 from harness.seat_builder import SeatLike, build_seats, llm_providers, seats_of_groups
 from harness.seat_spec import SEAT_TAGS, LLMSeatConfig, SeatConfig, cli_providers, parse_seat_arg
 from harness.seats import Seat, baseline_seats, close_seats
+from harness.step_env import Stepping
 from harness.validation import check_seed, format_validation_error
 
 T = TypeVar("T")
@@ -83,8 +84,9 @@ class PlayResult:
         return [line for line in self.lines if line.get("type") == "tick"]
 
 
-class Env:
-    """One game with its rules settled, ready to play episodes (see :func:`make`)."""
+class Env(Stepping):
+    """One game with its rules settled, ready to play episodes (see :func:`make`): whole,
+    with :meth:`play`, or step by step, with :meth:`reset` and :meth:`step`."""
 
     def __init__(
         self,
@@ -93,8 +95,11 @@ class Env:
         variant: str | None = None,
         rules: Mapping[str, Any] | None = None,
         episode_timeout_seconds: float | None = None,
+        seed: int | None = None,
     ) -> None:
         self.game = game
+        self.seed = seed
+        """The seed :meth:`reset` starts with when given none."""
         self.variant = variant or game.variants[0]
         if self.variant not in game.variants:
             raise ConfigError(
@@ -153,6 +158,7 @@ class Env:
         cache: Path | str | None = None,
         clients: Mapping[str, Provider] | None = None,
         preflight: bool = True,
+        seated: Mapping[str, Seat] | None = None,
         **groups: GroupArg,
     ) -> PlayResult:
         """:meth:`play`, awaited; ``on_tick`` gets each tick line, ``on_warning`` each
@@ -165,7 +171,8 @@ class Env:
         naming it calls that client; its entry in ``providers`` still sets the seat's
         limits), e.g. the model an Inspect task resolved; ``preflight=False`` skips the
         small call to each model before the episode (then a structured output shape is
-        found on the episode's first call)."""
+        found on the episode's first call). ``seated`` gives seats already made, by seat
+        id (the seats :meth:`step` answers for)."""
         known = {**cli_providers(), **_providers(providers or {})}
         specs: dict[str, tuple[str, SeatLike]] = seats_of_groups(
             self.game, self._specs({**(seats or {}), **groups})
@@ -191,7 +198,12 @@ class Env:
                     for line in factory.structured_output():
                         (on_info or warn)(line)
                     outcome = await self._play_built(
-                        state, built, episode, seed, record=record, on_tick=on_tick
+                        state,
+                        {**built, **(seated or {})},
+                        episode,
+                        seed,
+                        record=record,
+                        on_tick=on_tick,
                     )
                 finally:
                     await close_seats(built.values())  # a Python agent's worker processes
@@ -287,17 +299,20 @@ def make(
     variant: str | None = None,
     rules: Mapping[str, Any] | None = None,
     episode_timeout_seconds: float | None = None,
+    seed: int | None = None,
 ) -> Env:
     """The game named ``game`` (``lighthouse``, ``relayroam``, ``hourloom``), ready to play.
 
     ``variant`` picks a rules variant (default: the game's first), ``rules``
-    overrides rules parameters (``{"maxTicks": 20}``).
+    overrides rules parameters (``{"maxTicks": 20}``); ``seed`` is the episode
+    :meth:`Env.reset` starts when given none (docs/env.md).
     """
     return Env(
         get_game(game),
         variant=variant,
         rules=rules,
         episode_timeout_seconds=episode_timeout_seconds,
+        seed=seed,
     )
 
 
