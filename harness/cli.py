@@ -15,7 +15,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, TextIO, cast
 
-from harness.commands import leaderboard, play, replay, serve, tournament, view
+from harness.commands import fake_llm, leaderboard, play, replay, serve, tournament, view
 from harness.commands.parser import Parser, at_least, examples, seed
 from harness.errors import ConfigError, HarnessError
 
@@ -141,6 +141,7 @@ COMMANDS: dict[str, Command] = {
     "replay": Command(replay.HELP, replay.add_parser),
     "view": Command(view.HELP, view.add_parser),
     "serve": Command(serve.HELP, serve.add_parser),
+    "fake-llm": Command(fake_llm.HELP, fake_llm.add_parser),
     "schema": Command(SCHEMA_HELP, _add_schema),
 }
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from harness.errors import ErrorKind, FatalProviderError
 from harness.llm.secrets import register_secret
+from harness.text import terminal_safe
 
 if TYPE_CHECKING:  # options import the providers, which import this module
     from harness.llm.options import ProviderOptions
@@ -69,9 +71,32 @@ def read_api_key(options: ProviderOptions, environ: Mapping[str, str] | None = N
         return ""
     if name not in environ or not environ[name]:
         raise FatalProviderError(
-            "missing_key", f"{options.kind}: the environment variable {name} is not set"
+            "missing_key",
+            f"{options.kind}: the environment variable {name} is not set{_local(options)}",
         )
     return check_api_key(environ[name], options.kind, f"the environment variable {name}")
+
+
+#: The hosts of a server on this machine, whose key is whatever it was started with.
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _local(options: ProviderOptions) -> str:
+    """What to add to "is not set" for a provider on this machine (which takes any key)."""
+    base = options.base_url
+    if base is None:
+        return ""
+    try:
+        host = urlsplit(base).hostname
+    except ValueError:
+        return ""
+    if host not in LOCAL_HOSTS:
+        return ""
+    name = options.key_env
+    return (
+        f" (the server at {terminal_safe(base[:200])} is on this machine: any value works, "
+        f"e.g. export {name}=not-a-real-key)"
+    )
 
 
 def check_keys(
@@ -91,12 +116,14 @@ def check_keys(
     environ = os.environ if environ is None else environ
     missing: dict[str, str] = {}
     unusable: list[str] = []
+    local: dict[str, str] = {}
     for options in providers:
         name = options.key_env
         if name is None or name in missing or (not require and name not in environ):
             continue
         if not environ.get(name):
             missing[name] = options.kind
+            local[name] = _local(options)
             continue
         try:
             check_api_key(environ[name], options.kind, f"the environment variable {name}")
@@ -108,9 +135,9 @@ def check_keys(
     problems = list(unusable)
     if len(missing) == 1:
         ((name, kind),) = missing.items()
-        problems.insert(0, f"{kind}: the environment variable {name} is not set")
+        problems.insert(0, f"{kind}: the environment variable {name} is not set{local[name]}")
     elif missing:
-        listed = ", ".join(f"{name} ({kind})" for name, kind in missing.items())
+        listed = ", ".join(f"{name} ({kind}){local[name]}" for name, kind in missing.items())
         problems.insert(0, f"the environment variables {listed} are not set")
     raise FatalProviderError("missing_key" if missing else "bad_key", "; ".join(problems))
 

@@ -29,6 +29,8 @@ from harness.llm.prompts import (
     first_messages,
     retry_messages,
 )
+from harness.llm.schema_reply import schema_reply
+from harness.llm.scripted import ScriptedProvider
 from harness.llm.secrets import redact
 from harness.llm.shapes import Shape, apply_shape, candidates
 from harness.llm.types import CompletionRequest, Message, Provider
@@ -247,10 +249,18 @@ class SeatFactory:
         *,
         provider: Provider | None = None,
     ) -> LLMSeat:
-        """An LLM seat for ``role`` in ``game``; ``provider`` overrides the one built."""
+        """An LLM seat for ``role`` in ``game``; ``provider`` overrides the one built.
+
+        A provider of kind ``scripted`` calls no server: the seat's every call answers
+        with the simplest reply the role's reply schema allows
+        (:mod:`harness.llm.schema_reply`).
+        """
         prompts = PromptSet.load(options.prompts or default_prompt_files(game.name, role))
-        provider = provider or self.provider(options.provider)
         p = options.provider
+        if provider is None and p.kind == "scripted":
+            reply = schema_reply(game.seat_io.reply_schema(role))
+            provider = ScriptedProvider(script=lambda _request: reply)
+        provider = provider or self.provider(p)
         limiter = self._limiters.get(
             f"{p.kind}:{p.base_url or ''}",
             options.model,

@@ -173,6 +173,8 @@ class ScriptedLLMServer:
         *,
         shapes: ShapeRule | None = None,
         serial: bool = False,
+        port: int = 0,
+        keep_requests: bool = True,
     ) -> None:
         self._queue: deque[Action] = deque()
         self._lock = threading.Lock()
@@ -183,6 +185,8 @@ class ScriptedLLMServer:
         self.serial = serial
         """Answer one request at a time (the others wait in the server, connected)."""
         self._one_at_a_time = threading.Lock()
+        self.keep_requests = keep_requests
+        """Keep every request in :attr:`requests` (off for a server that runs for long)."""
         self.requests: list[SeenRequest] = []
         self.in_flight = 0
         """Requests received and not yet answered (waiting ones included)."""
@@ -196,7 +200,8 @@ class ScriptedLLMServer:
         """Endless responses the client ended by closing the connection."""
         self.streamed: list[int] = []
         """The bytes each ended endless response had sent."""
-        self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
+        # port 0: a free one, picked by the system
+        self._httpd = _Server(("127.0.0.1", port), self._handler_class())
         self._httpd.daemon_threads = True
         # a short poll: stop() returns within 50 ms, not the standard 0.5 s
         self._thread = threading.Thread(
@@ -267,14 +272,15 @@ class ScriptedLLMServer:
                 except ValueError:
                     body = {}
                 with server._lock:
-                    server.requests.append(
-                        SeenRequest(
-                            self.path,
-                            {k.lower(): v for k, v in self.headers.items()},
-                            body,
-                            time.monotonic(),
+                    if server.keep_requests:
+                        server.requests.append(
+                            SeenRequest(
+                                self.path,
+                                {k.lower(): v for k, v in self.headers.items()},
+                                body,
+                                time.monotonic(),
+                            )
                         )
-                    )
                     server.in_flight += 1
                     server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
                 try:
