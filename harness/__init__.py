@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from harness.agents import AgentInput
     from harness.api import Env, PlayResult, make, play
+    from harness.notebook import Results
     from harness.seat_spec import BaselineSeatConfig, LLMSeatConfig, PythonSeatConfig
 
     __version__: str
@@ -31,6 +32,7 @@ _API = {
     "LLMSeatConfig": "harness.seat_spec",
     "PlayResult": "harness.api",
     "PythonSeatConfig": "harness.seat_spec",
+    "Results": "harness.notebook",
     "make": "harness.api",
     "play": "harness.api",
 }
@@ -54,6 +56,7 @@ __all__ = [
     "LLMSeatConfig",
     "PlayResult",
     "PythonSeatConfig",
+    "Results",
     "__version__",
     "make",
     "play",

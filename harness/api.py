@@ -83,6 +83,12 @@ class PlayResult:
         """The record's tick lines: each seat's reply, decision and source, and the state."""
         return [line for line in self.lines if line.get("type") == "tick"]
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the episode's viewer page (:mod:`harness.notebook`)."""
+        from harness.notebook import episode_html
+
+        return episode_html(self.game, self.lines)
+
 
 class Env(Stepping):
     """One game with its rules settled, ready to play episodes (see :func:`make`): whole,

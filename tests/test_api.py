@@ -23,6 +23,7 @@ PUBLIC = {
     "LLMSeatConfig",
     "PlayResult",
     "PythonSeatConfig",
+    "Results",
     "__version__",
     "make",
     "play",

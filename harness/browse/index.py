@@ -452,6 +452,13 @@ def _episodes(snapshot: Snapshot) -> list[str]:
     ]
 
 
+def leaderboard_fragment(snapshot: Snapshot) -> str:
+    """The index page's head (its title, what is incomplete or skipped) and leaderboard,
+    as an HTML fragment without scripts, for a page of someone else's (a notebook)."""
+    head = [part for part in _head(snapshot) if not part.startswith("<nav")]
+    return "\n".join([*head, *_leaderboard(snapshot.report)])
+
+
 def index_page(snapshot: Snapshot) -> str:
     """The index page of ``snapshot``: one self-contained HTML document."""
     parts = ["<header>", *_head(snapshot), "</header><main>", '<div class="top">']
@@ -467,4 +474,4 @@ def index_page(snapshot: Snapshot) -> str:
     return before.replace("__TITLE__", _e(snapshot.title)) + "\n".join(parts) + after
 
 
-__all__ = ["EPISODE_COLUMNS", "index_page"]
+__all__ = ["EPISODE_COLUMNS", "index_page", "leaderboard_fragment"]
