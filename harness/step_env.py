@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import weakref
 from collections.abc import Awaitable, Coroutine, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -170,6 +172,9 @@ class _Episode:
             env.aplay(seed, seats=given, providers=providers, record=record, seated=stepped)
         )
         self.task.add_done_callback(lambda _: self._changed.set())
+        # an episode left without close() is closed when it is dropped, so that its
+        # tasks end on their loop rather than be torn down by the garbage collector
+        weakref.finalize(self, _close_loop, self.loop, self.task)
 
     # --- what the seats tell the episode (on its loop) ---
 
@@ -265,6 +270,17 @@ class _Episode:
             else:
                 self._result = task.result()
         return out
+
+
+def _close_loop(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` and close ``loop``, where the loop can be run here."""
+    if loop.is_closed() or loop.is_running():
+        return
+    with contextlib.suppress(Exception):
+        if not task.done():
+            task.cancel()
+            loop.run_until_complete(asyncio.wait([task]))
+        loop.close()
 
 
 class Stepping:
