@@ -215,7 +215,9 @@ class CallRecord(RecordModel):
     errors: list[str] = Field(description="The error kind of every failed attempt.")
     failure: str | None = Field(None, description="Why the call gave up, or null.")
     input_tokens: int | None = Field(
-        description="Input tokens as the server counted them; null when it gave no usable "
+        description="Input tokens as the server counted them, those read from or written "
+        "to its prompt cache included (for Anthropic: its inputTokens and its two cache "
+        "counts together); null when it gave no usable "
         "count (none, or not a count: negative, not a number, past a billion), and then "
         "the call's cost is priced at the bound of its input (docs/llm.md)."
     )
@@ -223,7 +225,38 @@ class CallRecord(RecordModel):
         description="Output tokens as the server counted them; null when unknown, as for "
         "inputTokens (priced at the request's maxTokens)."
     )
-    reasoning_tokens: int | None = None
+    reasoning_tokens: int | None = Field(
+        None,
+        description="Of outputTokens, the model's reasoning, as the server counted them; "
+        "null when it reports none (every model that does not reason).",
+    )
+    cached_input_tokens: int | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="Of inputTokens, those read from the provider's prompt cache; absent "
+        "when the server reported none (or no usable count), and on older records.",
+    )
+    cache_write_tokens: int | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="Of inputTokens, those written to the provider's prompt cache "
+        "(Anthropic); absent when none were reported, as for cachedInputTokens.",
+    )
+    cache_write_1h_tokens: int | None = Field(
+        None,
+        alias="cacheWrite1hTokens",
+        exclude_if=lambda v: v is None,
+        description="Of cacheWriteTokens, those kept for an hour (the rest for five "
+        "minutes); absent when the server did not say.",
+    )
+    stop_reason: str | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="Why the model stopped, in its API's words (finish_reason: stop, "
+        "length, ...; stop_reason: end_turn, max_tokens, tool_use, ...), cut to 40 "
+        "characters; absent when the call failed, the provider did not say, or on "
+        "older records.",
+    )
     cost_usd: float | None = Field(
         None,
         description="The call's price from the provider's prices (null without one); an "

@@ -59,7 +59,31 @@ class SeatStats(RecordModel):
     fallbacks: dict[str, int] = Field(default_factory=dict)
     input_tokens: int = Field(0, description="Known input tokens (see usageUnknown).")
     output_tokens: int = Field(0, description="Known output tokens (see usageUnknown).")
-    reasoning_tokens: int = 0
+    reasoning_tokens: int = Field(0, description="Of outputTokens, the reasoning ones.")
+    cached_input_tokens: int = Field(
+        0,
+        exclude_if=lambda v: not v,
+        description="Of inputTokens, those read from the provider's prompt cache (absent "
+        "when none, and on older lines).",
+    )
+    cache_write_tokens: int = Field(
+        0,
+        exclude_if=lambda v: not v,
+        description="Of inputTokens, those written to the prompt cache (absent when none).",
+    )
+    cache_write_1h_tokens: int = Field(
+        0,
+        alias="cacheWrite1hTokens",
+        exclude_if=lambda v: not v,
+        description="Of cacheWriteTokens, those kept for an hour (absent when none).",
+    )
+    unpriced: int = Field(
+        0,
+        exclude_if=lambda v: not v,
+        description="Calls with no price (the provider lists none for the model): their "
+        "cost is not in costUsd, which reports then show as 'no price' (absent when none, "
+        "and on older lines, which could not tell).",
+    )
     usage_unknown: int = Field(
         0,
         exclude_if=lambda v: not v,
@@ -210,6 +234,24 @@ def entrant_turns(
     return out
 
 
+#: What a cost shows where a call had no price: never "$0", which reads as free.
+NO_PRICE = "no price"
+
+
+def cost_text(cost_usd: float, unpriced: int, digits: int = 4) -> str:
+    """A recorded cost as every table shows it: ``$0.1234``; ``no price`` when calls
+    without a price are all it has; ``$0.1234 + no price`` when it has both.
+
+    ``unpriced`` is the calls answered with no price (:attr:`SeatStats.unpriced`);
+    results lines written before they were counted give 0, and show as they did.
+    """
+    if not unpriced:
+        return f"${cost_usd:.{digits}f}"
+    if not cost_usd:
+        return NO_PRICE
+    return f"${cost_usd:.{digits}f} + {NO_PRICE}"
+
+
 def episode_id(entrant: str, variant: str, seed: int, repetition: int) -> str:
     """``<entrant>--<variant>--s<seed>--r<repetition>``: an episode's id, stable across reruns."""
     return f"{entrant}--{variant}--s{seed}--r{repetition}"
@@ -268,6 +310,10 @@ class _Tally:
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+    unpriced: int = 0
     usage_unknown: int = 0
     cost_usd: float = 0.0
     latencies_ms: list[float] = field(default_factory=list)
@@ -288,7 +334,14 @@ class _Tally:
         self.input_tokens += json_int(tokens_in or 0)
         self.output_tokens += json_int(tokens_out or 0)
         self.reasoning_tokens += json_int(call[c.reasoning_tokens] or 0)
-        self.cost_usd += json_number(call[c.cost_usd] or 0.0)
+        # absent on calls that reported none, and on older records
+        self.cached_input_tokens += json_int(call.get(c.cached_input_tokens) or 0)
+        self.cache_write_tokens += json_int(call.get(c.cache_write_tokens) or 0)
+        self.cache_write_1h_tokens += json_int(call.get(c.cache_write_1h_tokens) or 0)
+        cost = call[c.cost_usd]
+        if cost is None and call[c.failure] is None and not call.get(c.cached):
+            self.unpriced += 1  # a request answered, and no price to put on it
+        self.cost_usd += json_number(cost or 0.0)
         if call.get(c.cached):
             self.cached += 1
             return
@@ -406,11 +459,13 @@ def summarize_read(
 __all__ = [
     "FALLBACK_SOURCES",
     "IDENTITY_DETAIL",
+    "NO_PRICE",
     "RETRY_SOURCES",
     "BatchStats",
     "EpisodeSummary",
     "SeatStats",
     "TurnCount",
+    "cost_text",
     "entrant_turns",
     "episode_id",
     "group_turns",

@@ -19,7 +19,9 @@ An answer is stored as a record keeps it, never more (decision R8): a reply of m
 than 1 MiB of UTF-8 is stored cut there, with its whole length and sha256, and is
 judged on the way back as the record judged it (too long). Token counts are stored as
 one JSON object by :class:`~harness.llm.types.Usage` field name (null: unknown), so
-a further count needs no new column. Files written before this (table ``answers``,
+a further count needs no new column; the answer's stop reason rides in the same
+object (``stop_reason``; absent in answers stored before it, which come back without
+one). Files written before this (table ``answers``,
 whole texts, counts in columns) are still read.
 """
 
@@ -39,6 +41,7 @@ from typing import Any
 from harness.errors import FolderError
 from harness.json_reply import StrictJsonError, strict_loads
 from harness.llm.types import Completion, CompletionRequest, Usage
+from harness.llm.wire import stop_reason
 from harness.text import MAX_REPLY_BYTES, ClippedReply, clip_reply, scrub_surrogates
 
 #: The cache's file name in a results folder.
@@ -60,6 +63,8 @@ CREATE TABLE IF NOT EXISTS replies (
 """
 #: The table of files written before ``replies`` (read, never written).
 _OLD_TABLE = "answers"
+#: The key of the stop reason in a row's ``usage`` object (beside the counts).
+_STOP_REASON = "stop_reason"
 _SHA256 = frozenset("0123456789abcdef")
 
 #: The episode a call belongs to; set by whoever plays episodes (see :func:`call_scope`).
@@ -178,7 +183,10 @@ class CallCache:
 
     def _put(self, key: str, completion: Completion) -> None:
         text, clipped = _stored_text(completion)
-        usage = json.dumps(completion.usage.checked().as_json(), separators=(",", ":"))
+        facts: dict[str, object] = dict(completion.usage.checked().as_json())
+        if completion.stop_reason is not None:
+            facts[_STOP_REASON] = stop_reason(completion.stop_reason)
+        usage = json.dumps(facts, separators=(",", ":"))
         with self._lock:
             db = self._connect()
             try:
@@ -257,7 +265,13 @@ def _answer(row: tuple[Any, ...]) -> Completion | None:
         if not (whole and digest):
             return None
         clipped = ClippedReply(scrub_surrogates(reply), length, sha256, clipped=True)
-    return Completion(text=reply, usage=Usage.reported(**counts), model=name, clipped=clipped)
+    return Completion(
+        text=reply,
+        usage=Usage.reported(**counts),
+        model=name,
+        clipped=clipped,
+        stop_reason=stop_reason(counts.get(_STOP_REASON)),
+    )
 
 
 def _old_answer(row: tuple[Any, ...]) -> Completion | None:

@@ -30,7 +30,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -51,15 +50,16 @@ from harness.errors import (
 )
 from harness.llm.cache import CallCache
 from harness.llm.limits import CallLimiter
+from harness.llm.pricing import Price, input_tokens_priced
 from harness.llm.secrets import redact
 from harness.llm.types import (
     Completion,
     CompletionRequest,
     Provider,
     Usage,
-    estimate_tokens,
     messages_sha256,
 )
+from harness.llm.wire import stop_reason
 
 #: A failed attempt's message is kept up to this many characters.
 MESSAGE_CHARS = 1000
@@ -81,36 +81,6 @@ class RetryPolicy:
     backoff_max_s: float = 8.0
     retry_after_cap_s: float = 30.0
     backoff_floor_s: float = 0.25
-
-
-def input_tokens_priced(request: CompletionRequest) -> int:
-    """The input tokens an unknown count of ``request`` is priced at: the budget's
-    estimate of what was sent (:func:`~harness.llm.types.estimate_tokens` of its
-    messages and schema, one token per 4 bytes), so a recorded cost stays within the
-    episode bound that ``--max-cost`` admitted it under (harness.tournament.budget)."""
-    text = "".join(m.content for m in request.messages)
-    if request.json_schema is not None:
-        text += json.dumps(request.json_schema, ensure_ascii=False)
-    return estimate_tokens(text)
-
-
-@dataclass(frozen=True)
-class Price:
-    """US dollars per million input and output tokens."""
-
-    input_per_mtok: float
-    output_per_mtok: float
-
-    def cost(self, usage: Usage, request: CompletionRequest | None = None) -> float:
-        """The price of ``usage``; with ``request``, an unknown count is priced as the
-        budget bounds it (:func:`input_tokens_priced`, ``max_tokens``), without one at
-        zero."""
-        tokens_in, tokens_out = usage.input_tokens, usage.output_tokens
-        if tokens_in is None:
-            tokens_in = input_tokens_priced(request) if request is not None else 0
-        if tokens_out is None:
-            tokens_out = request.max_tokens if request is not None else 0
-        return (tokens_in * self.input_per_mtok + tokens_out * self.output_per_mtok) / 1_000_000
 
 
 @dataclass
@@ -271,7 +241,13 @@ def check_completion(completion: Completion) -> Completion:
     """
     text = completion.text if isinstance(completion.text, str) else ""
     model = completion.model if isinstance(completion.model, str) else ""
-    return replace(completion, text=redact(text), model=model, usage=completion.usage.checked())
+    return replace(
+        completion,
+        text=redact(text),
+        model=model,
+        usage=completion.usage.checked(),
+        stop_reason=stop_reason(completion.stop_reason),
+    )
 
 
 async def checked(completion: Completion) -> Completion:

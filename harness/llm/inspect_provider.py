@@ -16,6 +16,7 @@ imports this module only then (it needs the ``inspect`` extra); the Inspect task
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 
 from inspect_ai.model import (
     ChatMessage,
@@ -38,7 +39,8 @@ from harness.errors import (
 from harness.llm.sdk_errors import classify
 from harness.llm.secrets import redact
 from harness.llm.shapes import TOOL_NAME
-from harness.llm.types import Completion, CompletionRequest, Message, Usage
+from harness.llm.types import Completion, CompletionRequest, Message, Usage, token_count
+from harness.llm.wire import anthropic_usage, stop_reason
 
 #: SDK exceptions that say the request never got an answer (the openai and anthropic
 #: SDKs, which most of Inspect's providers use, name them so).
@@ -119,15 +121,27 @@ class InspectProvider:
                 "bad_request", redact(f"inspect: {model}: {output.error}")[:1000]
             )
         usage = output.usage
+        ledger = Usage.reported()  # no usage reported: every count unknown, as for the SDKs
+        if usage is not None:
+            # Inspect counts input as Anthropic does, without the cache's parts: read
+            # the same way, into one total
+            ledger = replace(
+                anthropic_usage(
+                    {
+                        "input_tokens": usage.input_tokens,
+                        "output_tokens": usage.output_tokens,
+                        "cache_read_input_tokens": usage.input_tokens_cache_read,
+                        "cache_creation_input_tokens": usage.input_tokens_cache_write,
+                    }
+                ),
+                reasoning_tokens=token_count(usage.reasoning_tokens),
+            )
+        choices = output.choices
         return Completion(
             text=output.completion,
-            # no usage reported: every count unknown (null in the record), as for the SDKs
-            usage=Usage.reported(
-                input_tokens=usage.input_tokens if usage else None,
-                output_tokens=usage.output_tokens if usage else None,
-                reasoning_tokens=usage.reasoning_tokens if usage else None,
-            ),
+            usage=ledger,
             model=output.model or str(model),
+            stop_reason=stop_reason(choices[0].stop_reason if choices else None),
         )
 
     async def aclose(self) -> None:

@@ -37,11 +37,29 @@ DEFAULT_KEY_ENV: dict[ProviderKind, str | None] = {
 INSPECT_EXTRA = "pip install 'lighthouse-harness[inspect]'"
 
 
+def _rate(description: str, alias: str | None = None) -> float | None:
+    # absent from the dump when not given, so that a config's hash stays what it was
+    return Field(None, ge=0, alias=alias, exclude_if=lambda v: v is None, description=description)
+
+
 class PriceOptions(StrictModel):
-    """US dollars per million tokens."""
+    """US dollars per million tokens of each kind (see :mod:`harness.llm.pricing`)."""
 
     input_per_mtok: float = Field(ge=0)
     output_per_mtok: float = Field(ge=0)
+    cached_input_per_mtok: float | None = _rate(
+        "Input read from the provider's prompt cache; default: input_per_mtok."
+    )
+    cache_write_per_mtok: float | None = _rate(
+        "Input written to the prompt cache (for five minutes); default: input_per_mtok."
+    )
+    cache_write_1h_per_mtok: float | None = _rate(
+        "Input written to the prompt cache for an hour; default: cache_write_per_mtok.",
+        alias="cacheWrite1hPerMtok",
+    )
+    reasoning_per_mtok: float | None = _rate(
+        "Reasoning tokens, a part of the output; default: output_per_mtok."
+    )
 
 
 class ProviderOptions(StrictModel):

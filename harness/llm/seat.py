@@ -16,12 +16,13 @@ from typing import Any, Self
 
 from harness.errors import FatalProviderError, RefusedRequestError
 from harness.llm.cache import CallCache, call_key, current_episode
-from harness.llm.calls import CallReport, Price, RetryPolicy, call_llm
+from harness.llm.calls import CallReport, RetryPolicy, call_llm
 from harness.llm.deadlines import default_allowance
 from harness.llm.factory import make_provider
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
 from harness.llm.negotiate import Negotiation
 from harness.llm.options import LLMSeatOptions, ProviderOptions
+from harness.llm.pricing import Price
 from harness.llm.prompts import (
     RETRY_ECHO_RUNES,
     PromptSet,
@@ -80,7 +81,7 @@ class LLMSeat:
             options.call_timeout_seconds, 1
         )
         price = options.provider.prices.get(options.model)
-        self._price = Price(price.input_per_mtok, price.output_per_mtok) if price else None
+        self._price = Price.of(price) if price else None
         details = {"provider": options.provider.kind, "model": options.model, **prompts.hashes()}
         if options.provider.base_url:
             details["baseUrl"] = options.provider.base_url
@@ -196,6 +197,10 @@ def _call_record(report: CallReport) -> CallRecord:
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         reasoning_tokens=usage.reasoning_tokens,
+        cached_input_tokens=usage.cached_input_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+        cache_write_1h_tokens=usage.cache_write_1h_tokens,
+        stop_reason=report.completion.stop_reason if report.completion else None,
         cost_usd=report.cost_usd,
         cached=report.cached,
         message=report.message,

@@ -78,14 +78,33 @@ class Usage:
     that is not a count, see :func:`token_count`).
 
     Every field is a count of the same kind, checked the same way (:meth:`checked`),
-    stored the same way by the call cache and written the same way in a record, so a
-    further count (cached input, say) is one more field here. ``reasoning_tokens`` is
-    None for every model that does not report them.
+    stored the same way by the call cache and written the same way in a record: the
+    call's ledger. The counts nest, the same for every provider:
+
+    - ``input_tokens``: every input token the call was billed for, read from the
+      provider's cache or written to it included (OpenAI's ``prompt_tokens``;
+      Anthropic's ``input_tokens`` plus its two cache counts);
+    - ``cached_input_tokens``: of those, the ones read from the provider's prompt
+      cache (OpenAI ``prompt_tokens_details.cached_tokens``, Anthropic
+      ``cache_read_input_tokens``);
+    - ``cache_write_tokens``: of those, the ones written to it (Anthropic
+      ``cache_creation_input_tokens``), and of these ``cache_write_1h_tokens`` the ones
+      kept for an hour (``cache_creation.ephemeral_1h_input_tokens``; the rest for
+      five minutes);
+    - ``output_tokens``: every output token, reasoning included, and of those
+      ``reasoning_tokens`` the model's reasoning (OpenAI
+      ``completion_tokens_details.reasoning_tokens``).
+
+    A count the provider does not report is None; for the cache and reasoning counts
+    that is what every server without a cache, or a model that does not reason, says.
     """
 
     input_tokens: int | None = 0
     output_tokens: int | None = 0
     reasoning_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cache_write_1h_tokens: int | None = None
 
     @classmethod
     def reported(cls, **counts: object) -> Usage:
@@ -140,12 +159,16 @@ class Completion:
     ``clipped`` is set on an answer read back from the call cache when the reply was
     longer than a record keeps (1 MiB, decision R8): ``text`` is then only its start,
     and ``clipped`` the record form of the whole reply (its length and sha256).
+    ``stop_reason`` is why the model stopped, in its API's words (OpenAI's
+    ``finish_reason``, Anthropic's ``stop_reason``); None when not said (an answer
+    from the call cache, which does not keep it).
     """
 
     text: str
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     clipped: ClippedReply | None = None
+    stop_reason: str | None = None
 
 
 class Provider(Protocol):

@@ -28,14 +28,15 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from harness.errors import BadResponseError
 from harness.json_reply import MAX_JSON_DEPTH, StrictJsonError, json_type, wire_loads
 from harness.llm.secrets import redact
 from harness.llm.shapes import TOOL_NAME
-from harness.llm.types import Completion, CompletionRequest, Usage
-from harness.text import show_value
+from harness.llm.types import Completion, CompletionRequest, Usage, token_count
+from harness.text import scrub_surrogates, show_value
 
 #: A body nesting deeper than this is not a completion: twice the depth a reply may
 #: have (a forced tool's input is the reply, inside the envelope).
@@ -138,15 +139,81 @@ def openai_completion(body: Any, request: CompletionRequest) -> Completion:
         raise NotACompletion(f"choices[0] is {_article(json_type(choice))}, expected an object")
     message = _get(choice, "message", "choices[0].", dict)
     text = _get(message, "content", "choices[0].message.", str, type(None)) or ""
-    usage = top.get("usage")
-    counts = _counts(usage, input_tokens="prompt_tokens", output_tokens="completion_tokens")
-    details = usage.get("completion_tokens_details") if isinstance(usage, dict) else None
-    reasoning = _counts(details, reasoning_tokens="reasoning_tokens").reasoning_tokens
     return Completion(
         text=text,
-        usage=Usage(counts.input_tokens, counts.output_tokens, reasoning),
+        usage=openai_usage(top.get("usage")),
         model=_model(top, request),
+        stop_reason=stop_reason(choice.get("finish_reason")),
     )
+
+
+def _part(usage: Any, key: str) -> Any:
+    """``usage[key]`` when both are objects, else None (a part not reported)."""
+    part = usage.get(key) if isinstance(usage, dict) else None
+    return part if isinstance(part, dict) else None
+
+
+def openai_usage(usage: Any) -> Usage:
+    """The ledger of a Chat Completions ``usage`` object (any JSON value).
+
+    ``prompt_tokens`` already counts the cached ones, and ``completion_tokens`` the
+    reasoning ones: both are read as they are. OpenAI reports no cache writes.
+    """
+    counts = _counts(usage, input_tokens="prompt_tokens", output_tokens="completion_tokens")
+    prompt = _counts(_part(usage, "prompt_tokens_details"), cached_input_tokens="cached_tokens")
+    reasoning = _counts(
+        _part(usage, "completion_tokens_details"), reasoning_tokens="reasoning_tokens"
+    )
+    return replace(
+        counts,
+        cached_input_tokens=prompt.cached_input_tokens,
+        reasoning_tokens=reasoning.reasoning_tokens,
+    )
+
+
+def anthropic_usage(usage: Any) -> Usage:
+    """The ledger of a Messages ``usage`` object (any JSON value).
+
+    Anthropic's ``input_tokens`` leaves out the tokens read from the cache and those
+    written to it; the ledger's input is the three together, so that it means what
+    OpenAI's does. A cache count absent or null is none (a server without a cache);
+    one present that is not a count makes it unknown, and the input with it (its
+    price is then the bound's). Thinking tokens are in ``output_tokens``, and not
+    reported apart.
+    """
+    counts = _counts(
+        usage,
+        input_tokens="input_tokens",
+        output_tokens="output_tokens",
+        cached_input_tokens="cache_read_input_tokens",
+        cache_write_tokens="cache_creation_input_tokens",
+    )
+    lifetimes = _counts(
+        _part(usage, "cache_creation"), cache_write_1h_tokens="ephemeral_1h_input_tokens"
+    )
+    parts = [counts.input_tokens]
+    for key, count in (
+        ("cache_read_input_tokens", counts.cached_input_tokens),
+        ("cache_creation_input_tokens", counts.cache_write_tokens),
+    ):
+        if count is not None or (isinstance(usage, dict) and usage.get(key) is not None):
+            parts.append(count)  # a count, or one sent that is not: unknown
+    total = None if None in parts else token_count(sum(p or 0 for p in parts))
+    return replace(
+        counts, input_tokens=total, cache_write_1h_tokens=lifetimes.cache_write_1h_tokens
+    )
+
+
+#: A stop reason longer than this is cut (every API's are a word or two).
+MAX_STOP_REASON_CHARS = 40
+
+
+def stop_reason(value: Any) -> str | None:
+    """Why the model stopped, as its API says (``stop``, ``length``, ``end_turn``,
+    ``max_tokens``, ...): a string cut to :data:`MAX_STOP_REASON_CHARS`, else None."""
+    if not isinstance(value, str):
+        return None
+    return scrub_surrogates(value[:MAX_STOP_REASON_CHARS])
 
 
 def anthropic_completion(body: Any, request: CompletionRequest) -> Completion:
@@ -173,11 +240,11 @@ def anthropic_completion(body: Any, request: CompletionRequest) -> Completion:
             texts.append(_get(block, "text", where, str))
         elif block_type == "tool_use" and block.get("name") == TOOL_NAME and tool is None:
             tool = json.dumps(block.get("input"), ensure_ascii=False)
-    usage = _counts(top.get("usage"), input_tokens="input_tokens", output_tokens="output_tokens")
     return Completion(
         text=tool if tool is not None else "".join(texts),
-        usage=Usage(usage.input_tokens, usage.output_tokens),
+        usage=anthropic_usage(top.get("usage")),
         model=_model(top, request),
+        stop_reason=stop_reason(top.get("stop_reason")),
     )
 
 
@@ -220,12 +287,16 @@ __all__ = [
     "MAX_BODY_DEPTH",
     "MAX_BODY_TOKENS",
     "MAX_MODEL_CHARS",
+    "MAX_STOP_REASON_CHARS",
     "OFF_LOOP_BYTES",
     "NotACompletion",
     "Reader",
     "anthropic_completion",
+    "anthropic_usage",
     "decode_body",
     "openai_completion",
+    "openai_usage",
     "read_completion",
     "read_completion_async",
+    "stop_reason",
 ]

@@ -39,6 +39,16 @@ from typing import Any
 class Reply:
     """A successful completion whose text is ``text``.
 
+    The counts are the harness's ledger (:class:`harness.llm.types.Usage`), sent in
+    each API's own shape: ``input_tokens`` is every input token, ``cached_tokens`` and
+    ``cache_write_tokens`` (of which ``cache_write_1h_tokens`` for an hour) parts of it;
+    OpenAI gets ``prompt_tokens`` whole and ``prompt_tokens_details.cached_tokens``,
+    Anthropic its ``input_tokens`` without the cached and written ones beside
+    ``cache_read_input_tokens``, ``cache_creation_input_tokens`` and the
+    ``cache_creation`` lifetimes. A count left None is not sent. ``stop_reason`` is
+    sent as ``finish_reason`` (OpenAI) or ``stop_reason`` (Anthropic); None sends
+    ``stop`` or ``end_turn`` (``tool_use`` for a tool call).
+
     ``usage_json``, when given, is the JSON text of the usage object, sent verbatim in
     place of the one the token counts make (``'{"prompt_tokens": NaN}'``, ``'null'``...).
     """
@@ -49,6 +59,10 @@ class Reply:
     output_tokens: int = 10
     reasoning_tokens: int | None = None
     usage_json: str | None = None
+    cached_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cache_write_1h_tokens: int | None = None
+    stop_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -381,6 +395,26 @@ def _anthropic_content(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}]
 
 
+def _anthropic_usage(reply: Reply) -> dict[str, Any]:
+    """``reply``'s counts as Anthropic reports them: its input without the cache's parts."""
+    read, write = reply.cached_tokens, reply.cache_write_tokens
+    usage: dict[str, Any] = {
+        "input_tokens": reply.input_tokens - (read or 0) - (write or 0),
+        "output_tokens": reply.output_tokens,
+    }
+    if read is not None:
+        usage["cache_read_input_tokens"] = read
+    if write is not None:
+        usage["cache_creation_input_tokens"] = write
+    hour = reply.cache_write_1h_tokens
+    if write is not None and hour is not None:
+        usage["cache_creation"] = {
+            "ephemeral_5m_input_tokens": write - hour,
+            "ephemeral_1h_input_tokens": hour,
+        }
+    return usage
+
+
 def completion_body(path: str, body: dict[str, Any], reply: Reply) -> bytes:
     """The JSON bytes of the completion ``reply`` stands for, its usage verbatim if given."""
     doc = _completion(path, body, reply)
@@ -395,21 +429,24 @@ def _completion(path: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]
     model = body.get("model", "scripted-model")
     if path.endswith("/messages"):
         content = _anthropic_content(body, reply.text)
+        stop = "tool_use" if content[0]["type"] == "tool_use" else "end_turn"
         return {
             "id": "msg_scripted",
             "type": "message",
             "role": "assistant",
             "model": model,
             "content": content,
-            "stop_reason": "tool_use" if content[0]["type"] == "tool_use" else "end_turn",
+            "stop_reason": reply.stop_reason or stop,
             "stop_sequence": None,
-            "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
+            "usage": _anthropic_usage(reply),
         }
     usage: dict[str, Any] = {
         "prompt_tokens": reply.input_tokens,
         "completion_tokens": reply.output_tokens,
         "total_tokens": reply.input_tokens + reply.output_tokens,
     }
+    if reply.cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
     if reply.reasoning_tokens is not None:
         usage["completion_tokens_details"] = {"reasoning_tokens": reply.reasoning_tokens}
     return {
@@ -421,7 +458,7 @@ def _completion(path: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": reply.text},
-                "finish_reason": "stop",
+                "finish_reason": reply.stop_reason or "stop",
             }
         ],
         "usage": usage,

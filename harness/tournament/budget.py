@@ -15,12 +15,16 @@ and messages accumulate (Lighthouse: up to about 1.3x the first one's size), whi
 the every-turn-retried path more than covers in practice; the input side stays an
 estimate.
 
-**Cost.** Those tokens at the provider's ``prices`` for the model: an upper bound on
-calls and output, an estimate on input, labelled as an upper bound everywhere it is
-shown. A model without a price has no cost bound; ``--max-cost`` refuses to run it.
+**Cost.** Those tokens at the provider's ``prices`` for the model, each at the
+dearest rate of its kind (:meth:`harness.llm.pricing.Price.most`: an input token at
+the most of the input, cache-read and cache-write rates, an output token at the most
+of the output and reasoning rates), the same price that prices each call's ledger:
+an upper bound on calls and output, an estimate on input, labelled as an upper bound
+everywhere it is shown. A model without a price has no cost bound; ``--max-cost``
+refuses to run it.
 
 **Unknown counts.** A call whose server reported no usable token count is priced as
-this bound prices it (:func:`harness.llm.calls.input_tokens_priced`): its input at
+this bound prices it (:func:`harness.llm.pricing.input_tokens_priced`): its input at
 the same estimate of what it sent, its output at ``max_tokens``. So its recorded cost
 counts against ``--max-cost`` as its share of the episode's bound did.
 """
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harness.errors import ConfigError
+from harness.llm.pricing import Price
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.types import TOKEN_BYTES, estimate_tokens
 from harness.protocol import GameConfig, GameEntry
@@ -149,11 +154,7 @@ def episode_bounds(
             cost = (
                 None
                 if price is None
-                else (
-                    turns * per_turn_in * price.input_per_mtok
-                    + turns * per_turn_out * price.output_per_mtok
-                )
-                / 1e6
+                else Price.of(price).most(turns * per_turn_in, turns * per_turn_out)
             )
             seats.append(
                 SeatBound(
