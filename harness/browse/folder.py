@@ -63,6 +63,8 @@ class EpisodeRow:
     """Turns, over every seat, that fell back to the seat's baseline."""
     tokens: int = 0
     cost_usd: float = 0.0
+    unpriced: int = 0
+    """Calls answered with no price (their cost is not in ``cost_usd``)."""
     record: Path | None = None
     """The record the episode's page is drawn from (finished or partial), if any."""
 
@@ -117,6 +119,7 @@ def _summary_row(
         fallbacks=sum(n for s in seats for k, n in s.fallbacks.items() if k in FALLBACK_SOURCES),
         tokens=sum(s.input_tokens + s.output_tokens for s in seats),
         cost_usd=math.fsum(s.cost_usd for s in seats),
+        unpriced=sum(s.unpriced for s in seats),
         record=record if record in readable else None,
     )
 

@@ -33,6 +33,7 @@ from harness.report.render import (
     report_svg,
 )
 from harness.report.selection import describe
+from harness.summary import cost_text
 
 TEMPLATE = Path(__file__).with_name("index.html")
 
@@ -320,7 +321,8 @@ def _figures(report: Report) -> list[str]:
                 f"{r.retries} ({r.rescued})",
                 *(_e(percent_text(r.fallback_rate.get(role))) for role in roles),
                 f"{r.fallback_free_episodes} of {r.episodes}",
-                f"{r.input_tokens:,} / {r.output_tokens:,}", f"${r.cost_usd:.4f}",
+                f"{r.input_tokens:,} / {r.output_tokens:,}",
+                cost_text(r.cost_usd, r.unpriced_calls),
                 _e(latency_text(r.latency_ms)),
             ]
             for r in rows
@@ -398,7 +400,8 @@ def _episode_row(row: EpisodeRow) -> str:
         f"<td>{_e(row.reason or '')}</td>",
         f'<td class="num fallbacks" data-sort="{row.fallbacks}">{row.fallbacks}</td>',
         f'<td class="num" data-sort="{row.tokens}">{row.tokens:,}</td>',
-        f'<td class="num" data-sort="{row.cost_usd!r}">${row.cost_usd:.4f}</td>',
+        f'<td class="num" data-sort="{row.cost_usd!r}">'
+        f"{cost_text(row.cost_usd, row.unpriced)}</td>",
         f"<td>{_e(row.status)}</td>",
     ]
     return f'<tr class="status-{status}{fell}" {data}>{"".join(cells)}</tr>'

@@ -198,6 +198,7 @@ def _entrant_row(
         input_tokens=entry.input_tokens,
         output_tokens=entry.output_tokens,
         cost_usd=entry.cost.value(),
+        unpriced_calls=entry.unpriced,
         latency_ms=Latency(
             p50=_num(percentile(entry.latencies, 50)), p95=_num(percentile(entry.latencies, 95))
         ),

@@ -112,6 +112,7 @@ class EntrantDigest:
         self.input_tokens = 0
         self.output_tokens = 0
         self.cost = ExactSum()
+        self.unpriced = 0
         self.latencies: array[float] = array("d")
         self.fallback_free = 0
         self.model_seats = False
@@ -158,6 +159,7 @@ class EntrantDigest:
             self.input_tokens += seat.input_tokens
             self.output_tokens += seat.output_tokens
             self.cost.add(seat.cost_usd)
+            self.unpriced += seat.unpriced
             self.calls += seat.calls
             self.rescued += seat.retries
         if not ep.batch.first_calls and ep.batch != BatchStats():

@@ -102,6 +102,13 @@ class EntrantRow(StrictModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    unpriced_calls: int = Field(
+        0,
+        exclude_if=lambda v: not v,
+        description="Calls answered with no price for their model: costUsd leaves them "
+        "out, and the tables say 'no price' (absent when none, and for results lines "
+        "written before they were counted).",
+    )
     latency_ms: Latency
     fallback_free_episodes: int
 

@@ -18,7 +18,7 @@ from harness.report.crossplay_render import crossplay_markdown
 from harness.report.model import EntrantRow, Latency, Leaderboard, PairedRow, Report
 from harness.report.selection import describe as selection_lines
 from harness.report.servers import fallback_flags, flagged, server_section, unshown_line
-from harness.summary import EpisodeSummary
+from harness.summary import EpisodeSummary, cost_text
 
 
 class Bounds(Protocol):
@@ -161,7 +161,7 @@ def _entrant_tables(report: Report, rows: list[EntrantRow], *, legend: bool = Fa
                     f"{r.retries} ({r.rescued} rescued)",
                     *(_pct(r.fallback_rate.get(role)) for role in roles),
                     f"{r.input_tokens:,}/{r.output_tokens:,}",
-                    f"${r.cost_usd:.4f}",
+                    cost_text(r.cost_usd, r.unpriced_calls),
                     _latency(r.latency_ms),
                 ]
                 for r in rows

@@ -10,6 +10,9 @@ they are set). It prints:
 - per entrant: model seats, the most calls an episode can make and the run's total,
   input tokens (estimated) and output tokens (bounded), and the cost bound from the
   config's prices (budget.py says how each is reached);
+- the expected cost of what is left, labelled as an estimate, when the folder has
+  finished episodes of an entrant with model seats: the mean recorded cost of its
+  finished episodes (their ledgers, priced) times its episodes to play;
 - the cost cap, when one is set, against the recorded cost and the bound;
 - with ``--detect D``: how many seeds a paired comparison needs to detect a
   difference of D (power.py), from the folder's finished episodes, or else from the
@@ -22,7 +25,7 @@ import asyncio
 import json
 import math
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +240,7 @@ def dry_run(
               "input tokens ~", "output tokens <=", "cost <= (upper bound)"]  # fmt: skip
     lines += ["", *_table(header, rows), ""]
     lines += _notes(bounds, priced)
+    lines += _expected(config.entrants, bounds, to_play_by, done_lines())
     cap = config.max_cost if max_cost is None else max_cost
     if cap is not None:
         lines.append(_cap_line(cap, spent, priced))
@@ -314,6 +318,47 @@ def _notes(bounds: Mapping[str, EpisodeBound], priced: float | None) -> list[str
     if unpriced:
         notes.append(f"no price in the config for {', '.join(unpriced)}: no cost bound")
     return notes
+
+
+def _expected(
+    entrants: Sequence[EntrantConfig],
+    bounds: Mapping[str, EpisodeBound],
+    to_play_by: Mapping[str, int],
+    done: Iterable[EpisodeSummary],
+) -> list[str]:
+    """The expected cost of what is left, from the ledgers of the folder's finished
+    episodes: per entrant with model seats, episodes to play x the mean recorded cost
+    of its finished ones. Nothing when no entrant with episodes to play has any."""
+    finished: dict[str, tuple[int, list[float], int]] = {}
+    for line in done:
+        count, costs, unpriced = finished.get(line.entrant, (0, [], 0))
+        costs.append(math.fsum(seat.cost_usd for seat in line.seats.values()))
+        unpriced += sum(seat.unpriced for seat in line.seats.values())
+        finished[line.entrant] = (count + 1, costs, unpriced)
+    parts, total, whole = [], [], True
+    for entrant in entrants:
+        to_play = to_play_by.get(entrant.name, 0)
+        if not to_play or not bounds[entrant.name].seats:
+            continue
+        if entrant.name not in finished:
+            whole = False
+            continue
+        count, costs, unpriced = finished[entrant.name]
+        if unpriced:
+            parts.append(f"{entrant.name} no price (its finished episodes had calls without one)")
+            whole = False
+            continue
+        expected = math.fsum(costs) / count * to_play
+        total.append(expected)
+        parts.append(f"{entrant.name} ~{_money(expected)} (from {_n(count, 'finished episode')})")
+    if not parts:
+        return []
+    some = "" if whole else " (the entrants named; the others have no estimate)"
+    return [
+        f"expected cost of what is left ~{_money(math.fsum(total))}{some}: an ESTIMATE, not a "
+        "bound: episodes to play x the mean recorded cost of the entrant's finished "
+        f"episodes in the folder: {'; '.join(parts)}"
+    ]
 
 
 def _cap_line(cap: float, spent: float, bound: float | None) -> str:

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TextIO
 
-from harness.summary import EpisodeSummary
+from harness.summary import EpisodeSummary, cost_text
 from harness.text import write_control
 
 #: Back to the start of the line and clear it: how the status line is redrawn in place.
@@ -32,6 +32,7 @@ class Progress:
         self.calls = self.turns = self.fallbacks = 0
         self.input_tokens = self.output_tokens = 0
         self.cost = 0.0
+        self.unpriced = 0
         self._t0 = time.monotonic()
         self._last_line = ""
         self._every = every
@@ -49,6 +50,7 @@ class Progress:
             self.input_tokens += seat.input_tokens
             self.output_tokens += seat.output_tokens
             self.cost += seat.cost_usd
+            self.unpriced += seat.unpriced
         self.show()
 
     def line(self) -> str:
@@ -61,7 +63,7 @@ class Progress:
         return (
             f"{self.done}/{self.total} episodes, {left} left, ETA {eta} | calls {self.calls}, "
             f"fallback {fallback}, tokens {self.input_tokens:,}+{self.output_tokens:,}, "
-            f"cost ${self.cost:.4f}"
+            f"cost {cost_text(self.cost, self.unpriced)}"
         )
 
     def show(self, *, final: bool = False) -> None:

@@ -325,3 +325,106 @@ def test_a_results_line_records_the_cost_the_gate_counts(tmp_path: Path) -> None
     calls = sum(seat["calls"] for line in lines for seat in line["seats"].values())
     assert by_hand == pytest.approx(calls * 1.14)
     assert outcome.spent_usd == pytest.approx(by_hand)
+
+
+def test_a_ledger_of_cached_and_reasoning_tokens_is_priced_and_bounded_kind_by_kind(
+    tmp_path: Path,
+) -> None:
+    def cached_reply(path: str, body: dict[str, Any]) -> Action:
+        return Reply(
+            '{"transmit": true, "message": "Sprocket N; Gizmo W"}',
+            input_tokens=900,
+            cached_tokens=600,
+            output_tokens=60,
+            reasoning_tokens=20,
+        )
+
+    rates = (
+        "prices = { scripted = { input_per_mtok = 1000.0, output_per_mtok = 4000.0, "
+        "cached_input_per_mtok = 100.0, reasoning_per_mtok = 5000.0 } }"
+    )
+    with ScriptedLLMServer(default=cached_reply) as server:
+        path = write(tmp_path, server)
+        path.write_text(
+            "\n".join(rates if line.startswith("prices") else line
+                      for line in path.read_text().splitlines())
+        )  # fmt: skip
+        config = load_tournament(path)
+        bound = episode_bounds(config, game_of(config), config.entrants)["model"]
+        out = tmp_path / "out"
+        outcome = play(path, out, max_cost=1000.0)
+    # the bound: every input token at the dearest input rate (the input's, here), every
+    # output token at the dearest output rate (reasoning's)
+    assert bound.cost_usd == pytest.approx(
+        (bound.input_tokens * 1000.0 + bound.output_tokens * 5000.0) / 1e6
+    )
+    lines = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
+    keepers = [line["seats"]["keeper"] for line in lines if line["entrant"] == "model"]
+    assert keepers
+    for keeper in keepers:
+        calls = keeper["calls"]
+        assert keeper["inputTokens"] == 900 * calls
+        assert keeper["cachedInputTokens"] == 600 * calls
+        assert keeper["reasoningTokens"] == 20 * calls
+        # 300 plain at $1000/M, 600 read at $100/M, 40 output at $4000/M, 20 reasoning
+        # at $5000/M: $0.62 a call (the full input price would make it $1.16)
+        assert keeper["costUsd"] == pytest.approx(calls * 0.62)
+    assert outcome.spent_usd == pytest.approx(sum(k["costUsd"] for k in keepers))
+
+
+def test_a_model_without_a_price_shows_no_price_never_zero_dollars(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, ENVIRON[KEY_ENV])
+    with ScriptedLLMServer(default=keeper_reply) as server:
+        path = write(tmp_path, server)
+        text = path.read_text().splitlines()
+        path.write_text("\n".join(line for line in text if not line.startswith("prices")))
+        out = tmp_path / "out"
+        capsys.readouterr()
+        assert main(["run", str(path), "--out", str(out)]) == 0
+    progress = capsys.readouterr().err
+    assert "cost no price" in progress
+    lines = ResultsFolder(out).summaries()
+    model = [line for line in lines if line.entrant == "model"]
+    assert model
+    assert all(line.seats["keeper"].unpriced == line.seats["keeper"].calls for line in model)
+    assert main(["report", str(out)]) == 0
+    report = capsys.readouterr().out
+    rows = {  # the model figures' table: calls, retries (rescued), ..., cost, latency
+        line.split("|")[1].strip(): line for line in report.splitlines() if "rescued) |" in line
+    }
+    # the model's calls had no price: its cell says so; the baselines made no call
+    assert "| no price |" in rows["model"]
+    assert "$0.0000" in rows["lantern"]
+    assert "$0.0000" not in rows["model"]
+    assert main(["report", str(out), "--format", "json"]) == 0
+    by_name = {row["entrant"]: row for row in json.loads(capsys.readouterr().out)["entrants"]}
+    assert by_name["model"]["unpricedCalls"] == sum(m.seats["keeper"].calls for m in model)
+    assert "unpricedCalls" not in by_name["lantern"]
+
+
+def test_a_dry_run_on_a_folder_expects_a_cost_from_the_finished_ledgers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, ENVIRON[KEY_ENV])
+    with ScriptedLLMServer(default=keeper_reply) as server:
+        path = write(tmp_path, server)
+        out = tmp_path / "out"
+        # no folder yet: only the bound, no estimate
+        capsys.readouterr()
+        assert main(["run", str(path), "--out", str(out), "--dry-run"]) == 0
+        assert "expected cost" not in capsys.readouterr().out
+        assert main(["run", str(path), "--out", str(out), "--limit", "12", "--no-report"]) == 0
+        capsys.readouterr()
+        assert main(["run", str(path), "--out", str(out), "--dry-run"]) == 0
+        told = capsys.readouterr().out
+    finished = [s for s in ResultsFolder(out).summaries() if s.entrant == "model"]
+    assert finished
+    mean = sum(seat.cost_usd for s in finished for seat in s.seats.values()) / len(finished)
+    left = 8 - len(finished)
+    expected = f"${mean * left:,.2f}"
+    assert f"expected cost of what is left ~{expected}: an ESTIMATE, not a bound" in told
+    assert f"model ~{expected} (from {len(finished)} finished episode" in told
+    # the bound stays beside it, labelled as one
+    assert "cost <= (upper bound)" in told
