@@ -36,6 +36,7 @@ Source = Literal[
     "llm",
     "llm_retry",
     "fallback_parse",
+    "fallback_length",
     "fallback_timeout",
     "fallback_api",
     "fallback_refused",
@@ -45,7 +46,10 @@ Source = Literal[
     "fallback_error",
 ]
 """Where a decision came from (decision R7). ``fallback_refused``: the rules refused the
-model's action twice (games with refusals, e.g. Relayroam); ``scripted``: given
+model's action twice (games with refusals, e.g. Relayroam); ``fallback_length``: the
+second reply did not parse either and was cut by the length limit (its call's
+``stopReason`` one of :data:`LENGTH_STOP_REASONS`), counted apart from
+``fallback_parse``, whose replies were whole; ``scripted``: given
 directly, as in a hand-written record replayed; ``python`` and ``python_retry``: a
 Python agent's reply (after the retry hint); ``fallback_error``: the agent raised.
 
@@ -53,6 +57,11 @@ Every source named ``fallback_*`` is the role's baseline answering for a seat wh
 own answer could not be used, and every ``*_retry`` the seat's answer after the
 retry with a hint: the sets below are derived from this one list by those names."""
 AgentKind = Literal["baseline", "llm", "scripted", "python"]
+
+#: The stop reasons (a call's ``stopReason``) that say the reply was cut by the length
+#: limit: OpenAI's ``length``, Anthropic's ``max_tokens``, Inspect's ``model_length``
+#: (the context window) as well as its ``max_tokens``.
+LENGTH_STOP_REASONS: frozenset[str] = frozenset({"length", "max_tokens", "model_length"})
 
 #: Every source, in the order of :data:`Source`.
 SOURCES: tuple[Source, ...] = get_args(Source)
@@ -563,6 +572,7 @@ _CUT = "; the line stops inside a value (cut short?)"
 __all__ = [
     "AGENT_SOURCES",
     "FALLBACK_SOURCES",
+    "LENGTH_STOP_REASONS",
     "MODEL_SOURCES",
     "PLAIN_SOURCES",
     "RECORD_VERSION",

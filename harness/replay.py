@@ -40,6 +40,7 @@ from harness.protocol import (
 from harness.reader import HAND_WRITTEN, HAND_WRITTEN_VERSION, open_record
 from harness.records import (
     AGENT_SOURCES,
+    LENGTH_STOP_REASONS,
     MODEL_SOURCES,
     SOURCES,
     AgentInfo,
@@ -64,6 +65,7 @@ _END = keys(EndLine)
 _TURN = keys(SeatTurn)
 _REPLY = keys(ModelReply)
 _CALL_FAILURE = keys(CallRecord).failure
+_CALL_STOP_REASON = keys(CallRecord).stop_reason
 _LATENCY_MS = keys(TurnWallClock).latency_ms
 _LATENCY = TypeAdapter(float)
 #: Every source a turn may name, by itself.
@@ -221,7 +223,12 @@ class RecordedSeat:
         failure = last.get(_CALL_FAILURE) if isinstance(last, dict) else None
         # a Python agent's replies carry its own tags
         tags = AGENT_SOURCES if self._agent.kind == "python" else MODEL_SOURCES
-        classified = turn_source(problems, failure if isinstance(failure, str) else None, tags)
+        # the last answered call gave the last reply: its stop reason says if it was cut
+        answered = [c for c in calls if isinstance(c, dict) and c.get(_CALL_FAILURE) is None]
+        cut = bool(answered) and answered[-1].get(_CALL_STOP_REASON) in LENGTH_STOP_REASONS
+        classified = turn_source(
+            problems, failure if isinstance(failure, str) else None, tags, cut=cut
+        )
         new_source: str = classified or "rejected"
         note = ""
         new_decision: object = None

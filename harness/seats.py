@@ -327,13 +327,18 @@ def turn_source(
     replies: Sequence[ParseFailure | None],
     call_failure: str | None,
     sources: TurnSources = MODEL_SOURCES,
+    *,
+    cut: bool = False,
 ) -> Source | None:
     """Where a seat's decision came from, given what happened in its turn (R5, R7).
 
     ``replies`` holds, for each reply of the turn in order, why it could not be
     used (a parse failure or a refusal by the rules), or None for the reply that was;
     ``call_failure`` is the error kind of the ask that got no reply (``"timeout"``,
-    ...), or None; ``sources`` are the seat kind's tags (a model's by default).
+    ...), or None; ``sources`` are the seat kind's tags (a model's by default);
+    ``cut``: the last reply was cut by the length limit (its call's stop reason one of
+    :data:`~harness.records.LENGTH_STOP_REASONS`), which makes a second failure to
+    parse ``fallback_length`` rather than ``fallback_parse``.
     Returns None while the turn is still open: one reply failed and nothing else
     happened, so the retry with a hint comes next. Pure: the live seats and replay's
     re-parse all classify with it.
@@ -346,7 +351,9 @@ def turn_source(
     failures = [problem for problem in replies if problem is not None]  # all of them
     if len(failures) >= 2:  # the retry failed too
         refused = failures[1].kind.startswith("refused")
-        return "fallback_refused" if refused else "fallback_parse"
+        if refused:
+            return "fallback_refused"
+        return "fallback_length" if cut else "fallback_parse"
     return None
 
 

@@ -51,6 +51,8 @@ class Asked:
     error: str | None = None
     calls: tuple[CallRecord, ...] = ()
     """The calls the ask made (a model's), for the record."""
+    cut: bool = False
+    """The reply was cut by the length limit (its stop reason said so)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ async def play_turn(request: SeatRequest, ask: Ask, sources: TurnSources) -> Sea
             decision, problem, reply = await judge_reply_async(io, observation, text)
             replies.append(reply)
             problems.append(problem)
-        source = turn_source(problems, failure, sources)
+        source = turn_source(problems, failure, sources, cut=asked.cut)
         if source is None:  # the first reply failed: retry once, with a hint
             assert text is not None  # an open turn has a reply that failed
             assert problem is not None

@@ -36,7 +36,13 @@ from harness.llm.secrets import redact
 from harness.llm.shapes import Shape, apply_shape, candidates
 from harness.llm.types import CompletionRequest, Message, Provider
 from harness.protocol import GameEntry
-from harness.records import MODEL_SOURCES, AgentInfo, CallRecord, CallWallClock
+from harness.records import (
+    LENGTH_STOP_REASONS,
+    MODEL_SOURCES,
+    AgentInfo,
+    CallRecord,
+    CallWallClock,
+)
 from harness.seats import PARSE_OFF_LOOP_CHARS, SeatReply, SeatRequest
 from harness.turn import Asked, Retry, play_turn
 
@@ -127,7 +133,8 @@ class LLMSeat:
                 return Asked(failure=kind, calls=calls)
             # an answer from the cache past the record's cap comes in its record form
             completion = report.completion
-            return Asked(text=completion.text, clipped=completion.clipped, calls=calls)
+            cut = completion.stop_reason in LENGTH_STOP_REASONS
+            return Asked(text=completion.text, clipped=completion.clipped, calls=calls, cut=cut)
 
         return await play_turn(request, ask, MODEL_SOURCES)
 
