@@ -194,10 +194,13 @@ DETAIL_CHARS = 8192
 
 
 def _text(exc: BaseException) -> str:
+    """The exception's text on one line (a server's body quoted raw may hold line
+    breaks), cut to :data:`DETAIL_CHARS`."""
     try:
-        return str(exc)[:DETAIL_CHARS]
+        text = str(exc)[:DETAIL_CHARS]
     except Exception:  # an exception whose str() fails says nothing more
         return ""
+    return " ".join(text.splitlines())
 
 
 def _status_kind(status: int) -> ErrorKind:
