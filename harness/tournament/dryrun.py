@@ -206,7 +206,7 @@ def dry_run(
     planned_by: dict[str, int] = dict.fromkeys(identities, 0)
     to_play_by: dict[str, int] = dict.fromkeys(identities, 0)
     left = narrowing.limit
-    for place, plan in enumerate(plans.plans()):
+    for place, plan in plans.placed():
         planned_by[plan.entrant.name] += 1
         if not done.has(place) and (left is None or left > 0):
             to_play_by[plan.entrant.name] += 1

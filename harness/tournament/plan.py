@@ -4,6 +4,21 @@ Every (entrant, variant, seed, repetition) is one episode. The plan is never a l
 :func:`iter_episodes` yields the episodes in order, :func:`count_episodes` counts
 them, and :class:`PlanIndex` answers "is this episode id in the plan?" by parsing the
 id, so a run over a million seeds holds no more than a run over ten.
+
+**Order: seed-major.** Within a repetition, every variant of a seed is played (by
+every entrant) before the next seed: repetition, then seed, then variant, then
+entrant. The statistics take the seed (the board) as their unit, with the variants
+as strata inside it, so a run stopped early (``--limit``, ``--max-cost``, Ctrl-C)
+leaves whole seeds, every entrant on the same ones, and at most the seed in play
+short of a variant.
+
+**The shard split** is by an episode's *number*, a fixed function of what defines it,
+not by its place in the order above: number = ((repetition x V + variant) x S + seed)
+x E + entrant, with each part its index in the config (V variants, S seeds, E
+entrants), and shard I/N holds the episodes whose number is I - 1 modulo N. It is the
+numbering of the plan's first order (variant before seed), kept so that a shard's
+folder started under it is still that shard's folder. The number divided by N is also
+an episode's slot in a shard's bitmap of finished episodes (:class:`DoneSet`).
 """
 
 from __future__ import annotations
@@ -46,20 +61,31 @@ def parse_shard(text: str) -> tuple[int, int]:
 def iter_episodes(
     config: TournamentConfig, shard: tuple[int, int] = (1, 1)
 ) -> Iterator[EpisodePlan]:
-    """Every episode, ordered so that entrants advance together; then this shard's share.
+    """Every episode of this shard, seed-major (see the module docstring), entrants
+    advancing together."""
+    return (plan for _, plan in placed_episodes(config, shard))
 
-    The shard split is by position in that order (every N-th episode), so it is the
-    same on every machine.
+
+def placed_episodes(
+    config: TournamentConfig, shard: tuple[int, int] = (1, 1)
+) -> Iterator[tuple[int, EpisodePlan]]:
+    """:func:`iter_episodes`, each episode with its slot in the shard (its number // N).
+
+    The split is by number, the same on every machine (see the module docstring).
     """
     index, count = shard
-    position = 0
+    variants = config.variant_list()
+    seeds = config.seed_order()
+    entrants = config.entrants
+    width_v, width_s, width_e = len(variants), len(seeds), len(entrants)
     for rep in range(config.repetitions):
-        for variant in config.variant_list():
-            for seed in config.seed_order():
-                for entrant in config.entrants:
-                    if position % count == index - 1:
-                        yield EpisodePlan(entrant, variant, seed, rep)
-                    position += 1
+        for s, seed in enumerate(seeds):
+            for v, variant in enumerate(variants):
+                base = ((rep * width_v + v) * width_s + s) * width_e
+                for e, entrant in enumerate(entrants):
+                    number = base + e
+                    if number % count == index - 1:
+                        yield number // count, EpisodePlan(entrant, variant, seed, rep)
 
 
 def plan_episodes(config: TournamentConfig, shard: tuple[int, int] = (1, 1)) -> list[EpisodePlan]:
@@ -98,6 +124,10 @@ class PlanIndex(Mapping[str, tuple[str, int]]):
         """Every episode of the plan, in order."""
         return iter_episodes(self._config, self._shard)
 
+    def placed(self) -> Iterator[tuple[int, EpisodePlan]]:
+        """Every episode of the plan, in order, each with its :meth:`position`."""
+        return placed_episodes(self._config, self._shard)
+
     def __getitem__(self, key: str) -> tuple[str, int]:
         found = self._locate(key)
         if found is None:
@@ -114,8 +144,9 @@ class PlanIndex(Mapping[str, tuple[str, int]]):
         return count_episodes(self._config, self._shard)
 
     def position(self, key: str) -> int | None:
-        """Where the episode ``key`` comes in :meth:`plans` (0-based), or None when it
-        is not planned; with :meth:`__len__`, what a bitmap of finished episodes needs."""
+        """The episode ``key``'s slot in this shard, 0..len-1 (its number // N, see the
+        module docstring), or None when it is not planned; with :meth:`__len__`, what a
+        bitmap of finished episodes needs. :meth:`placed` gives each episode's."""
         found = self._place(key)
         return None if found is None else found[2] // self._shard[1]
 
@@ -131,7 +162,7 @@ class PlanIndex(Mapping[str, tuple[str, int]]):
         total = self._config.repetitions * len(self._variants) * len(self._seeds) * entrants
         out = {}
         for name, i in self._entrants.items():
-            # positions p < total with p = i (mod entrants) and p = index - 1 (mod count)
+            # numbers p < total with p = i (mod entrants) and p = index - 1 (mod count)
             step = math.lcm(entrants, count)
             first = next((p for p in range(i, step, entrants) if p % count == index - 1), None)
             out[name] = 0 if first is None or first >= total else (total - first - 1) // step + 1
@@ -158,11 +189,11 @@ class PlanIndex(Mapping[str, tuple[str, int]]):
         seed_index = (
             self._seeds.index(seed) if isinstance(self._seeds, range) else self._seeds[seed]
         )
-        position = (
+        number = (
             (rep * len(self._variants) + self._variants[variant]) * len(self._seeds) + seed_index
         ) * len(self._entrants) + self._entrants[entrant]
         index, count = self._shard
-        return (entrant, rep, position) if position % count == index - 1 else None
+        return (entrant, rep, number) if number % count == index - 1 else None
 
 
 class DoneSet:
@@ -210,7 +241,7 @@ class DoneSet:
 
     def todo(self) -> Iterator[EpisodePlan]:
         """The plan's episodes not done, in order."""
-        return (p for place, p in enumerate(self.plans.plans()) if not self.has(place))
+        return (p for place, p in self.plans.placed() if not self.has(place))
 
     def held_bytes(self) -> int:
         """Bytes held, whatever the number done: an eighth of one per planned episode."""
@@ -224,5 +255,6 @@ __all__ = [
     "count_episodes",
     "iter_episodes",
     "parse_shard",
+    "placed_episodes",
     "plan_episodes",
 ]

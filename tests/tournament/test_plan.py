@@ -16,6 +16,7 @@ from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.tournament import run as run_module
 from harness.tournament.config import TournamentConfig
 from harness.tournament.manifest import Manifest
+from harness.tournament.narrow import Narrowing
 from harness.tournament.plan import (
     EpisodePlan,
     PlanIndex,
@@ -23,7 +24,7 @@ from harness.tournament.plan import (
     iter_episodes,
     plan_episodes,
 )
-from harness.tournament.run import _play_all
+from harness.tournament.run import _play_all, run_tournament
 from harness.tournament.store import ResultsFolder
 
 GAME = get_game("lighthouse")
@@ -65,6 +66,61 @@ def test_the_index_is_the_plan(seeds: Any, shard: tuple[int, int]) -> None:
         assert index[plan.episode_id] == (plan.entrant.name, plan.repetition)
     others = {p.episode_id for p in plan_episodes(cfg)} - {p.episode_id for p in plans}
     assert not any(other in index for other in others)  # another shard's episodes
+
+
+def test_the_plan_is_seed_major() -> None:
+    cfg = config([5, 1, 9], entrants=2, repetitions=2)
+    order = [(p.repetition, p.seed, p.variant, p.entrant.name) for p in iter_episodes(cfg)]
+    expected = [
+        (rep, seed, variant, entrant)
+        for rep in range(2)
+        for seed in [5, 1, 9]  # the config's seed order
+        for variant in ["default", "spring"]
+        for entrant in ["e-0", "e-1"]
+    ]
+    assert order == expected
+    # so any prefix of the plan holds every variant of every seed it reached but the last
+    for stop in range(1, len(order)):
+        reached = {(s, v) for rep, s, v, _ in order[:stop] if rep == 0}
+        seeds = list(dict.fromkeys(s for rep, s, _, _ in order[:stop] if rep == 0))
+        assert all((s, v) in reached for s in seeds[:-1] for v in ["default", "spring"])
+
+
+@pytest.mark.parametrize("shard", [(1, 2), (2, 2), (2, 3), (3, 3), (4, 7)])
+def test_shards_split_by_the_episode_number_as_before(shard: tuple[int, int]) -> None:
+    """The split of the plan's first (variant-major) numbering: a shard's folder begun
+    under it still holds that shard's episodes."""
+    cfg = config({"start": 10, "stop": 14}, entrants=3, repetitions=2)
+    numbered = [
+        (rep, variant, seed, f"e-{e}")
+        for rep in range(2)
+        for variant in ["default", "spring"]
+        for seed in range(10, 14)
+        for e in range(3)
+    ]
+    index, count = shard
+    mine = [n for i, n in enumerate(numbered) if i % count == index - 1]
+    got = [(p.repetition, p.variant, p.seed, p.entrant.name) for p in iter_episodes(cfg, shard)]
+    assert sorted(got) == sorted(mine)
+    assert len(got) == len(set(got))
+    plans = PlanIndex(cfg, shard)
+    slots = [place for place, _ in plans.placed()]
+    assert sorted(slots) == list(range(len(mine)))
+    assert all(plans.position(p.episode_id) == place for place, p in plans.placed())
+
+
+def test_a_limited_run_leaves_whole_seeds(tmp_path: Path) -> None:
+    cfg = config({"start": 0, "stop": 6}, entrants=3, repetitions=1)
+    out = tmp_path / "limited"
+    # 3 seeds x 2 variants x 3 entrants, and one episode of the fourth seed
+    asyncio.run(run_tournament(cfg, out, narrowing=Narrowing(limit=19)))
+    cells = {(s.entrant, s.seed, s.variant) for s in ResultsFolder(out).summaries()}
+    assert len(cells) == 19
+    whole = {
+        (f"e-{e}", seed, v) for e in range(3) for seed in range(3) for v in ["default", "spring"]
+    }
+    assert whole <= cells
+    assert cells - whole == {("e-0", 3, "default")}
 
 
 @pytest.mark.parametrize(
