@@ -1,0 +1,408 @@
+"""Many entrants at once: paired differences, stars that hold their error rate, ranks.
+
+**One comparison.** Entrants a and b are paired on the seeds both finished in every
+variant both played (:func:`~harness.report.methods.table.pair`); the difference is
+dbar = (1/n) sum_i d_i over seed differences d_i = y_a(i) - y_b(i), and its test and
+interval are the paired ones (:mod:`harness.report.methods.paired`): p is the larger
+of the sign-flip test's (:mod:`harness.report.methods.signflip`; exact up to 16
+seeds, random flips beyond) and the skew-corrected t test's, and the interval the
+union of theirs.
+
+**The family.** All m = k(k-1)/2 pairs of k entrants (a pair with no seed in common
+is no test and is not counted). Their p-values go through Holm's step-down
+procedure: sorted p_(1) <= ... <= p_(m),
+
+    adjusted p_(r) = max over r' <= r of min(1, (m - r' + 1) p_(r')),
+
+and a pair is starred when its adjusted p <= alpha = 0.05. Holm needs only valid
+p-values (the paired ones are: exact when entrants are exchangeable within a seed,
+at any n, and close to their level when equal means come with unlike shapes), so the
+probability of starring any pair of equal entrants is at most alpha, however many
+entrants and seeds (strong control of the family-wise error; measured in
+benchmarks/stats_study.py). A pair's interval is the paired interval at
+the level Holm tests it at, 1 - alpha / (m - r + 1) (equal p-values share the
+strictest), so a starred pair's interval always excludes zero; an interval may
+exclude zero without a star when a pair with a smaller p failed first (Holm stops
+there).
+
+**When nothing can be concluded.** The smallest p-value n seeds allow is 2^(1-n)
+(:func:`~harness.report.methods.signflip.smallest_p`); Holm's first step needs
+p <= alpha / m. Below that many seeds (:func:`seeds_needed_for`: 6 for one pair, 7
+for three, 11 for the 45 pairs of ten entrants) no pair can be starred, and the
+family says so instead of starring nothing silently. So 2 seeds star nothing (p is
+at least 0.5), and one seed gives no interval at all.
+
+**Ranks.** On the seeds all k entrants share, entrant j's rank is 1 + the number of
+entrants with a higher mean (ties share the better rank), and its rank interval is
+read off the same Holm decisions on those seeds:
+
+    low_j  = 1 + #{i : i is starred above j},   high_j = k - #{i : i is starred below j}.
+
+If no star is false, every true rank lies in its interval, so all k rank intervals
+hold together with probability at least 1 - alpha (not one by one).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from harness.report.methods.intervals import Estimate, Method, Reason, no_interval
+from harness.report.methods.paired import PairedColumns, paired_columns, paired_interval
+from harness.report.methods.resample import SIGN_FLIP_SEED, flips_for
+from harness.report.methods.signflip import seeds_to_reach, smallest_p
+from harness.report.methods.table import (
+    TIE_TOLERANCE,
+    Dropped,
+    Pairing,
+    SeedTable,
+    Selection,
+    pair,
+    seed_scores,
+    select,
+)
+
+Floats = NDArray[np.float64]
+
+ALPHA = 0.05
+_METHOD: Method = "sign-flip and skew-t over seeds"
+
+
+@dataclass(frozen=True)
+class HolmStep:
+    """Holm's verdict on one p-value."""
+
+    adjusted: float
+    """max over r' <= r of min(1, (m - r' + 1) p_(r'))."""
+    level: float
+    """1 - alpha / (m - r + 1): the level this comparison is tested (and shown) at."""
+    rejected: bool
+    """adjusted <= alpha."""
+
+
+def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> list[HolmStep]:
+    """Holm's step-down adjustment of ``pvalues``, in their given order (see the module
+    docstring). Equal p-values share the level of the first of them, so the result
+    does not depend on the order they are given in."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: (pvalues[i], i))
+    out: dict[int, HolmStep] = {}
+    running, level, previous = 0.0, 1.0, None
+    for r, i in enumerate(order):
+        running = max(running, min(1.0, (m - r) * pvalues[i]))
+        if pvalues[i] != previous:
+            level, previous = 1 - alpha / (m - r), pvalues[i]
+        out[i] = HolmStep(adjusted=running, level=level, rejected=running <= alpha)
+    return [out[i] for i in range(m)]
+
+
+def seeds_needed_for(comparisons: int, alpha: float = ALPHA) -> int:
+    """The fewest seeds on which Holm's first step over ``comparisons`` sign-flip
+    tests can reject: the least n with 2^(1-n) <= alpha / comparisons."""
+    return seeds_to_reach(alpha / max(1, comparisons))
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """Entrant ``first`` minus entrant ``second`` over the seeds both finished."""
+
+    first: str
+    second: str
+    difference: Estimate
+    """dbar with its paired interval at ``holm.level`` (or at the level asked)."""
+    unadjusted: Estimate
+    """dbar with its paired interval at the family's plain level (95%), from the same
+    flips: what a table of this one comparison shows."""
+    p: float | None
+    """The paired p-value, unadjusted (None: no seed in common, no test)."""
+    holm: HolmStep | None
+    """Holm's verdict within the family (None outside one, or with no test)."""
+    wins: int
+    ties: int
+    losses: int
+    selection: Selection
+    """The seeds and variants compared (and what that dropped)."""
+
+    @property
+    def dropped(self) -> Dropped:
+        """What the comparison left out of the cells the two finished."""
+        return self.selection.dropped
+
+    @property
+    def starred(self) -> bool:
+        """Whether the family's Holm procedure rejects "no difference" for this pair."""
+        return self.holm is not None and self.holm.rejected
+
+    def reversed(self) -> PairTest:
+        """The same comparison the other way round: ``second`` minus ``first``."""
+        return replace(
+            self,
+            first=self.second,
+            second=self.first,
+            difference=_negated(self.difference),
+            unadjusted=_negated(self.unadjusted),
+            wins=self.losses,
+            losses=self.wins,
+        )
+
+
+def _negated(estimate: Estimate) -> Estimate:
+    return replace(estimate, value=-estimate.value, low=-estimate.high, high=-estimate.low)
+
+
+def _estimate(
+    columns: PairedColumns, column: int, mean: float, level: float, same: bool
+) -> Estimate:
+    sums = columns.flips
+    n = sums.seeds
+    resamples = None if sums.exact else sums.reference - 1
+    if n < 2:
+        return no_interval(mean, n, level, _METHOD)
+    low, high = paired_interval(columns, column, level)
+    reason: Reason | None = None
+    if math.isinf(low) or math.isinf(high):
+        reason = "too few seeds"
+    elif low == high:
+        reason = "identical" if same else "constant"
+    return Estimate(mean, low, high, level, n, _METHOD, resamples, reason)
+
+
+def _dbar(pairing: Pairing) -> float:
+    return math.fsum(pairing.d.tolist()) / pairing.seeds if pairing.seeds else math.nan
+
+
+def _identical(pairing: Pairing) -> bool:
+    return bool(np.all(np.abs(pairing.d) <= TIE_TOLERANCE))
+
+
+def paired_difference(
+    table: SeedTable,
+    first: str,
+    second: str,
+    *,
+    level: float = 0.95,
+    seed: int = SIGN_FLIP_SEED,
+) -> PairTest:
+    """One comparison on its own (no family): dbar, its paired interval at ``level``
+    and its unadjusted p-value, with wins, ties and losses by seed."""
+    pairing = pair(table, table.index(first), table.index(second))
+    wins, ties, losses = pairing.wins_ties_losses()
+    chosen = pairing.selection
+    if pairing.seeds == 0:
+        none = no_interval(math.nan, 0, level, _METHOD)
+        return PairTest(first, second, none, none, None, None, wins, ties, losses, chosen)
+    tested = paired_columns(pairing.d, draws=flips_for((1 - level) / 2), seed=seed)
+    p = float(tested.p[0])
+    estimate = _estimate(tested, 0, _dbar(pairing), level, _identical(pairing))
+    return PairTest(first, second, estimate, estimate, p, None, wins, ties, losses, chosen)
+
+
+@dataclass(frozen=True)
+class Family:
+    """Every pair of some entrants, Holm-adjusted (see the module docstring)."""
+
+    entrants: tuple[str, ...]
+    pairs: tuple[PairTest, ...]
+    """(i < j) in the entrants' order."""
+    comparisons: int
+    """m: the pairs that are tests (at least one seed in common)."""
+    alpha: float
+    flips: int
+    """Random flip sets drawn per pair beyond 16 seeds (the enumeration needs none)."""
+    seeds_needed: int
+    """The fewest seeds on which any pair could be starred (Holm's first step)."""
+
+    @property
+    def can_conclude(self) -> bool:
+        """Whether any tested pair has the seeds to be starred at all."""
+        return any(
+            t.p is not None
+            and smallest_p(t.difference.seeds, self.flips) <= self.alpha / max(1, self.comparisons)
+            for t in self.pairs
+        )
+
+    def note(self) -> str:
+        """Why nothing can be concluded, in words (empty when something can)."""
+        if self.can_conclude or not self.comparisons:
+            return ""
+        most = max(t.difference.seeds for t in self.pairs)
+        return (
+            f"cannot conclude: with {most} seed{'s' if most != 1 else ''} the smallest "
+            f"p-value a sign-flip test can give is {smallest_p(most, self.flips):.3g}, above "
+            f"the {self.alpha / self.comparisons:.3g} (alpha / {self.comparisons}) Holm's "
+            f"first step needs; no pair can be starred before {self.seeds_needed} seeds"
+        )
+
+    def starred(self) -> list[PairTest]:
+        """The starred pairs."""
+        return [t for t in self.pairs if t.starred]
+
+
+def _groups(pairings: Sequence[Pairing]) -> list[list[int]]:
+    """Pairings that use the very same seeds, grouped (one flip computation each)."""
+    by_seeds: dict[bytes, list[int]] = {}
+    for k, p in enumerate(pairings):
+        if p.seeds:
+            by_seeds.setdefault(p.selection.seeds.tobytes(), []).append(k)
+    return list(by_seeds.values())
+
+
+def compare_all(
+    table: SeedTable,
+    entrants: Sequence[str] | None = None,
+    *,
+    alpha: float = ALPHA,
+    seed: int = SIGN_FLIP_SEED,
+) -> Family:
+    """Every pair of ``entrants`` (by default all of the table's), Holm-adjusted.
+
+    Pairs that share the very same seeds (all of them, in a complete folder) are
+    flipped together: one product of the flip sets with their columns of seed
+    differences. The random flips number :func:`~harness.report.methods.resample.
+    flips_for` at Holm's strictest tail, alpha / (2 m), so every interval end and
+    p-value threshold sits at least 25 draws in.
+    """
+    names = tuple(table.entrants if entrants is None else entrants)
+    indices = [table.index(n) for n in names]
+    couples = [(a, b) for i, a in enumerate(indices) for b in indices[i + 1 :]]
+    pairings = [pair(table, a, b) for a, b in couples]
+    tested = [k for k, p in enumerate(pairings) if p.seeds]
+    m = len(tested)
+    flips = flips_for(alpha / (2 * max(1, m)))
+    sums_of: dict[int, tuple[PairedColumns, int]] = {}
+    pvalues: dict[int, float] = {}
+    for group in _groups(pairings):
+        columns = np.stack([pairings[k].d for k in group], axis=1)
+        both = paired_columns(columns, draws=flips, seed=seed)
+        for j, k in enumerate(group):
+            sums_of[k] = (both, j)
+            pvalues[k] = float(both.p[j])
+    steps = dict(zip(tested, holm([pvalues[k] for k in tested], alpha), strict=True))
+    out = []
+    for k, ((a, b), pairing) in enumerate(zip(couples, pairings, strict=True)):
+        wins, ties, losses = pairing.wins_ties_losses()
+        chosen = pairing.selection
+        first, second = table.entrants[a], table.entrants[b]
+        if k not in steps:
+            none = no_interval(math.nan, 0, 1 - alpha, _METHOD)
+            out.append(PairTest(first, second, none, none, None, None, wins, ties, losses, chosen))
+            continue
+        step = steps[k]
+        sums, column = sums_of[k]
+        dbar, same = _dbar(pairing), _identical(pairing)
+        estimate = _estimate(sums, column, dbar, step.level, same)
+        plain = _estimate(sums, column, dbar, 1 - alpha, same)
+        out.append(
+            PairTest(first, second, estimate, plain, pvalues[k], step, wins, ties, losses, chosen)
+        )
+    return Family(names, tuple(out), m, alpha, flips, seeds_needed_for(m, alpha))
+
+
+@dataclass(frozen=True)
+class Rank:
+    """An entrant's rank on the shared seeds and its simultaneous rank interval."""
+
+    entrant: str
+    rank: int
+    low: int
+    high: int
+    mean: float
+    """The entrant's mean over the shared seeds."""
+
+    def text(self) -> str:
+        """``2`` when certain, ``1-3`` when the interval spans ranks 1 to 3."""
+        return str(self.low) if self.low == self.high else f"{self.low}-{self.high}"
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Ranks of some entrants over the seeds all of them share, from one Holm family."""
+
+    ranks: tuple[Rank, ...]
+    family: Family
+    """The family on those shared seeds that the rank intervals are read from."""
+    seeds: int
+    dropped: Dropped
+
+
+def _over(family: Family, names: tuple[str, ...], shared: Selection) -> bool:
+    """Whether ``family`` is of ``names`` and every pair in it over ``shared``'s seeds."""
+    return family.entrants == names and all(
+        np.array_equal(t.selection.seeds, shared.seeds)
+        and np.array_equal(t.selection.variants, shared.variants)
+        for t in family.pairs
+    )
+
+
+def ranks_of(means: Sequence[float]) -> list[int]:
+    """Competition ranks, highest mean first: 1 + how many are higher (beyond
+    :data:`~harness.report.methods.table.TIE_TOLERANCE`)."""
+    return [1 + sum(1 for other in means if other > own + TIE_TOLERANCE) for own in means]
+
+
+def rank_intervals(
+    table: SeedTable,
+    entrants: Sequence[str] | None = None,
+    *,
+    alpha: float = ALPHA,
+    seed: int = SIGN_FLIP_SEED,
+    family: Family | None = None,
+) -> Ranking:
+    """Ranks and simultaneous rank intervals (see the module docstring) over the seeds
+    every one of ``entrants`` finished in every variant all of them played.
+
+    ``family``: the :func:`compare_all` of the same entrants, taken as it is when every
+    pair in it is over exactly those seeds and variants (a complete folder), so the
+    flips are not computed twice.
+    """
+    names = tuple(table.entrants if entrants is None else entrants)
+    indices = [table.index(n) for n in names]
+    shared = select(table, indices)
+    keep = np.flatnonzero(shared.seeds)
+    narrowed = SeedTable(
+        table.entrants,
+        tuple(v for v, used in zip(table.variants, shared.variants, strict=True) if used),
+        table.seeds[keep],
+        table.means[:, keep][:, :, shared.variants],
+        table.episodes[:, keep][:, :, shared.variants],
+    )
+    if family is None or not _over(family, names, shared):
+        family = compare_all(narrowed, names, alpha=alpha, seed=seed)
+    everything = select(narrowed, indices)
+    means = [
+        math.fsum(seed_scores(narrowed, i, everything).tolist()) / len(keep) if len(keep) else 0.0
+        for i in indices
+    ]
+    observed = ranks_of(means)
+    above = dict.fromkeys(names, 0)
+    below = dict.fromkeys(names, 0)
+    for t in family.starred():
+        better, worse = (t.first, t.second) if t.difference.value > 0 else (t.second, t.first)
+        above[worse] += 1
+        below[better] += 1
+    k = len(names)
+    ranks = tuple(
+        Rank(name, rank, 1 + above[name], k - below[name], mean)
+        for name, rank, mean in zip(names, observed, means, strict=True)
+    )
+    return Ranking(ranks, family, len(keep), shared.dropped)
+
+
+__all__ = [
+    "ALPHA",
+    "Family",
+    "HolmStep",
+    "PairTest",
+    "Rank",
+    "Ranking",
+    "compare_all",
+    "holm",
+    "paired_difference",
+    "rank_intervals",
+    "ranks_of",
+    "seeds_needed_for",
+]
