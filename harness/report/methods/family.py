@@ -159,7 +159,7 @@ def _estimate(
 ) -> Estimate:
     sums = columns.flips
     n = sums.seeds
-    resamples = None if sums.exact else sums.reference - 1
+    resamples = sums.reference if sums.exact else sums.reference - 1  # 2^n, or the B drawn
     if n < 2:
         return no_interval(mean, n, level, _METHOD)
     low, high = paired_interval(columns, column, level)
@@ -374,7 +374,9 @@ def rank_intervals(
         family = compare_all(narrowed, names, alpha=alpha, seed=seed)
     everything = select(narrowed, indices)
     means = [
-        math.fsum(seed_scores(narrowed, i, everything).tolist()) / len(keep) if len(keep) else 0.0
+        math.fsum(seed_scores(narrowed, i, everything).tolist()) / len(keep)
+        if len(keep)
+        else math.nan
         for i in indices
     ]
     observed = ranks_of(means)

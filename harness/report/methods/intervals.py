@@ -116,7 +116,8 @@ class Estimate:
     seeds: int
     method: Method
     resamples: int | None = None
-    """How many resamples or flip sets the interval used (None: none, closed form)."""
+    """How many resamples the interval used: bootstrap resamples, or sign vectors (all
+    2^n of them up to 16 seeds, else the B drawn); None for a closed form."""
     reason: Reason | None = None
 
     @property

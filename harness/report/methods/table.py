@@ -81,6 +81,10 @@ class SeedTable:
         v_given = np.asarray(variant, dtype=np.int64)
         m = np.asarray(mean, dtype=np.float64)
         count = np.ones(len(m), np.int64) if episodes is None else np.asarray(episodes, np.int64)
+        if not np.isfinite(m).all():
+            raise ValueError("SeedTable: a score is not a finite number")
+        if len({len(e), len(s), len(v_given), len(m), len(count)}) != 1:
+            raise ValueError("SeedTable: the rows' columns differ in length")
         names = sorted(variants)
         if len(set(names)) != len(names):
             raise ValueError("SeedTable: the variant names are not distinct")

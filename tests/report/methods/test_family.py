@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from harness.report.methods import (
+    SeedTable,
     analyse,
     compare_all,
     holm,
@@ -177,3 +178,20 @@ def test_a_pair_with_no_seed_in_common_is_no_test() -> None:
     ab = family.pairs[0]
     assert (ab.first, ab.second, ab.p, ab.holm) == ("a", "b", None, None)
     assert np.isnan(ab.difference.value)
+
+
+def test_an_entrant_with_nothing_finished_is_no_test_and_ranks_anywhere() -> None:
+    rows: list[Row] = [("a", s, "default", float(s)) for s in range(6)]
+    rows += [("b", s, "default", float(s) + 3) for s in range(6)]
+    table = SeedTable.from_episodes(
+        ["a", "b", "c"], ["default"], [0] * 6 + [1] * 6, list(range(6)) * 2, [0] * 12,
+        [r[3] for r in rows],
+    )  # fmt: skip
+    result = analyse(table, reference="a", ceiling="c")
+    assert result.entrants[2].score.reason == "no seeds"
+    assert result.family.comparisons == 1  # only a - b has seeds
+    assert [r.text() for r in result.ranking.ranks] == ["1-3"] * 3  # no seed all share
+    assert result.ranking.seeds == 0
+    assert all(s.ratio.reason == "no seeds" for s in result.shares)
+    with pytest.raises(ValueError, match="not a finite number"):
+        SeedTable.from_episodes(["a"], ["default"], [0], [1], [0], [math.nan])
