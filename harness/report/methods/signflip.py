@@ -52,6 +52,8 @@ from harness.report.methods.exact import to_grid
 from harness.report.methods.resample import EXACT_UP_TO, SIGN_FLIP_SEED, flip_sets, flips_for
 
 Floats = NDArray[np.float64]
+#: Sums computed at a time by :func:`flip_p_values` (rows x columns).
+_PIECE_NUMBERS = 1 << 22
 
 
 def seeds_to_reach(alpha: float) -> int:
@@ -174,12 +176,15 @@ def flip_p_values(
     up = np.ones(d.shape[1], dtype=np.int64)
     down = np.ones(d.shape[1], dtype=np.int64)
     first = exact
-    for rows in chunks:
-        sums = rows @ grid
-        if first:
-            sums, first = sums[1:], False
-        up += np.count_nonzero(sums <= 0, axis=0)
-        down += np.count_nonzero(sums >= 0, axis=0)
+    # pieces of rows x columns of a few million numbers: memory stays flat
+    piece = max(1, _PIECE_NUMBERS // max(1, d.shape[1]))
+    for chunk in chunks:
+        for start in range(0, len(chunk), piece):
+            sums = chunk[start : start + piece] @ grid
+            if first:
+                sums, first = sums[1:], False
+            up += np.count_nonzero(sums <= 0, axis=0)
+            down += np.count_nonzero(sums >= 0, axis=0)
     return _test(up, down, (1 << n) if exact else chosen + 1)
 
 
