@@ -14,8 +14,12 @@ numpy (exact sums, seeded generators, seeds and variants in canonical order firs
   bootstrap-t and percentile intervals;
 * :mod:`~harness.report.methods.signflip`: the exact sign-flip test of paired seed
   differences and its interval;
-* :mod:`~harness.report.methods.family`: Holm over every pair (stars), rank
-  intervals from the same decisions, "cannot conclude" below the seeds a test needs;
+* :mod:`~harness.report.methods.paired`: the test of a pair, the larger p of the
+  sign-flip and skew-corrected t tests, and the union of their intervals;
+* :mod:`~harness.report.methods.family`: Holm over every pair (stars), "cannot
+  conclude" below the seeds a test needs;
+* :mod:`~harness.report.methods.ranks`: ranks, with simultaneous intervals from
+  the same Holm decisions;
 * :mod:`~harness.report.methods.figures`: IQM, P(X > Y), score / ceiling and the
   performance profile, each with its interval;
 * :mod:`~harness.report.methods.planner`: the seeds ``--detect D`` needs;
@@ -32,12 +36,9 @@ from harness.report.methods.family import (
     Family,
     HolmStep,
     PairTest,
-    Rank,
-    Ranking,
     compare_all,
     holm,
     paired_difference,
-    rank_intervals,
     seeds_needed_for,
 )
 from harness.report.methods.figures import (
@@ -58,6 +59,7 @@ from harness.report.methods.intervals import (
     t_interval,
 )
 from harness.report.methods.planner import SeedPlan, SeedSpread, plan_seeds, seed_spread
+from harness.report.methods.ranks import Rank, Ranking, rank_intervals, ranks_of
 from harness.report.methods.table import Dropped, Pairing, SeedTable, Selection, pair, select
 
 __all__ = [
@@ -95,6 +97,7 @@ __all__ = [
     "plan_seeds",
     "probability_of_improvement",
     "rank_intervals",
+    "ranks_of",
     "ratio_of_means",
     "seed_spread",
     "seeds_needed_for",

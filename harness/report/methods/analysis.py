@@ -19,10 +19,8 @@ from harness.report.methods.family import (
     ALPHA,
     Family,
     PairTest,
-    Ranking,
     compare_all,
     paired_difference,
-    rank_intervals,
 )
 from harness.report.methods.figures import (
     Profile,
@@ -32,6 +30,7 @@ from harness.report.methods.figures import (
     ratio_of_means,
 )
 from harness.report.methods.intervals import LEVEL, Estimate, mean_interval
+from harness.report.methods.ranks import Ranking, rank_intervals
 from harness.report.methods.table import Dropped, SeedTable, pair, seed_scores, select
 
 
