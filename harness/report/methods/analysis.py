@@ -31,7 +31,14 @@ from harness.report.methods.figures import (
 )
 from harness.report.methods.intervals import LEVEL, Estimate, mean_interval
 from harness.report.methods.ranks import Ranking, rank_intervals
-from harness.report.methods.table import Dropped, SeedTable, pair, seed_scores, select
+from harness.report.methods.table import (
+    Dropped,
+    SeedTable,
+    Selection,
+    pair,
+    seed_scores,
+    select,
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,8 @@ class EntrantFigures:
     episodes: int
     """Episodes behind the cells used."""
     dropped: Dropped
+    selection: Selection
+    """The seeds and variants the figures are over."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,8 @@ class Share:
     entrant: str
     ratio: Estimate
     dropped: Dropped
+    cells: int
+    """The (seed, variant) cells of each of the two the ratio is over."""
 
 
 @dataclass(frozen=True)
@@ -83,10 +94,10 @@ class Analysis:
 
 def entrant_figures(table: SeedTable, entrant: str, level: float = LEVEL) -> EntrantFigures:
     """Score, per-variant means, IQM and profile of one entrant (see the module doc)."""
-    return _figures(table, [entrant], level)[0]
+    return figures_of(table, [entrant], level)[0]
 
 
-def _figures(table: SeedTable, names: Sequence[str], level: float) -> list[EntrantFigures]:
+def figures_of(table: SeedTable, names: Sequence[str], level: float) -> list[EntrantFigures]:
     """:func:`entrant_figures` of each of ``names``, their IQM resamples drawn together."""
     parts = []
     for name in names:
@@ -109,23 +120,34 @@ def _figures(table: SeedTable, names: Sequence[str], level: float) -> list[Entra
                 performance_profile(y, level),
                 episodes,
                 own.dropped,
+                own,
             )
         )
     return out
 
 
-def _versus(table: SeedTable, family: Family, name: str, reference: str, level: float) -> Versus:
-    """``name`` against ``reference``: read off the family when it holds the pair at
-    this level (the same flips), else computed on its own."""
+def versus_of(
+    table: SeedTable, family: Family | None, name: str, reference: str, level: float = LEVEL
+) -> Versus:
+    """``name`` against ``reference``: read off ``family`` (the :func:`compare_all` of
+    the same table) when it holds the pair at this level (the same flips), else
+    computed on its own."""
     paired = pair(table, table.index(name), table.index(reference))
     improvement = probability_of_improvement(paired.x, paired.y, level)
-    if math.isclose(1 - family.alpha, level):
+    if family is not None and math.isclose(1 - family.alpha, level):
         for test in family.pairs:
             if (test.first, test.second) == (name, reference):
                 return Versus(test, improvement)
             if (test.first, test.second) == (reference, name):
                 return Versus(test.reversed(), improvement)
     return Versus(paired_difference(table, name, reference, level=level), improvement)
+
+
+def share_of(table: SeedTable, name: str, ceiling: str, level: float = LEVEL) -> Share:
+    """``name``'s score as a share of ``ceiling``'s over the seeds both finished."""
+    paired = pair(table, table.index(name), table.index(ceiling))
+    chosen = paired.selection
+    return Share(name, ratio_of_means(paired.x, paired.y, level), chosen.dropped, chosen.cells)
 
 
 def analyse(
@@ -145,21 +167,24 @@ def analyse(
     to read entrant minus reference.
     """
     names = tuple(table.entrants if entrants is None else entrants)
-    figures = tuple(_figures(table, names, level))
+    figures = tuple(figures_of(table, names, level))
     family = compare_all(table, names, alpha=alpha)
     ranking = rank_intervals(table, names, alpha=alpha, family=family)
     versus: list[Versus] = []
     if reference is not None:
-        versus = [_versus(table, family, n, reference, level) for n in names if n != reference]
-    shares: list[Share] = []
-    if ceiling is not None:
-        c = table.index(ceiling)
-        for name in names:
-            paired = pair(table, table.index(name), c)
-            shares.append(
-                Share(name, ratio_of_means(paired.x, paired.y, level), paired.selection.dropped)
-            )
+        versus = [versus_of(table, family, n, reference, level) for n in names if n != reference]
+    shares = [share_of(table, n, ceiling, level) for n in names] if ceiling is not None else []
     return Analysis(figures, family, ranking, reference, tuple(versus), ceiling, tuple(shares))
 
 
-__all__ = ["Analysis", "EntrantFigures", "Share", "Versus", "analyse", "entrant_figures"]
+__all__ = [
+    "Analysis",
+    "EntrantFigures",
+    "Share",
+    "Versus",
+    "analyse",
+    "entrant_figures",
+    "figures_of",
+    "share_of",
+    "versus_of",
+]

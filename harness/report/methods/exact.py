@@ -62,6 +62,15 @@ def variance_columns(values: Floats, mean: Floats) -> Floats:
     return result
 
 
+def skewness_columns(values: Floats, mean: Floats, sd: Floats) -> Floats:
+    """Each column's skewness gamma = (1/n) sum(((y - mean) / s)^3), summed exactly; 0
+    where s is 0. The values are standardized before they are cubed, so that a column
+    of tiny spread does not underflow to 0 / 0."""
+    spread = np.where(sd > 0, sd, 1.0)
+    result: Floats = np.where(sd > 0, mean_columns(((values - mean) / spread) ** 3), 0.0)
+    return result
+
+
 def grid_exponent(largest: float, rows: int) -> int:
     """The k of the grid 2^-k for values of magnitude at most ``largest`` summed over
     at most ``rows`` of them (see the module docstring)."""
@@ -94,6 +103,7 @@ __all__ = [
     "fsum_columns",
     "grid_exponent",
     "mean_columns",
+    "skewness_columns",
     "to_grid",
     "variance_columns",
 ]

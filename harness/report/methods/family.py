@@ -49,7 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from harness.report.methods.intervals import Estimate, Method, Reason, no_interval
-from harness.report.methods.paired import PairedColumns, paired_columns, paired_interval
+from harness.report.methods.paired import PairedColumns, paired_columns_of, paired_interval
 from harness.report.methods.resample import SIGN_FLIP_SEED, flips_for
 from harness.report.methods.signflip import seeds_to_reach, smallest_p
 from harness.report.methods.table import (
@@ -146,7 +146,10 @@ class PairTest:
 
 
 def _negated(estimate: Estimate) -> Estimate:
-    return replace(estimate, value=-estimate.value, low=-estimate.high, high=-estimate.low)
+    # 0.0 - x, not -x: a difference of zero read the other way is 0.0, not -0.0
+    return replace(
+        estimate, value=0.0 - estimate.value, low=0.0 - estimate.high, high=0.0 - estimate.low
+    )
 
 
 def _estimate(
@@ -190,7 +193,13 @@ def paired_difference(
     if pairing.seeds == 0:
         none = no_interval(math.nan, 0, level, _METHOD)
         return PairTest(first, second, none, none, None, None, wins, ties, losses, chosen)
-    tested = paired_columns(pairing.d, draws=flips_for((1 - level) / 2), seed=seed)
+    tested = paired_columns_of(
+        np.stack([pairing.x, pairing.y], axis=1),
+        [(0, 1)],
+        table.grid_exponent(),
+        draws=flips_for((1 - level) / 2),
+        seed=seed,
+    )
     p = float(tested.p[0])
     estimate = _estimate(tested, 0, _dbar(pairing), level, _identical(pairing))
     return PairTest(first, second, estimate, estimate, p, None, wins, ties, losses, chosen)
@@ -221,12 +230,13 @@ class Family:
         )
 
     def note(self) -> str:
-        """Why nothing can be concluded, in words (empty when something can)."""
+        """Why nothing can be concluded, in words (empty when something can): "with 2
+        seeds the smallest p-value ... no pair can be starred before 7 seeds"."""
         if self.can_conclude or not self.comparisons:
             return ""
         most = max(t.difference.seeds for t in self.pairs)
         return (
-            f"cannot conclude: with {most} seed{'s' if most != 1 else ''} the smallest "
+            f"with {most} seed{'s' if most != 1 else ''} the smallest "
             f"p-value a sign-flip test can give is {smallest_p(most, self.flips):.3g}, above "
             f"the {self.alpha / self.comparisons:.3g} (alpha / {self.comparisons}) Holm's "
             f"first step needs; no pair can be starred before {self.seeds_needed} seeds"
@@ -238,12 +248,36 @@ class Family:
 
 
 def _groups(pairings: Sequence[Pairing]) -> list[list[int]]:
-    """Pairings that use the very same seeds, grouped (one flip computation each)."""
+    """Pairings that use the very same seeds and variants (so every entrant's seed
+    scores are the same in each of them), grouped: one flip computation each."""
     by_seeds: dict[bytes, list[int]] = {}
     for k, p in enumerate(pairings):
         if p.seeds:
-            by_seeds.setdefault(p.selection.seeds.tobytes(), []).append(k)
+            key = p.selection.seeds.tobytes() + p.selection.variants.tobytes()
+            by_seeds.setdefault(key, []).append(k)
     return list(by_seeds.values())
+
+
+def _flipped(
+    pairings: Sequence[Pairing], exponent: int, flips: int, seed: int
+) -> dict[int, tuple[PairedColumns, int]]:
+    """Both tests of every pairing with seeds, by its index: a group of pairings on the
+    same seeds is flipped as one table of its entrants' seed scores
+    (:func:`~harness.report.methods.paired.paired_columns_of`)."""
+    out: dict[int, tuple[PairedColumns, int]] = {}
+    for group in _groups(pairings):
+        members = list(
+            dict.fromkeys(e for k in group for e in (pairings[k].first, pairings[k].second))
+        )
+        column = {e: j for j, e in enumerate(members)}
+        scores = np.empty((pairings[group[0]].seeds, len(members)))
+        for k in group:
+            scores[:, column[pairings[k].first]] = pairings[k].x
+            scores[:, column[pairings[k].second]] = pairings[k].y
+        couples = [(column[pairings[k].first], column[pairings[k].second]) for k in group]
+        both = paired_columns_of(scores, couples, exponent, draws=flips, seed=seed)
+        out.update((k, (both, j)) for j, k in enumerate(group))
+    return out
 
 
 def compare_all(
@@ -256,10 +290,11 @@ def compare_all(
     """Every pair of ``entrants`` (by default all of the table's), Holm-adjusted.
 
     Pairs that share the very same seeds (all of them, in a complete folder) are
-    flipped together: one product of the flip sets with their columns of seed
-    differences. The random flips number :func:`~harness.report.methods.resample.
-    flips_for` at Holm's strictest tail, alpha / (2 m), so every interval end and
-    p-value threshold sits at least 25 draws in.
+    flipped together: one product of the flip sets with their entrants' columns of
+    seed scores, on the table's grid. The random flips number
+    :func:`~harness.report.methods.resample.flips_for` at Holm's strictest tail,
+    alpha / (2 m), so every interval end and p-value threshold sits at least 25 draws
+    in.
     """
     names = tuple(table.entrants if entrants is None else entrants)
     indices = [table.index(n) for n in names]
@@ -268,14 +303,8 @@ def compare_all(
     tested = [k for k, p in enumerate(pairings) if p.seeds]
     m = len(tested)
     flips = flips_for(alpha / (2 * max(1, m)))
-    sums_of: dict[int, tuple[PairedColumns, int]] = {}
-    pvalues: dict[int, float] = {}
-    for group in _groups(pairings):
-        columns = np.stack([pairings[k].d for k in group], axis=1)
-        both = paired_columns(columns, draws=flips, seed=seed)
-        for j, k in enumerate(group):
-            sums_of[k] = (both, j)
-            pvalues[k] = float(both.p[j])
+    sums_of = _flipped(pairings, table.grid_exponent(), flips, seed)
+    pvalues = {k: float(both.p[j]) for k, (both, j) in sums_of.items()}
     steps = dict(zip(tested, holm([pvalues[k] for k in tested], alpha), strict=True))
     out = []
     for k, ((a, b), pairing) in enumerate(zip(couples, pairings, strict=True)):

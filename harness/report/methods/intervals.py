@@ -48,7 +48,12 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.report.methods.exact import mean_columns, to_grid, variance_columns
+from harness.report.methods.exact import (
+    mean_columns,
+    skewness_columns,
+    to_grid,
+    variance_columns,
+)
 from harness.report.methods.resample import BOOTSTRAP_SEED, bootstrap_counts
 from harness.report.methods.tdist import t_quantile
 
@@ -83,7 +88,8 @@ REASONS: dict[Reason, str] = {
         "vary, not a measured certainty"
     ),
     "unbounded": (
-        "the interval is unbounded: the reference's mean cannot be told from zero on these seeds"
+        "the interval is unbounded: the mean it is divided by (the ceiling's) cannot be told "
+        "from zero on these seeds"
     ),
     "undefined": "undefined: the reference's mean is zero",
 }
@@ -186,9 +192,7 @@ def skew_t_bounds(y: Floats, level: float = LEVEL) -> tuple[Floats, Floats, Floa
         nan = np.full(values.shape[1:], np.nan)
         return mean, nan, nan.copy(), nan.copy()
     sd = np.sqrt(variance_columns(values, mean))
-    third = mean_columns((values - mean) ** 3)
-    spread = np.where(sd > 0, sd, 1.0)
-    gamma = np.where(sd > 0, third / spread**3, 0.0)
+    gamma = skewness_columns(values, mean, sd)
     a = gamma / (3 * math.sqrt(n))
     b = gamma / (6 * math.sqrt(n))
     t = t_quantile(1 - tail, n - 1)

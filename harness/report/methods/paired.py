@@ -28,15 +28,22 @@ starred pair's interval excludes zero.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.report.methods.exact import mean_columns, variance_columns
+from harness.report.methods.exact import mean_columns, skewness_columns, variance_columns
 from harness.report.methods.intervals import skew_t_bounds
 from harness.report.methods.resample import SIGN_FLIP_SEED
-from harness.report.methods.signflip import FlipSums, flip_interval, flip_sums, flip_test
+from harness.report.methods.signflip import (
+    FlipSums,
+    flip_interval,
+    flip_sums,
+    flip_test,
+    pair_flip_sums,
+)
 from harness.report.methods.tdist import t_cdf
 
 Floats = NDArray[np.float64]
@@ -52,7 +59,7 @@ def skew_t_p(differences: Floats) -> Floats:
         return np.ones(d.shape[1])
     mean = mean_columns(d)
     sd = np.sqrt(variance_columns(d, mean))
-    third = mean_columns((d - mean) ** 3)
+    skew = skewness_columns(d, mean, sd)
     out = np.empty(d.shape[1])
     root = math.sqrt(n)
     for j in range(d.shape[1]):
@@ -60,7 +67,7 @@ def skew_t_p(differences: Floats) -> Floats:
         if s == 0:
             out[j] = 1.0 if m == 0 else 0.0
             continue
-        gamma = float(third[j]) / s**3
+        gamma = float(skew[j])
         a, b = gamma / (3 * root), gamma / (6 * root)
         t = m / (s / root)
         g = t + b if a == 0 else ((1 + a * t) ** 3 - 1) / (3 * a) + b
@@ -91,6 +98,24 @@ def paired_columns(
     return PairedColumns(d, sums, np.maximum(flip_test(sums).p, skew_t_p(d)))
 
 
+def paired_columns_of(
+    scores: Floats,
+    pairs: Sequence[tuple[int, int]],
+    exponent: int,
+    *,
+    draws: int | None = None,
+    seed: int = SIGN_FLIP_SEED,
+) -> PairedColumns:
+    """Both tests of the differences scores[:, a] - scores[:, b] of each of ``pairs``
+    (``scores``: n seeds x K entrants), their flips on one grid 2^-``exponent``
+    (:func:`~harness.report.methods.signflip.pair_flip_sums`): what a family of
+    entrants on the same seeds is tested with."""
+    x = np.asarray(scores, dtype=np.float64)
+    d = np.stack([x[:, a] - x[:, b] for a, b in pairs], axis=1)
+    sums = pair_flip_sums(x, pairs, exponent, draws=draws, seed=seed)
+    return PairedColumns(d, sums, np.maximum(flip_test(sums).p, skew_t_p(d)))
+
+
 def paired_interval(columns: PairedColumns, column: int, level: float) -> tuple[float, float]:
     """The union of the sign-flip and the skew-corrected t intervals of one column at
     ``level``: (-inf, inf) when the seeds are too few for the sign-flip one."""
@@ -102,4 +127,10 @@ def paired_interval(columns: PairedColumns, column: int, level: float) -> tuple[
     return min(low, float(skew_low)), max(high, float(skew_high))
 
 
-__all__ = ["PairedColumns", "paired_columns", "paired_interval", "skew_t_p"]
+__all__ = [
+    "PairedColumns",
+    "paired_columns",
+    "paired_columns_of",
+    "paired_interval",
+    "skew_t_p",
+]

@@ -56,6 +56,8 @@ class Ranking:
     family: Family
     """The family on those shared seeds that the rank intervals are read from."""
     seeds: int
+    cells: int
+    """The (seed, variant) cells the ranks are over: the shared seeds x variants."""
     dropped: Dropped
 
 
@@ -121,7 +123,8 @@ def rank_intervals(
         Rank(name, rank, 1 + above[name], k - below[name], mean)
         for name, rank, mean in zip(names, observed, means, strict=True)
     )
-    return Ranking(ranks, family, len(keep), shared.dropped)
+    cells = len(keep) * int(shared.variants.sum())
+    return Ranking(ranks, family, len(keep), cells, shared.dropped)
 
 
 __all__ = ["Rank", "Ranking", "rank_intervals", "ranks_of"]

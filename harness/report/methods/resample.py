@@ -45,8 +45,8 @@ SIGN_FLIP_SEED = 20261130
 #: The fewest resamples of either kind, whatever the levels.
 MIN_BOOTSTRAP = 2000
 MIN_FLIPS = 10_000
-#: Rows made at a time (about 4 million numbers): memory stays flat at any size.
-_CHUNK_NUMBERS = 1 << 22
+#: Rows made at a time (about a million numbers, 8 MB of floats): memory stays flat at any size.
+_CHUNK_NUMBERS = 1 << 20
 
 Counts = NDArray[np.float64]
 
@@ -123,30 +123,53 @@ def bootstrap_order_statistics(
 def flip_sets(n: int, draws: int, *, seed: int = SIGN_FLIP_SEED) -> tuple[bool, Iterator[Counts]]:
     """The sign-flip sets over ``n`` seeds as 0/1 rows, a few thousand at a time, and
     whether they are every set (n <= :data:`EXACT_UP_TO`: 2^n rows, the identity
-    first) or ``draws`` random ones."""
+    first) or ``draws`` random ones: :func:`flip_bytes` unpacked."""
+    exact, chunks = flip_bytes(n, draws, seed=seed)
+    return exact, (_unpacked(chunk, n) for chunk in chunks)
+
+
+def _unpacked(chunk: NDArray[np.uint8], n: int) -> Counts:
+    return np.unpackbits(chunk, axis=1, count=n, bitorder="little").astype(np.float64)
+
+
+def flip_bytes(
+    n: int, draws: int, *, seed: int = SIGN_FLIP_SEED
+) -> tuple[bool, Iterator[NDArray[np.uint8]]]:
+    """The sets of :func:`flip_sets` packed, 8 seeds a byte: byte j of a row holds seeds
+    8j .. 8j+7, seed 8j+i in bit i (bits for seeds past n are 0)."""
     if n <= EXACT_UP_TO:
         return True, _every_set(n)
     return False, _random_sets(n, draws, seed)
 
 
-def _every_set(n: int) -> Iterator[Counts]:
-    bits = np.arange(n, dtype=np.int64)
+def _width(n: int) -> int:
+    return (n + 7) // 8
+
+
+def _every_set(n: int) -> Iterator[NDArray[np.uint8]]:
     step = _rows_per_chunk(n)
     total = 1 << n
+    width = _width(n)
     for start in range(0, total, step):
-        rows = np.arange(start, min(total, start + step), dtype=np.int64)
-        yield ((rows[:, None] >> bits) & 1).astype(np.float64)
+        rows = np.arange(start, min(total, start + step), dtype="<u4")
+        yield rows.view(np.uint8).reshape(len(rows), 4)[:, :width].copy()
 
 
-def _random_sets(n: int, draws: int, seed: int) -> Iterator[Counts]:
+#: Random flip sets drawn at a time: a fixed number, so that the draws, which a
+#: generator makes a call at a time, do not depend on how memory is budgeted.
+_FLIP_ROWS = 512
+
+
+def _random_sets(n: int, draws: int, seed: int) -> Iterator[NDArray[np.uint8]]:
     rng = _generator(seed, n)
-    step = _rows_per_chunk(n)
-    width = (n + 7) // 8
+    step = _FLIP_ROWS
+    width = _width(n)
+    spare = (1 << (n % 8)) - 1 if n % 8 else 0xFF
     for start in range(0, draws, step):
         rows = min(step, draws - start)
         raw = rng.integers(0, 256, size=(rows, width), dtype=np.uint8)
-        bits = np.unpackbits(raw, axis=1, count=n, bitorder="little")
-        yield bits.astype(np.float64)
+        raw[:, -1] &= spare  # no bits for seeds past n
+        yield raw
 
 
 __all__ = [
@@ -158,6 +181,7 @@ __all__ = [
     "SIGN_FLIP_SEED",
     "bootstrap_counts",
     "bootstrap_order_statistics",
+    "flip_bytes",
     "flip_sets",
     "flips_for",
     "resamples_for",

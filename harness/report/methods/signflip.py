@@ -43,13 +43,20 @@ the results do not depend on BLAS or on which columns are computed together.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from harness.report.methods.exact import to_grid
-from harness.report.methods.resample import EXACT_UP_TO, SIGN_FLIP_SEED, flip_sets, flips_for
+from harness.report.methods.resample import (
+    EXACT_UP_TO,
+    SIGN_FLIP_SEED,
+    flip_bytes,
+    flip_sets,
+    flips_for,
+)
 
 Floats = NDArray[np.float64]
 #: Sums computed at a time by :func:`flip_p_values` (rows x columns).
@@ -130,6 +137,93 @@ def flip_sums(
     if exact:  # the identity is row 0: out of the rows, into the reference's count
         return FlipSums(n, True, 1 << n, sums[1:], counted[1:], scale)
     return FlipSums(n, False, chosen + 1, sums, counted, scale)
+
+
+#: Bit i of byte b, for every byte: the seeds a byte of a packed flip set flips.
+_BITS = ((np.arange(256, dtype=np.int64)[:, None] >> np.arange(8)) & 1).astype(np.int64)
+#: Bytes of packed flip sets summed at a time by :func:`pair_flip_sums` (rows x width).
+_PAIR_BYTES = 1 << 20
+
+
+def _byte_tables(grid: NDArray[np.int64]) -> NDArray[np.int64]:
+    """(width, 256, K): for byte j and each value b of it, the sum of the grid's rows
+    8j .. 8j+7 whose bit is set in b (the seeds that byte flips), per column."""
+    n, k = grid.shape
+    padded = np.zeros((_width_of(n) * 8, k), dtype=np.int64)
+    padded[:n] = grid
+    eights = padded.reshape(-1, 8, k)
+    # one (256 x 8) @ (8 x K) product per byte, in integers: exact, no BLAS
+    tables: NDArray[np.int64] = np.matmul(_BITS[None, :, :], eights)
+    return tables
+
+
+def _width_of(n: int) -> int:
+    return (n + 7) // 8
+
+
+def _packed_rows(chunks: Iterator[NDArray[np.uint8]]) -> Iterator[NDArray[np.uint8]]:
+    """The chunks of packed flip sets, joined into blocks of about _PAIR_BYTES bytes."""
+    held: list[NDArray[np.uint8]] = []
+    count = 0
+    for chunk in chunks:
+        held.append(chunk)
+        count += chunk.size
+        if count >= _PAIR_BYTES:
+            yield np.concatenate(held)
+            held, count = [], 0
+    if held:
+        yield np.concatenate(held)
+
+
+def pair_flip_sums(
+    scores: Floats,
+    pairs: Sequence[tuple[int, int]],
+    exponent: int,
+    *,
+    draws: int | None = None,
+    seed: int = SIGN_FLIP_SEED,
+) -> FlipSums:
+    """The subset sums of the paired differences d = scores[:, a] - scores[:, b] of each
+    of ``pairs`` (``scores``: n seeds x K entrants), every column on the one grid
+    2^-``exponent``: T_ab(F) = T_a(F) - T_b(F), summed once per entrant rather than
+    once per pair, in integers (exact in any order, no BLAS): each flip set is packed
+    8 seeds a byte (:func:`~harness.report.methods.resample.flip_bytes`), and a table
+    per byte gives the sum of the seeds each of its 256 values flips.
+
+    ``exponent`` must keep n max|score| 2^exponent below 2^52
+    (:func:`~harness.report.methods.exact.grid_exponent`); each T_a is then an exact
+    integer below 2^52 and each difference exact below 2^53. The grid is symmetric, so
+    the pair (b, a) gets exactly the negated sums.
+    """
+    x = np.asarray(scores, dtype=np.float64)
+    n = x.shape[0]
+    if n < 1:
+        raise ValueError("a sign-flip test needs at least one seed")
+    if not np.isfinite(x).all():
+        raise ValueError("a sign-flip test needs finite scores")
+    scale = math.ldexp(1.0, exponent)
+    grid = np.rint(x * scale)
+    if n * float(np.max(np.abs(grid), initial=0.0)) >= 2.0**52:
+        raise ValueError("pair_flip_sums: the grid is too fine for these scores")
+    tables = _byte_tables(grid.astype(np.int64))
+    first = np.array([a for a, _ in pairs], dtype=np.int64)
+    second = np.array([b for _, b in pairs], dtype=np.int64)
+    chosen = flips_for(0.025) if draws is None else draws
+    exact, chunks = flip_bytes(n, chosen, seed=seed)
+    ones = _BITS.sum(axis=1)
+    parts, sizes = [], []
+    for rows in _packed_rows(chunks):
+        totals = np.zeros((len(rows), grid.shape[1]), dtype=np.int64)
+        for j in range(rows.shape[1]):
+            totals += tables[j][rows[:, j]]
+        parts.append((totals[:, first] - totals[:, second]).astype(np.float64))
+        sizes.append(ones[rows].sum(axis=1).astype(np.float64))
+    sums = np.concatenate(parts)
+    counted = np.concatenate(sizes)
+    scales = np.full(len(pairs), scale)
+    if exact:  # the identity is row 0: out of the rows, into the reference's count
+        return FlipSums(n, True, 1 << n, sums[1:], counted[1:], scales)
+    return FlipSums(n, False, chosen + 1, sums, counted, scales)
 
 
 @dataclass(frozen=True)
@@ -223,6 +317,7 @@ __all__ = [
     "flip_p_values",
     "flip_sums",
     "flip_test",
+    "pair_flip_sums",
     "seeds_to_reach",
     "smallest_p",
 ]

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from harness.report.methods.exact import grid_exponent
+
 Floats = NDArray[np.float64]
 Ints = NDArray[np.int64]
 Mask = NDArray[np.bool_]
@@ -142,6 +144,14 @@ class SeedTable:
         """The position of ``entrant`` in the table."""
         return self.entrants.index(entrant)
 
+    def grid_exponent(self) -> int:
+        """The k of the grid 2^-k that every sign-flip sum over this table's seed scores
+        is taken on (:func:`~harness.report.methods.exact.grid_exponent` of the largest
+        cell mean over as many rows as the table has seeds): a property of the table,
+        so a pair is tested on the same grid alone or in any family."""
+        held = np.abs(self.means[self.finished])
+        return grid_exponent(float(held.max()) if held.size else 0.0, len(self.seeds))
+
     def played_variants(self, entrant: int) -> Mask:
         """(V,): the variants ``entrant`` finished at least one cell of."""
         return np.asarray(self.finished[entrant].any(axis=0))
@@ -187,6 +197,11 @@ class Selection:
     seeds: Mask
     """(n,): the seeds used (every one of the entrants finished every variant used)."""
     dropped: Dropped
+
+    @property
+    def cells(self) -> int:
+        """The (seed, variant) cells used by each entrant: seeds used x variants used."""
+        return int(self.seeds.sum()) * int(self.variants.sum())
 
 
 def select(table: SeedTable, entrants: Sequence[int]) -> Selection:

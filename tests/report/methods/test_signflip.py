@@ -10,13 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.report.methods.resample import EXACT_UP_TO, flip_sets, flips_for
+from harness.report.methods.exact import grid_exponent
+from harness.report.methods.resample import EXACT_UP_TO, flip_bytes, flip_sets, flips_for
 from harness.report.methods.signflip import (
     flip_interval,
     flip_intervals,
     flip_p_values,
     flip_sums,
     flip_test,
+    pair_flip_sums,
     seeds_to_reach,
     smallest_p,
 )
@@ -131,3 +133,33 @@ def test_bad_differences_are_refused() -> None:
         flip_sums(np.array([1.0, math.nan]))
     with pytest.raises(ValueError, match="at least one seed"):
         flip_sums(np.zeros(0))
+
+
+@pytest.mark.parametrize("n", [1, 3, 8, 9, 16, 17, 40, 257])
+def test_sums_per_entrant_are_the_sums_of_the_differences(n: int) -> None:
+    """pair_flip_sums (packed sets, a table per byte, integers) gives each pair's subset
+    sums as flip_sums gives them from the pair's column of differences, on scores a
+    grid holds exactly (multiples of 1/4): the same sets, sizes, sums and p-values."""
+    rng = np.random.Generator(np.random.PCG64(n))
+    x = np.round(rng.gamma(2.0, 5.0, size=(n, 4)) * 4) / 4
+    pairs = [(0, 1), (2, 0), (1, 3), (3, 3)]
+    packed = pair_flip_sums(x, pairs, grid_exponent(float(np.abs(x).max()), n), draws=999)
+    d = np.stack([x[:, a] - x[:, b] for a, b in pairs], axis=1)
+    plain = flip_sums(d, draws=999)
+    assert (packed.exact, packed.reference) == (plain.exact, plain.reference)
+    assert np.array_equal(packed.sizes, plain.sizes)
+    assert np.array_equal(packed.sums / packed.scale, plain.sums / plain.scale)
+    assert np.array_equal(flip_test(packed).p, flip_test(plain).p)
+    assert not packed.sums[:, 3].any()  # an entrant against itself: every sum 0
+
+
+@pytest.mark.parametrize("n", [5, 16, 17, 100])
+def test_packed_sets_are_the_sets(n: int) -> None:
+    exact, rows = flip_sets(n, 300)
+    _, packed = flip_bytes(n, 300)
+    unpacked = [np.unpackbits(p, axis=1, bitorder="little")[:, :n] for p in packed]
+    assert np.array_equal(np.concatenate(list(rows)), np.concatenate(unpacked))
+    for block in flip_bytes(n, 300)[1]:
+        # no bit is set past the n-th seed
+        assert not np.unpackbits(block, axis=1, bitorder="little")[:, n:].any()
+    assert exact == (n <= EXACT_UP_TO)
