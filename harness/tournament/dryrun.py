@@ -14,9 +14,13 @@ they are set). It prints:
   finished episodes of an entrant with model seats: the mean recorded cost of its
   finished episodes (their ledgers, priced) times its episodes to play;
 - the cost cap, when one is set, against the recorded cost and the bound;
-- with ``--detect D``: how many seeds a paired comparison needs to detect a
-  difference of D (power.py), from the folder's finished episodes, or else from the
-  baseline-only entrants played in memory on up to :data:`BASELINE_CELLS` cells.
+- with ``--detect D``: how many seeds the report's test needs to detect a difference
+  of D between two entrants (:mod:`harness.report.methods.planner`): the sign-flip
+  test over seed differences (both variants together), Holm over the config's
+  k(k-1)/2 comparisons, with the standard deviation of seed differences measured on
+  the folder's finished episodes, or else on baseline-only entrants played in memory
+  on the config's first :data:`BASELINE_SEEDS` seeds (every variant). It refuses to
+  estimate from fewer than 5 seeds, and says where its sigma came from.
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ from harness.episode import run_episode
 from harness.errors import RecordError
 from harness.files import refusal
 from harness.protocol import GameEntry
-from harness.report.power import Spread, describe, entrant_cells, spread
-from harness.report.stats import Cell
+from harness.report.methods import SeedTable
+from harness.report.methods.planner import SeedSpread, plan_seeds, seed_spread
 from harness.seats import BaselineSeat, Seat
 from harness.summary import EpisodeSummary
 from harness.tournament.budget import EpisodeBound, episode_bounds
@@ -59,8 +63,14 @@ from harness.tournament.run import game_of, prompt_hashes
 from harness.tournament.sources import agent_sources
 from harness.tournament.store import ResultsFolder
 
-#: The most cells a dry run plays a baseline-only entrant on to measure the spread.
-BASELINE_CELLS = 60
+#: The most seeds a dry run plays baseline-only entrants on (every variant of each) to
+#: measure the spread of seed differences, when the folder has too few.
+BASELINE_SEEDS = 30
+#: How many baseline-only entrants it plays: two give paired seed differences.
+BASELINE_ENTRANTS = 2
+
+#: One finished cell: (entrant, seed, variant, score).
+Row = tuple[str, int, str, float]
 
 
 def _money(value: float | None) -> str:
@@ -124,46 +134,71 @@ def _baseline_only(entrant: EntrantConfig, game: GameEntry) -> bool:
 
 async def _play_baselines(
     config: TournamentConfig, game: GameEntry, entrants: Sequence[EntrantConfig]
-) -> dict[str, dict[Cell, float]]:
-    """Each baseline-only entrant's score on the first cells of the plan (in memory)."""
-    seeds = config.seed_order()
-    cells = [(s, v) for v in config.variant_list() for s in seeds[:BASELINE_CELLS]]
-    cells = cells[:BASELINE_CELLS]
-    out: dict[str, dict[Cell, float]] = {}
+) -> list[Row]:
+    """Each baseline-only entrant's score on every variant of the plan's first seeds
+    (in memory)."""
+    seeds = config.seed_order()[:BASELINE_SEEDS]
+    out: list[Row] = []
     for entrant in entrants:
-        scores: dict[Cell, float] = {}
-        for seed, variant in cells:
-            state = game.rules.new_state(config.game_config(variant), seed)
-            seats: dict[str, Seat] = {
-                seat: BaselineSeat(spec.baseline)
-                for seat, (_, spec) in entrant.seat_specs(game).items()
-                if isinstance(spec, BaselineSeatConfig)
-            }
-            outcome = await run_episode(
-                game, state, seats, episode_id=f"dry-run--{variant}--s{seed}", seed=seed
-            )
-            results: Any = outcome.results
-            scores[(seed, variant)] = float(results.scores[0])
-        out[entrant.name] = scores
+        for seed in seeds:
+            for variant in config.variant_list():
+                state = game.rules.new_state(config.game_config(variant), seed)
+                seats: dict[str, Seat] = {
+                    seat: BaselineSeat(spec.baseline)
+                    for seat, (_, spec) in entrant.seat_specs(game).items()
+                    if isinstance(spec, BaselineSeatConfig)
+                }
+                outcome = await run_episode(
+                    game, state, seats, episode_id=f"dry-run--{variant}--s{seed}", seed=seed
+                )
+                results: Any = outcome.results
+                out.append((entrant.name, seed, variant, float(results.scores[0])))
     return out
+
+
+def _seed_table(rows: Sequence[Row], names: Sequence[str], variants: Sequence[str]) -> SeedTable:
+    """The seed table of ``rows`` (a cell's repetitions averaged, as the report does)."""
+    known = {n: i for i, n in enumerate(names)}
+    kept = [r for r in rows if r[0] in known and r[2] in variants]
+    order = list(variants)
+    return SeedTable.from_episodes(
+        list(names),
+        order,
+        [known[e] for e, _, _, _ in kept],
+        [s for _, s, _, _ in kept],
+        [order.index(v) for _, _, v, _ in kept],
+        [x for _, _, _, x in kept],
+    )
 
 
 def _spread(
     config: TournamentConfig, game: GameEntry, done: Sequence[EpisodeSummary]
-) -> Spread | None:
-    found = spread(entrant_cells(done), config.reference)
+) -> SeedSpread | None:
+    names = [e.name for e in config.entrants]
+    variants = config.variant_list()
+    rows = [(s.entrant, s.seed, s.variant, s.score) for s in done]
+    found = seed_spread(_seed_table(rows, names, variants), config.reference)
     if found is not None:
-        return found
+        return SeedSpread(found.sigma, f"{found.source}, from the folder", found.seeds)
     scripted = [e for e in config.entrants if _baseline_only(e, game)]
     scripted.sort(key=lambda e: e.name != config.reference)
     if not scripted:
         return None
-    # one is enough for the spread: the reference if it is scripted, else the first
-    played = asyncio.run(_play_baselines(config, game, scripted[:1]))
-    found = spread(played, None)
+    chosen = scripted[:BASELINE_ENTRANTS]
+    played = asyncio.run(_play_baselines(config, game, chosen))
+    found = seed_spread(_seed_table(played, [e.name for e in chosen], variants), None)
     if found is None:
         return None
-    return Spread(found.sigma_d, found.source + " (played now, in memory)", found.cells)
+    return SeedSpread(found.sigma, f"{found.source}, played now in memory", found.seeds)
+
+
+def _detect_lines(
+    config: TournamentConfig, game: GameEntry, detect: float, done: Sequence[EpisodeSummary]
+) -> list[str]:
+    """What ``--detect`` prints: the plan for the report's own test and family."""
+    k = len(config.entrants)
+    comparisons = max(1, k * (k - 1) // 2)
+    return plan_seeds(detect, _spread(config, game, done), comparisons).lines()
 
 
 def dry_run(
@@ -247,12 +282,7 @@ def dry_run(
     playing = [e for e in config.entrants if to_play_by[e.name]]
     lines.append(_keys_line(config, game, playing, environ))
     if detect is not None:
-        lines += [
-            "",
-            *describe(
-                detect, _spread(config, game, list(done_lines())), len(config.variant_list())
-            ),
-        ]
+        lines += ["", *_detect_lines(config, game, detect, list(done_lines()))]
     return "\n".join(lines) + "\n"
 
 
@@ -394,4 +424,4 @@ def _keys_line(
     return f"API keys a run needs: {', '.join(told)} (a dry run needs none)"
 
 
-__all__ = ["BASELINE_CELLS", "dry_run"]
+__all__ = ["BASELINE_ENTRANTS", "BASELINE_SEEDS", "dry_run"]

@@ -1,11 +1,11 @@
 """``lighthouse run --dry-run``: the plan, its bounds and its power, with nothing called or
-written, and the sample-size formula behind ``--detect`` checked by hand."""
+written, and the seeds ``--detect`` asks for checked by hand: the spread of seed
+differences (both variants together), Holm's alpha / m, the t-based sample size."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import math
 import re
 import socket
 import statistics
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from harness.report.power import cells_needed, spread
+from harness.report.methods.tdist import t_quantile
 from harness.tournament.config import load_tournament
 from harness.tournament.run import run_tournament
 
@@ -95,7 +95,7 @@ def test_keeper_models_dry_run_prints_calls_and_a_cost_bound_offline(
 
 SMALL = """
 name = "small"
-seeds = [3, 4, 5, 6]
+seeds = [3, 4, 5, 6, 7]
 variants = ["default", "spring"]
 repetitions = 2
 reference = "silent"
@@ -117,6 +117,15 @@ def snapshot(root: Path) -> dict[Path, tuple[int, bytes]]:
     return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.rglob("*") if p.is_file()}
 
 
+def seeds_by_hand(sigma: float, delta: float, alpha: float) -> int:
+    """The least n >= 6 (where a sign-flip test can first reach alpha = 0.05) with
+    n >= ((t(1 - alpha/2; n-1) + t(0.8; n-1)) sigma / delta)^2."""
+    n = 6
+    while ((t_quantile(1 - alpha / 2, n - 1) + t_quantile(0.8, n - 1)) * sigma / delta) ** 2 > n:
+        n += 1
+    return n
+
+
 def test_a_dry_run_on_a_folder_counts_what_is_done_and_changes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], offline: list[Any]
 ) -> None:
@@ -124,52 +133,60 @@ def test_a_dry_run_on_a_folder_counts_what_is_done_and_changes_nothing(
     path.write_text(SMALL)
     asyncio.run(run_tournament(load_tournament(path), out))
     before = snapshot(out)
-    path.write_text(SMALL.replace("[3, 4, 5, 6]", "[3, 4, 5, 6, 7]"))
+    path.write_text(SMALL.replace("[3, 4, 5, 6, 7]", "[3, 4, 5, 6, 7, 8]"))
     capsys.readouterr()
     assert main(["run", str(path), "--out", str(out), "--dry-run", "--detect", "1.5"]) == 0
     text = capsys.readouterr().out
     assert snapshot(out) == before
     assert offline == []
-    assert "40 episodes planned" in text
-    assert "32 already done, 8 to play" in text
+    assert "48 episodes planned" in text
+    assert "40 already done, 8 to play" in text
     assert "API keys: none needed" in text
-    # --detect from the folder's paired differences, computed here by hand: cell means
-    # (repetitions averaged), d(c) = lantern - silent, its sample standard deviation
+    # --detect from the folder's seed differences, computed here by hand: cell means
+    # (repetitions averaged), each seed's balanced mean over its two variants, then
+    # d(s) = lantern - silent and its sample standard deviation
     scores: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     for line in (out / "episodes.jsonl").read_text().splitlines():
         ep = json.loads(line)
         scores[(ep["entrant"], ep["seed"], ep["variant"])].append(ep["score"])
-    cells = sorted({(s, v) for _, s, v in scores})
-    d = [sum(scores[("lantern", *c)]) / 2 - sum(scores[("silent", *c)]) / 2 for c in cells]
+
+    def seed_score(entrant: str, seed: int) -> float:
+        cells = [statistics.fmean(scores[(entrant, seed, v)]) for v in ("default", "spring")]
+        return statistics.fmean(cells)
+
+    d = [seed_score("lantern", s) - seed_score("silent", s) for s in (3, 4, 5, 6, 7)]
     sigma_d = statistics.stdev(d)
-    z = statistics.NormalDist().inv_cdf(0.975) + statistics.NormalDist().inv_cdf(0.8)
-    n = math.ceil((z * sigma_d / 1.5) ** 2)
-    assert f"-> {n} cells = {math.ceil(n / 2)} seed(s) at 2 variant(s)" in text
-    assert f"sigma_d = {sigma_d:.3f}: paired differences lantern - silent, over 8 cells" in text
+    n = seeds_by_hand(sigma_d, 1.5, 0.05)  # two entrants: one comparison
+    assert f"-> {n} seed{'s' if n != 1 else ''}" in text
+    assert "Holm over 1 comparison: alpha 0.05 / 1 = 0.05" in text
+    assert (
+        f"sigma_d = {sigma_d:.3f}: seed differences lantern - silent, both variants "
+        "together, from the folder, over 5 seeds"
+    ) in text
 
 
-def test_cells_needed_by_hand() -> None:
-    # ((1.959964 + 0.841621) x 5 / 2)^2 = 49.05 -> 50
-    assert cells_needed(5.0, 2.0) == 50
-    # ((2.801585) x 1 / 4)^2 = 0.49 -> at least two cells
-    assert cells_needed(1.0, 4.0) == 2
-    with pytest.raises(ValueError, match="positive"):
-        cells_needed(1.0, 0.0)
-
-
-def test_spread_by_hand() -> None:
-    a = {(1, "d"): 10.0, (2, "d"): 14.0, (3, "d"): 12.0}
-    b = {(1, "d"): 9.0, (2, "d"): 10.0, (3, "d"): 13.0}
-    # d = 1, 4, -1: mean 4/3, sample variance (1/9 + 64/9 + 49/9) / 2 = 19/3
-    found = spread({"a": a, "b": b}, None)
-    assert found is not None
-    assert found.sigma_d == pytest.approx(math.sqrt(19 / 3))
-    assert found.cells == 3
-    # one entrant alone: sqrt(2) x the sample standard deviation of its cell means (2)
-    alone = spread({"a": a}, None)
-    assert alone is not None
-    assert alone.sigma_d == pytest.approx(math.sqrt(2) * 2.0)
-    assert spread({"a": {(1, "d"): 3.0}}, None) is None
+def test_detect_refuses_below_five_seeds_and_counts_the_configs_comparisons(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], offline: list[Any]
+) -> None:
+    path, out = tmp_path / "small.toml", tmp_path / "out"
+    # four seeds in the plan: the scripted entrants played in memory give four
+    path.write_text(SMALL.replace("[3, 4, 5, 6, 7]", "[3, 4, 5, 6]"))
+    assert main(["run", str(path), "--out", str(out), "--dry-run", "--detect", "2"]) == 0
+    told = capsys.readouterr().out
+    assert "to detect a difference of 2: no pair and no entrant has finished 5 seeds" in told
+    assert "->" not in told  # no sample size
+    # three entrants: three comparisons, Holm's first step at 0.05 / 3; nothing in the
+    # folder, so two scripted entrants are played in memory on the plan's seeds
+    third = '\n[[entrants]]\nname = "pilot"\nkeeper = { baseline = "pilot" }\n'
+    third += 'runners = { baseline = "wallhug" }\n'
+    path.write_text(SMALL.replace("[3, 4, 5, 6, 7]", "[0, 1, 2, 3, 4, 5, 6, 7]") + third)
+    assert main(["run", str(path), "--out", str(out), "--dry-run", "--detect", "2"]) == 0
+    told = capsys.readouterr().out
+    assert "Holm over 3 comparisons: alpha 0.05 / 3 = 0.0167" in told
+    assert "silent - lantern" in told or "lantern - silent" in told
+    assert "played now in memory, over 8 seeds" in told
+    assert not out.exists()
+    assert offline == []
 
 
 def test_a_dry_run_compares_the_bound_with_the_cost_cap(
@@ -198,12 +215,3 @@ def test_a_dry_run_compares_the_bound_with_the_cost_cap(
     assert number(rows(narrowed)["gpt-4o"][5]) == 10 * 120
     assert not (tmp_path / "out").exists()
     assert offline == []
-
-
-def test_no_sample_size_from_cells_that_do_not_vary() -> None:
-    from harness.report.power import Spread, describe
-
-    told = describe(1.0, Spread(0.0, "sqrt(2) x the spread of greedy's cell means", 20), 1)
-    assert len(told) == 1
-    assert "do not vary" in told[0]
-    assert "cells =" not in told[0]
