@@ -1,9 +1,12 @@
 """The browser's index page: the report's tables and plot, and a table of every episode.
 
 Every figure comes from the report (:func:`harness.report.build.build_report`) and
-reads as ``lighthouse report`` writes it (the texts of :mod:`harness.report.render`):
-each interval names its unit of resampling; an incomplete folder's intervals are
-marked and its plot dashed; an entrant flagged for fallbacks carries its flag. The
+reads as ``lighthouse report`` writes it (the texts of :mod:`harness.report.texts`
+and :mod:`harness.report.render`): every interval is over seeds and each table says
+what its intervals resample; a missing or zero-width interval carries its reason; a
+comparison says what it left out; too few seeds to conclude is said in words; an
+incomplete folder's intervals are marked and its plot (scores and performance
+profiles) dashed; an entrant flagged for fallbacks carries its flag. The
 episodes table is plain HTML that a small inline script sorts and filters; each
 episode links to its viewer page. No external resource: the page works from file://.
 """
@@ -17,22 +20,32 @@ from pathlib import Path
 
 from harness.browse.crossplay import crossplay_html
 from harness.browse.folder import EpisodeRow, Snapshot
-from harness.report.model import Report
+from harness.report.model import EntrantRow, MeanInterval, Report
 from harness.report.render import (
-    columns_of,
-    episodes_text,
-    incomplete_mark,
-    interval_text,
-    latency_text,
-    level_text,
-    method_text,
-    p_text,
+    entrant_cells,
+    entrant_heads,
     pairwise_cells,
-    percent_text,
-    rank_text,
+    pairwise_details,
     report_svg,
 )
 from harness.report.selection import describe
+from harness.report.texts import (
+    board_note,
+    columns_of,
+    episodes_text,
+    headline,
+    incomplete_mark,
+    interval_text,
+    latency_text,
+    p_text,
+    paired_note,
+    pairwise_note,
+    percent_text,
+    rank_text,
+    reason_notes,
+    score_note,
+    too_few_line,
+)
 from harness.summary import cost_text
 
 TEMPLATE = Path(__file__).with_name("index.html")
@@ -77,8 +90,7 @@ def _head(snapshot: Snapshot) -> list[str]:
     done = report.completeness
     out = [
         f"<h1>{_e(snapshot.title)}</h1>",
-        f'<p class="summary">{report.episodes} episodes of {_e(report.game)} in '
-        f"{report.cells} (seed, variant) cells; {_e(done.summary)}. Folder: "
+        f'<p class="summary">{_inline(headline(report))} Folder: '
         f"<code>{_e(snapshot.root)}</code></p>",
     ]
     if not done.complete:
@@ -121,19 +133,29 @@ def _head(snapshot: Snapshot) -> list[str]:
     return out
 
 
+def _notes(intervals: Iterable[MeanInterval | None], dropped: Iterable[tuple[str, str]]) -> str:
+    """What a table's interval tags mean and what its figures left out, as a list."""
+    lines = reason_notes(intervals) + [f"{name}: {text}." for name, text in dropped if text]
+    if not lines:
+        return ""
+    items = "".join(f"<li>{_e(line)}</li>" for line in lines)
+    return f'<ul class="figure-notes">{items}</ul>'
+
+
+def _entrant_intervals(rows: Sequence[EntrantRow]) -> list[MeanInterval | None]:
+    return [iv for r in rows for iv in (r.score, *r.per_variant.values(), r.iqm, r.ceiling_ratio)]
+
+
 def _leaderboard(report: Report) -> list[str]:
     mark = incomplete_mark(report)
     flags = report.fallback_flags
     groups = report.seat_groups
-    ceiling = report.ceiling
     rows = report.entrants
     ranked = any(r.rank is not None for r in rows)
     header = [
-        *(["rank (95% CI)"] if ranked else []),
-        "entrant", *(_e(g) for g in groups), "episodes", "cells",
-        "score (95% CI over cells)",
-        *([f"score / {_e(ceiling.name)}"] if ceiling is not None else []),
-        "reasons",
+        *(["rank (95% simultaneous)"] if ranked else []),
+        "entrant", *(_e(g) for g in groups), "episodes", "seeds",
+        *(_e(h) for h in entrant_heads(report)), "reasons",
     ]  # fmt: skip
     body = [
         [
@@ -141,32 +163,24 @@ def _leaderboard(report: Report) -> list[str]:
             _name(r.entrant, flags),
             *(_e(r.seats.get(g, "")) for g in groups),
             _e(episodes_text(report, r)),
-            str(r.cells),
-            _e(interval_text(r.score, mark=mark)),
-            *([_e(percent_text(r.ceiling_share))] if ceiling is not None else []),
+            str(r.seeds),
+            *(_e(text) for text in entrant_cells(report, r, mark)),
             _e(", ".join(f"{k} {v}" for k, v in r.reasons.items())),
         ]
         for r in rows
     ]
     first = 1 if ranked else 0
+    seeds = next((r.rank.seeds for r in rows if r.rank is not None), 0)
     out = [
         '<section id="leaderboard"><h2>Leaderboard</h2>',
-        _table(header, body, numeric=[first + len(groups) + 2, first + len(groups) + 3]),
-        f'<p class="method">Score: the mean over (seed, variant) cells, repetitions '
-        f"averaged within a cell; interval: {_e(method_text(report))}."
-        + (
-            " Rank: 1 + the entrants with a higher mean on the cells all share; its "
-            "interval: 2.5th-97.5th percentile of the rank over the same resamples."
-            if ranked
-            else ""
-        )
-        + "</p>",
+        _table(header, body, numeric=[first + len(groups) + 1, first + len(groups) + 2]),
+        f'<p class="method">{_inline(score_note(report, ranked, seeds))}</p>',
+        _notes(_entrant_intervals(rows), [(r.entrant, r.dropped) for r in rows]),
     ]
-    if ceiling is not None:
-        played = " (played for a report, not an entrant)" if ceiling.hidden else ""
+    if report.ceiling is not None and report.ceiling.hidden:
         out.append(
-            f'<p class="method">score / {_e(ceiling.name)}: the mean over cells as a '
-            f"share of {_e(ceiling.name)}'s{played} over the same cells.</p>"
+            f'<p class="method">{_e(report.ceiling.name)} was played for a report, not '
+            "as an entrant.</p>"
         )
     if report.identical:
         twins = "; ".join(" = ".join(group) for group in report.identical)
@@ -192,33 +206,40 @@ def _comparisons(report: Report) -> list[str]:
 def _paired(report: Report, flags: dict[str, str], mark: str) -> list[str]:
     if not report.paired:
         return []
+    ref = report.reference or ""
     rows = [
         [
-            _name(r.entrant, flags), _e(r.reference), str(r.pairs),
-            _e(interval_text(r.difference, mark=mark)),
+            _name(r.entrant, flags), _e(r.reference), str(r.seeds),
+            _e(interval_text(r.difference, mark=mark)), _e(p_text(r.p, r.p_floor, r.seeds)),
+            _e(interval_text(r.improvement, mark=mark)),
             str(r.wins), str(r.ties), str(r.losses),
         ]
         for r in report.paired
     ]  # fmt: skip
+    few = too_few_line([r.seeds for r in report.paired], report.pairwise.alpha)
     return [
-        f'<h3 id="paired">Paired against {_e(report.reference)}</h3>',
+        f'<h3 id="paired">Paired against {_e(ref)}</h3>',
+        *([f'<p class="conclude">{_inline(few)}</p>'] if few else []),
         _table(
             [
                 "entrant",
                 "vs",
-                "cells",
-                "mean difference (95% CI over cells)",
+                "seeds",
+                "mean difference (95% CI over seeds)",
+                "p",
+                f"P(entrant &gt; {_e(ref)}) (95% CI)",
                 "wins",
                 "ties",
                 "losses",
             ],
             rows,
-            numeric=[2, 4, 5, 6],
+            numeric=[2, 4, 6, 7, 8],
         ),
-        '<p class="method">Per (seed, variant) cell both finished, repetitions averaged '
-        "within the cell; difference = entrant - reference. Interval: "
-        f"{_e(method_text(report, 'those cells'))} (not adjusted for multiple "
-        "comparisons).</p>",
+        f'<p class="method">{_inline(paired_note(report, report.pairwise.flips))}</p>',
+        _notes(
+            [iv for r in report.paired for iv in (r.difference, r.improvement)],
+            [(f"{r.entrant} - {r.reference}", r.dropped) for r in report.paired],
+        ),
     ]
 
 
@@ -231,31 +252,28 @@ def _pairwise(report: Report) -> list[str]:
         ["row - column", *(_e(n) for n in names)],
         [[_e(a), *("—" if a == b else _e(cell.get((a, b), "-")) for b in names)] for a in names],
     )
-    mark = incomplete_mark(report)
     details = _table(
-        ["entrant", "versus", "cells", "mean difference (CI over cells)", "level", "p",
+        ["entrant", "versus", "seeds", "mean difference (CI over seeds)", "level", "p",
          "p (Holm)"],
-        [
-            [
-                _e(r.entrant), _e(r.versus), str(r.cells),
-                _e(interval_text(r.difference, mark=mark)),
-                _e(level_text(r.difference.level)), _e(p_text(r.p, report)),
-                _e(p_text(r.p_holm, report) + ("*" if r.significant else "")),
-            ]
-            for r in report.pairwise.rows
-        ],
+        [[_e(text) for text in row] for row in pairwise_details(report)],
         numeric=[2],
     )  # fmt: skip
-    m, alpha = report.pairwise.comparisons, report.pairwise.alpha
+    pw = report.pairwise
+    told = (
+        f'<p class="conclude"><strong>Too few seeds to conclude</strong>: {_e(pw.note)}.</p>'
+        if pw.note
+        else ""
+    )
     return [
         '<h3 id="pairwise">Pairwise differences</h3>',
+        told,
         matrix,
-        f'<p class="method">Row minus column over the (seed, variant) cells both finished. '
-        f"Holm-adjusted for {m} comparison{'s' if m != 1 else ''}: * marks an adjusted "
-        f"p &le; {alpha:.2f}; the r-th smallest p has its interval at level 1 - "
-        f"{alpha:.2f}/({m} - r + 1). Intervals: "
-        f"{_e(method_text(report, 'the cells both finished'))}.</p>",
+        f'<p class="method">{_inline(pairwise_note(report, pw.flips))}</p>',
         details,
+        _notes(
+            [r.difference for r in pw.rows],
+            [(f"{r.entrant} - {r.versus}", r.dropped) for r in pw.rows],
+        ),
     ]
 
 
@@ -268,22 +286,34 @@ def _boards(report: Report, flags: dict[str, str], mark: str) -> list[str]:
             [
                 _e(rank_text(r, mark)), _e(r.agent),
                 _name(r.entrant, flags) + "".join(f" (= {_e(o)})" for o in r.same_as),
-                str(r.cells), _e(interval_text(r.score, mark=mark)),
+                str(r.score.seeds), _e(interval_text(r.score, mark=mark)),
             ]
             for r in board.rows
         ]  # fmt: skip
+        told = (
+            f'<p class="conclude"><strong>Too few seeds to conclude</strong>: {_e(board.note)}.</p>'
+            if board.note
+            else ""
+        )
+        note = board_note(group, context, board.seeds, board.cells, len(board.rows))
         out += [
             f"<h3>{_e(group.capitalize())} leaderboard"
             + (f" ({_e(context)})" if context else "")
             + "</h3>",
+            told,
             _table(
-                ["rank (95% CI)", _e(group), "entrant", "cells", "score (95% CI over cells)"],
+                [
+                    "rank (95% simultaneous)",
+                    _e(group),
+                    "entrant",
+                    "seeds",
+                    "score (95% CI over seeds)",
+                ],
                 rows,
                 numeric=[3],
             ),
-            f'<p class="method">Entrants that differ only in their {_e(group)}; mean, '
-            f"interval and rank over the {board.cells} (seed, variant) cells all of them "
-            f"finished. Intervals: {_e(method_text(report, 'those cells'))}.</p>",
+            f'<p class="method">{_inline(note)}</p>',
+            _notes([r.score for r in board.rows], []),
         ]
     return out
 
@@ -296,8 +326,10 @@ def _plot(snapshot: Snapshot) -> list[str]:
     return [
         '<section id="scores"><h2>Scores</h2>',
         f'<figure id="score-plot">{svg}</figure>',
-        f'<p class="method">Each dot is an episode; the circle is the mean over cells and '
-        f"the bar its interval: {_e(method_text(report))}.</p></section>",
+        '<p class="method">Each dot is an episode; the circle is the score (the mean over '
+        "seeds of each seed's balanced mean over the variants) and the bar its 95% "
+        "interval over seeds. Below, each entrant's performance profile: the share of its "
+        "seeds whose seed score is at least tau, for every tau.</p></section>",
     ]
 
 
@@ -345,19 +377,24 @@ def _figures(report: Report) -> list[str]:
         out += [
             "<h3>Without LLM fallbacks</h3>",
             _table(
-                ["entrant", "episodes", "cells", "score (95% CI over cells)"],
+                ["entrant", "episodes", "seeds", *(_e(h) for h in entrant_heads(report))],
                 [
                     [
                         _name(r.entrant, flags),
                         str(r.episodes),
-                        str(r.cells),
-                        _e(interval_text(r.score, mark=mark)),
+                        str(r.seeds),
+                        *(_e(text) for text in entrant_cells(report, r, mark)),
                     ]
                     for r in clean.entrants
                 ],
                 numeric=[1, 2],
             ),
-            '<p class="method">Only the episodes in which no seat fell back to its baseline.</p>',
+            '<p class="method">Only the episodes in which no seat fell back to its baseline; '
+            "every figure as above, over the seeds these episodes finish.</p>",
+            _notes(
+                _entrant_intervals(clean.entrants),
+                [(r.entrant, r.dropped) for r in clean.entrants],
+            ),
         ]
     out.append("</section>")
     return out

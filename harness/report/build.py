@@ -1,37 +1,57 @@
 """A tournament report, computed from its results lines alone.
 
-Per entrant: episodes (finished against planned), (seed, variant) cells, mean score
-over cells with a 95% bootstrap interval over cells, its rank with a 95% rank
-interval, the game's own columns (for Lighthouse: keys, escape rate, time bonus,
-radio figures), reasons, and LLM figures (fallback rate by role, tokens, cost,
-latency p50/p95). Against a reference entrant: paired differences over shared
-cells with wins/ties/losses. Between every two entrants: the paired difference,
-Holm-adjusted. The same again on episodes without any LLM fallback, and a
-leaderboard per seat group over entrants that differ only in that group. With a
-ceiling (a strong baseline team's scores by cell), each entrant's mean over cells as
-a share of the ceiling's mean over the same cells.
+Per entrant: episodes (finished against planned), its score over seeds (the mean over
+the seeds it finished in every variant it played of each seed's balanced mean over
+the variants, repetitions averaged within a cell) with a 95% interval over seeds,
+per-variant means, the interquartile mean, a performance profile, its rank with a
+simultaneous interval, the game's own columns (for Lighthouse: keys, escape rate,
+time bonus, radio figures), reasons, and LLM figures (fallback rate by role,
+tokens, cost, latency p50/p95). Against a reference entrant: paired differences over
+the seeds both finished, with P(entrant > reference) and wins/ties/losses by seed.
+Between every two entrants: the paired difference, starred by Holm's procedure. The
+same again on episodes without any LLM fallback, and a leaderboard per seat group
+over entrants that differ only in that group. With a ceiling (a strong baseline
+team's scores by cell), each entrant's score as a share of the ceiling's over the
+seeds both finished, with its interval. The statistics are
+:mod:`harness.report.methods`' (docs/tournaments.md gives every formula);
+:mod:`harness.report.estimates` turns them into the report's models.
 
 The same results give the same report, byte for byte, whatever order they were
 written in: the episodes are folded into a :class:`~harness.report.digest.Digest`
-whose sums are exact, and whatever depends on order (the agents an entrant's first
-episode names, the server figures' sums) is taken in one canonical order (entrant,
-variant, seed, repetition, id).
+whose sums are exact, the statistics see seeds and variants in ascending order with
+exact sums and seeded generators, and whatever depends on order (the agents an
+entrant's first episode names, the server figures' sums) is taken in one canonical
+order (entrant, variant, seed, repetition, id).
 """
 
 from __future__ import annotations
 
 import math
-from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from harness.protocol import Column, GameEntry
 from harness.report.cells import Cell, CellMeans
-from harness.report.compare import ALPHA, pair_bootstrap, pairwise
 from harness.report.completeness import Completeness, Plan
 from harness.report.crossplay import CrossplayLayout, crossplay_section
+from harness.report.crossplay_model import Crossplay
 from harness.report.digest import Digest, EntrantDigest, digest
-from harness.report.leaderboards import Specs, identical_entrants, leaderboards, ranked
+from harness.report.estimates import (
+    EntrantStats,
+    entrant_stats,
+    family_of,
+    paired_of,
+    pairwise_of,
+    ranks_of,
+)
+from harness.report.leaderboards import Specs, identical_entrants, leaderboards
+from harness.report.methods import LEVEL, Family, SeedTable
+from harness.report.methods.resample import (
+    BOOTSTRAP_SEED,
+    EXACT_UP_TO,
+    SIGN_FLIP_SEED,
+    resamples_for,
+)
 from harness.report.model import (
     CeilingInfo,
     ColumnInfo,
@@ -41,26 +61,16 @@ from harness.report.model import (
     FallbackFree,
     IntervalMethod,
     Latency,
-    LevelInterval,
-    MeanInterval,
     PairedRow,
     Pairwise,
-    PairwiseRow,
+    Rank,
     Report,
     ServerRow,
 )
+from harness.report.seeds import seed_table
 from harness.report.selection import Selected
 from harness.report.servers import flags_of, server_row
-from harness.report.stats import (
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
-    LEVEL,
-    Interval,
-    compact_draws,
-    interval_from,
-    paired_difference,
-    percentile,
-)
+from harness.report.stats import percentile
 from harness.summary import EpisodeSummary
 
 
@@ -75,19 +85,6 @@ class Ceiling:
     scores: Mapping[Cell, float]
     hidden: bool = False
 
-    def share(self, cells: Mapping[Cell, float]) -> float | None:
-        """The mean over ``cells`` (cell means) as a share of the ceiling's on the same cells.
-
-        Cells the ceiling lacks are left out; None when none is left or the ceiling's
-        mean there is not positive.
-        """
-        scores = CellMeans.of(self.scores)
-        shared = CellMeans.common([CellMeans.of(cells), scores])
-        ceiling = math.fsum(scores.on(shared))
-        if not shared or ceiling <= 0:
-            return None
-        return math.fsum(shared.means) / ceiling
-
 
 def legend(columns: Sequence[Column]) -> str:
     """The one-line legend of a game's columns: ``label: what it counts; ...``."""
@@ -101,54 +98,6 @@ def canonical_order(summaries: Sequence[EpisodeSummary]) -> list[EpisodeSummary]
         key=lambda s: (s.entrant, s.variant, s.seed, s.repetition, s.episode_id,
                        s.model_dump_json()),
     )  # fmt: skip
-
-
-#: Draws kept for reuse within one report while they take at most this many indices in
-#: all (4 MB, two bytes an index); beyond it, cells are drawn again for each statistic
-#: (the same numbers). Kept small so that a report's memory stays flat in the size of
-#: its tournament: a bigger cap was most of a mid-sized report's peak.
-KEEP_DRAWS = 2_000_000
-
-
-class _Resampler:
-    """The seeded draws over n cells, made once per n for one report (while they fit),
-    and the score interval of each table of cell means."""
-
-    def __init__(self) -> None:
-        self.kept: dict[int, list[array[int]]] = {}
-        self.held = 0
-        self.scores: dict[tuple[int, int], tuple[CellMeans, Interval]] = {}
-
-    def score(self, table: CellMeans, episodes: int) -> Interval:
-        """The mean of ``table`` with its interval: worked out once per table, which an
-        entrant's fallback-free row shares when none of its episodes fell back."""
-        key = (id(table), episodes)  # the table is kept with it: its id stays its own
-        if key not in self.scores:
-            values = table.means
-            self.scores[key] = table, interval_from(values, self(len(values)), episodes=episodes)
-        return self.scores[key][1]
-
-    def __call__(self, n: int) -> Iterable[Sequence[int]]:
-        if n in self.kept:
-            return self.kept[n]
-        if self.held + n * BOOTSTRAP_RESAMPLES > KEEP_DRAWS:
-            return compact_draws(n)
-        self.held += n * BOOTSTRAP_RESAMPLES
-        self.kept[n] = list(compact_draws(n))
-        return self.kept[n]
-
-
-def _clean_cells(
-    clean: Mapping[str, EntrantDigest], cells: Mapping[str, CellMeans], variants: Sequence[str]
-) -> dict[str, CellMeans]:
-    """The fallback-free episodes' cell means; an entrant none of whose episodes fell
-    back has the table of all its episodes (the same episodes: the same table)."""
-    return {
-        name: cells[name]
-        if entry.of is not None and len(entry) == len(entry.of) and name in cells
-        else CellMeans.of_entrant(entry, variants)
-        for name, entry in clean.items()
-    }
 
 
 def _num(value: float) -> float | None:
@@ -168,21 +117,19 @@ def _entrant_row(
     game: GameEntry,
     name: str,
     entry: EntrantDigest,
-    by_cell: CellMeans,
+    figures: EntrantStats,
     planned: int | None,
-    resample: _Resampler,
-    ceiling: Ceiling | None = None,
+    cells: int,
 ) -> EntrantRow:
-    score = resample.score(by_cell, len(entry))
     turns, fallbacks = entry.turns, entry.fallbacks
     return EntrantRow(
         entrant=name,
         seats=_labels(game, entry.first),
         episodes=len(entry),
         planned=planned,
-        cells=len(by_cell),
-        score=MeanInterval.of(score),
-        ceiling_share=ceiling.share(by_cell) if ceiling is not None else None,
+        cells=cells,
+        score=figures.score,
+        ceiling_share=figures.ceiling_share,
         rank=None,
         columns={
             c.key: c.from_sums(*entry.column(c.numerator, c.denominator), len(entry))
@@ -203,52 +150,88 @@ def _entrant_row(
             p50=_num(percentile(entry.latencies, 50)), p95=_num(percentile(entry.latencies, 95))
         ),
         fallback_free_episodes=entry.fallback_free,
+        seeds=figures.score.seeds,
+        per_variant=figures.per_variant,
+        iqm=figures.iqm,
+        ceiling_ratio=figures.ceiling_ratio,
+        profile=figures.profile,
+        dropped=figures.dropped,
     )
 
 
-def _paired(
-    cells: Mapping[str, CellMeans], reference: str | None, resample: _Resampler
-) -> list[PairedRow]:
-    if reference is None or reference not in cells:
-        return []
-    ref = cells[reference]
-    rows = []
-    for name, table in cells.items():
-        if name == reference:
-            continue
-        paired = paired_difference(table, ref, resample=resample)
-        rows.append(
-            PairedRow(
-                entrant=name,
-                reference=reference,
-                pairs=paired.pairs,
-                difference=MeanInterval.of(paired.difference),
-                wins=paired.wins,
-                ties=paired.ties,
-                losses=paired.losses,
-            )
-        )
-    return rows
+@dataclass(frozen=True)
+class _Statistics:
+    """What one table (all episodes, or those without a fallback) gives the report."""
+
+    rows: list[EntrantRow]
+    paired: list[PairedRow]
+    pairwise: Pairwise
+    family: Family
+    """Every pair of the entrants, Holm-adjusted: the stars and the ranks' source."""
 
 
-def _pairwise(
-    names: list[str], cells: Mapping[str, Mapping[Cell, float]], resample: _Resampler
-) -> Pairwise:
-    diffs, stats = pair_bootstrap(names, cells, resample)
-    rows = [
-        PairwiseRow(
-            entrant=c.first,
-            versus=c.second,
-            cells=c.difference.n,
-            difference=LevelInterval.at(c.difference, None if c.holm is None else c.holm.level),
-            p=c.p,
-            p_holm=None if c.holm is None else c.holm.adjusted,
-            significant=c.significant,
+def _rows(
+    game: GameEntry,
+    table: SeedTable,
+    entries: Mapping[str, EntrantDigest],
+    planned: Mapping[str, int] | None,
+    ceiling: bool,
+) -> list[EntrantRow]:
+    names = list(entries)
+    figures = entrant_stats(table, names, ceiling=ceiling)
+    held = table.finished.sum(axis=(1, 2)).tolist()
+    return [
+        _entrant_row(
+            game,
+            name,
+            entry,
+            figures[name],
+            None if planned is None else planned.get(name),
+            int(held[table.index(name)]),
         )
-        for c in pairwise(names, diffs, stats)
+        for name, entry in entries.items()
     ]
-    tested = sum(1 for r in rows if r.p is not None)
-    return Pairwise(comparisons=tested, alpha=ALPHA, rows=rows)
+
+
+def _statistics(
+    game: GameEntry,
+    table: SeedTable,
+    entries: Mapping[str, EntrantDigest],
+    reference: str | None,
+    planned: Mapping[str, int],
+    ceiling: bool,
+) -> _Statistics:
+    """The rows (ranked), the pairwise table and the paired rows of the full table."""
+    names = list(entries)
+    rows = _rows(game, table, entries, planned, ceiling)
+    family = family_of(table, names)
+    ranks, _ = ranks_of(table, names, family)
+    rows = [_ranked(row, ranks.get(row.entrant)) for row in rows]
+    paired = paired_of(table, family, names, reference)
+    return _Statistics(rows, paired, pairwise_of(family), family)
+
+
+def _ranked(row: EntrantRow, rank: Rank | None) -> EntrantRow:
+    return row if rank is None else row.model_copy(update={"rank": rank})
+
+
+def _fallback_free(
+    game: GameEntry,
+    folded: Digest,
+    clean: Mapping[str, EntrantDigest],
+    full: _Statistics,
+    reference: str | None,
+    ceiling: Ceiling | None,
+) -> FallbackFree:
+    """The entrant rows and paired rows of the episodes without any fallback; the full
+    table's own (without a planned count or a rank) when no episode fell back."""
+    whole = {row.entrant: row for row in full.rows}
+    if set(clean) == set(whole) and all(len(e) == len(e.of or e) for e in clean.values()):
+        rows = [whole[n].model_copy(update={"planned": None, "rank": None}) for n in clean]
+        return FallbackFree(entrants=rows, paired=full.paired)
+    table = seed_table(clean, folded.variant_names, None if ceiling is None else ceiling.scores)
+    rows = _rows(game, table, clean, None, ceiling is not None)
+    return FallbackFree(entrants=rows, paired=paired_of(table, None, list(clean), reference))
 
 
 def _group(table: Mapping[str, EntrantDigest], order: Sequence[str]) -> dict[str, EntrantDigest]:
@@ -307,14 +290,54 @@ def _columns(columns: Sequence[Column]) -> list[ColumnInfo]:
     ]
 
 
-#: How every interval of a report is made.
+#: How the intervals of a report are made (each interval names its own method too).
 INTERVALS = IntervalMethod(
-    method="percentile bootstrap",
-    unit="(seed, variant) cell",
+    method=(
+        "over seeds: skew-corrected t for means; for differences, the larger p of a "
+        "sign-flip and a skew-corrected t test, Holm for the stars; percentile bootstrap "
+        "of the seeds for the IQM"
+    ),
+    unit="seed",
     level=LEVEL,
-    resamples=BOOTSTRAP_RESAMPLES,
+    resamples=resamples_for((1 - LEVEL) / 2),
     seed=BOOTSTRAP_SEED,
+    flip_seed=SIGN_FLIP_SEED,
+    exact_up_to=EXACT_UP_TO,
 )
+
+
+def _folded(
+    game: GameEntry, summaries: Sequence[EpisodeSummary] | Digest, plan: Plan | None
+) -> Digest:
+    if isinstance(summaries, Digest):
+        if summaries.plan is not plan:
+            raise ValueError("build_report: the digest was folded against another plan")
+        return summaries
+    return digest(game, summaries, plan)
+
+
+def _ceiling_info(ceiling: Ceiling | None) -> CeilingInfo | None:
+    if ceiling is None:
+        return None
+    return CeilingInfo(name=ceiling.name, hidden=ceiling.hidden, cells=len(ceiling.scores))
+
+
+def _counts(table: SeedTable, entrants: int) -> tuple[int, int]:
+    """The (seed, variant) cells and the seeds any of the first ``entrants`` finished."""
+    done = table.finished[:entrants]
+    return int(done.any(axis=0).sum()), int(done.any(axis=(0, 2)).sum())
+
+
+def _crossplay(
+    layout: CrossplayLayout | None, folded: Digest, entries: Mapping[str, EntrantDigest]
+) -> Crossplay | None:
+    """The cross-play section of a design's entrants (their cell means), if any."""
+    if layout is None:
+        return None
+    names = folded.variant_names
+    return crossplay_section(
+        layout, {name: CellMeans.of_entrant(entry, names) for name, entry in entries.items()}
+    )
 
 
 def build_report(
@@ -341,72 +364,50 @@ def build_report(
     all of these by :func:`harness.results.read_results`. ``crossplay`` lays a
     cross-play design's entrants out as a matrix (:mod:`harness.report.crossplay`).
     """
-    if isinstance(summaries, Digest):
-        if summaries.plan is not plan:
-            raise ValueError("build_report: the digest was folded against another plan")
-        folded = summaries
-    else:
-        folded = digest(game, summaries, plan)
-    variants = folded.variant_names
-    resample = _Resampler()
+    folded = _folded(game, summaries, plan)
     done = folded.completeness()
     by_entrant = _group(folded.entrants, order)
     names = list(by_entrant)
-    clean = _group(folded.clean, order)
-    groups = game.seat_groups
     labels = {name: _labels(game, entry.first) for name, entry in by_entrant.items()}
     known = {n: dict(specs[n]) for n in names if specs is not None and n in specs}
     identity = {n: known.get(n, labels[n]) for n in names}
-    cells = {name: CellMeans.of_entrant(entry, variants) for name, entry in by_entrant.items()}
-    rows = [
-        _entrant_row(game, n, entry, cells[n], done.planned.get(n), resample, ceiling)
-        for n, entry in by_entrant.items()
-    ]
-    ranks = ranked(names, cells, resample) if len(names) > 1 else {}
-    clean_cells = _clean_cells(clean, cells, variants)
-    rows = [
-        row.model_copy(update={"rank": ranks[row.entrant].figures()})
-        if row.entrant in ranks
-        else row
-        for row in rows
-    ]
+    table = seed_table(
+        by_entrant, folded.variant_names, None if ceiling is None else ceiling.scores
+    )
+    full = _statistics(game, table, by_entrant, reference, done.planned, ceiling is not None)
+    cells, seeds = _counts(table, len(names))
     columns = game.report.report_columns()
     return Report(
         title=title,
         game=game.name,
-        seat_groups=[g.key for g in groups],
-        roles=sorted({g.role for g in groups}),
-        leader=groups[0].key,
+        seat_groups=[g.key for g in game.seat_groups],
+        roles=sorted({g.role for g in game.seat_groups}),
+        leader=game.seat_groups[0].key,
         episodes=folded.episodes,
-        cells=CellMeans.union_size(list(cells.values())),
+        cells=cells,
         completeness=_completeness(done, plan),
         selection=selection,
         intervals=INTERVALS,
         reference=reference,
-        ceiling=None
-        if ceiling is None
-        else CeilingInfo(name=ceiling.name, hidden=ceiling.hidden, cells=len(ceiling.scores)),
+        ceiling=_ceiling_info(ceiling),
         columns=_columns(columns),
         legend=legend(columns),
-        entrants=rows,
-        paired=_paired(cells, reference, resample),
-        pairwise=_pairwise(names, cells, resample),
-        fallback_free=FallbackFree(
-            # no planned count: these are a selection of the finished episodes
-            entrants=[
-                _entrant_row(game, n, entry, clean_cells[n], None, resample, ceiling)
-                for n, entry in clean.items()
-            ],
-            paired=_paired(clean_cells, reference, resample),
+        entrants=full.rows,
+        paired=full.paired,
+        pairwise=full.pairwise,
+        fallback_free=_fallback_free(
+            game, folded, _group(folded.clean, order), full, reference, ceiling
         ),
         identical=identical_entrants(names, identity),
-        leaderboards=leaderboards(game, names, labels, identity, cells, resample),
+        leaderboards=leaderboards(game, names, labels, identity, table, full.family),
         fallback_flags=flags_of(
             {n: (sum(e.turns.values()), sum(e.fallbacks.values())) for n, e in by_entrant.items()}
         ),
         servers=[s for n, e in by_entrant.items() if (s := _server(n, e)) is not None],
         deadlines=sum(e.reasons["deadline"] for e in by_entrant.values()),
-        crossplay=None if crossplay is None else crossplay_section(crossplay, cells),
+        crossplay=_crossplay(crossplay, folded, by_entrant),
+        seeds=seeds,
+        variants=sorted(folded.variant_names),
     )
 
 

@@ -1,4 +1,4 @@
-"""Cell means in flat arrays: what a report's statistics hold per (seed, variant) cell.
+"""Cell means in flat arrays: one entrant's mean score per (seed, variant) cell.
 
 A :class:`CellMeans` is an immutable table of one entrant's cells, in their natural
 order (seed, then variant name), and each cell's mean over its repetitions: a seed
@@ -6,7 +6,9 @@ order (seed, then variant name), and each cell's mean over its repetitions: a se
 mean (8 bytes), each in an :class:`array.array`. It is a ``Mapping[Cell, float]``, so
 anything that takes a dict of cell means takes it too, and :meth:`CellMeans.of` turns
 such a dict into one; so every statistic runs one algorithm, whether its cells came
-from a dict or from a report's digest.
+from a dict or from a report's digest. A report's ceiling is held this way
+(:class:`~harness.report.build.Ceiling`); its statistics lay the cells out on a grid
+of seeds and variants (:mod:`harness.report.seeds`).
 
 What a report does with cells it does here, without a tuple per cell: the cells
 several tables share (:meth:`CellMeans.common`), a table's means on them
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from harness.report.digest import EntrantDigest
 
-#: A (seed, variant) cell: the unit of resampling.
+#: A (seed, variant) cell: one seed played in one variant (the seed is the statistics' unit).
 Cell = tuple[int, str]
 #: A cell's seed and its variant's rank in an agreed order of variant names.
 _Key = tuple[int, int]

@@ -10,19 +10,22 @@ are the same entrant under two names; they are flagged.
 An entrant's spec for a group is the config's spec (prompt files replaced by their
 contents' sha256, as the manifest records them: :data:`Specs`), or, when the folder's
 manifest has no readable config, the agents named in its episodes.
+
+A board ranks its entrants over the seeds all of them finished in every variant all
+of them played, and reads its rank intervals off the stars of a Holm family of its
+own entrants (:func:`harness.report.estimates.ranks_of`): a board's ranks hold
+together at 95%, whatever the other boards say.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 from harness.protocol import GameEntry
-from harness.report.cells import Cell, CellMeans
-from harness.report.compare import rank_intervals
-from harness.report.model import BoardRow, Leaderboard, MeanInterval, Rank
-from harness.report.stats import Draw, interval_from
+from harness.report.estimates import ranks_of, shared_scores
+from harness.report.methods import Family, SeedTable
+from harness.report.model import BoardRow, Leaderboard
 
 #: entrant -> seat group key -> a canonical text of its spec
 #: (:func:`harness.results.specs.entrant_specs` reads them from a folder's manifest)
@@ -39,48 +42,44 @@ def identical_entrants(names: Sequence[str], specs: Specs) -> list[list[str]]:
     return [members for members in groups.values() if len(members) > 1]
 
 
-def shared_columns(
-    names: Sequence[str], cells: Mapping[str, Mapping[Cell, float]]
-) -> tuple[CellMeans, list[Sequence[float]]]:
-    """The cells every one of ``names`` finished, and each one's cell means on them."""
-    tables = [CellMeans.of(cells[n]) for n in names]
-    common = CellMeans.common(tables)
-    return common, [table.on(common) for table in tables]
-
-
-@dataclass(frozen=True)
-class Ranked:
-    """An entrant's rank, its interval and its mean over the cells ``names`` share."""
-
-    rank: int
-    rank_low: int
-    rank_high: int
-    cells: int
-    score: MeanInterval
-
-    def figures(self) -> Rank:
-        """The rank as an entrant's row holds it."""
-        return Rank(
-            rank=self.rank, rank_low=self.rank_low, rank_high=self.rank_high, cells=self.cells
+def _board(
+    group: str,
+    others: Sequence[str],
+    members: list[str],
+    labels: Mapping[str, Mapping[str, str]],
+    same: Mapping[str, list[str]],
+    table: SeedTable,
+    family: Family | None,
+) -> Leaderboard | None:
+    """The board of ``members`` in ``group``: ranked over the seeds all of them share,
+    with intervals from a Holm family of their own (``family`` when it is theirs)."""
+    given = family if family is not None and family.entrants == tuple(members) else None
+    ranks, used = ranks_of(table, members, given)
+    if not ranks or used is None:
+        return None
+    scores = shared_scores(table, members)
+    rows = [
+        BoardRow(
+            entrant=m,
+            agent=labels[m][group],
+            same_as=[o for o in same.get(m, []) if o != m and o in members],
+            rank=ranks[m].rank,
+            rank_low=ranks[m].rank_low,
+            rank_high=ranks[m].rank_high,
+            cells=ranks[m].cells,
+            score=scores[m],
         )
-
-
-def ranked(
-    names: Sequence[str],
-    cells: Mapping[str, Mapping[Cell, float]],
-    resample: Callable[[int], Iterable[Draw]],
-) -> dict[str, Ranked]:
-    """Each of ``names``: its mean and interval over the cells all of them share, and
-    its rank with the 95% rank interval from the same resamples."""
-    shared, columns = shared_columns(names, cells)
-    if not shared:
-        return {}
-    n = len(shared)
-    ranks = rank_intervals(columns, resample(n) if n > 1 else ())
-    return {
-        name: Ranked(r.rank, r.low, r.high, n, MeanInterval.of(interval_from(col, resample(n))))
-        for name, col, r in zip(names, columns, ranks, strict=True)
-    }
+        for m in members
+    ]
+    rows.sort(key=lambda r: (r.rank, members.index(r.entrant)))
+    return Leaderboard(
+        group=group,
+        context={k: labels[members[0]][k] for k in others},
+        cells=rows[0].cells,
+        rows=rows,
+        seeds=ranks[members[0]].seeds,
+        note=used.note(),
+    )
 
 
 def leaderboards(
@@ -88,10 +87,14 @@ def leaderboards(
     names: Sequence[str],
     labels: Mapping[str, Mapping[str, str]],
     specs: Specs,
-    cells: Mapping[str, Mapping[Cell, float]],
-    resample: Callable[[int], Iterable[Draw]],
+    table: SeedTable,
+    family: Family | None = None,
 ) -> list[Leaderboard]:
-    """One board per seat group and per set of entrants alike in every other group."""
+    """One board per seat group and per set of entrants alike in every other group.
+
+    ``family``: the Holm family of every entrant in ``names``, reused by a board of
+    all of them rather than computed again.
+    """
     same: dict[str, list[str]] = {}
     for twins in identical_entrants(names, specs):
         same.update(dict.fromkeys(twins, twins))
@@ -105,32 +108,10 @@ def leaderboards(
         for members in contexts.values():
             if len({specs[m][group.key] for m in members}) < 2:
                 continue  # nothing differs in this group: nothing to rank
-            figures = ranked(members, cells, resample)
-            if not figures:
-                continue
-            rows = [
-                BoardRow(
-                    entrant=m,
-                    agent=labels[m][group.key],
-                    same_as=[o for o in same.get(m, []) if o != m and o in members],
-                    rank=figures[m].rank,
-                    rank_low=figures[m].rank_low,
-                    rank_high=figures[m].rank_high,
-                    cells=figures[m].cells,
-                    score=figures[m].score,
-                )
-                for m in members
-            ]
-            rows.sort(key=lambda r: (r.rank, members.index(r.entrant)))
-            boards.append(
-                Leaderboard(
-                    group=group.key,
-                    context={k: labels[members[0]][k] for k in others},
-                    cells=rows[0].cells,
-                    rows=rows,
-                )
-            )
+            board = _board(group.key, others, members, labels, same, table, family)
+            if board is not None:
+                boards.append(board)
     return boards
 
 
-__all__ = ["Ranked", "Specs", "identical_entrants", "leaderboards", "ranked", "shared_columns"]
+__all__ = ["Specs", "identical_entrants", "leaderboards"]

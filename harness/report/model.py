@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.models import StrictModel
 from harness.report.crossplay_model import Crossplay
+from harness.report.methods import Estimate, Method, Reason
 from harness.report.selection import Selected
-from harness.report.stats import Interval
 
 
 def _num(value: float) -> float | None:
@@ -31,44 +31,72 @@ def _num(value: float) -> float | None:
 
 
 class MeanInterval(StrictModel):
-    """A mean over ``n`` (seed, variant) cells with its bootstrap interval; ``low`` and
-    ``high`` are null with fewer than two cells (one cell gives no interval)."""
+    """A figure over seeds (the unit every interval resamples) and its interval.
+
+    ``low`` and ``high`` are null when there is no interval (fewer than two seeds,
+    too few for the level, or unbounded); ``reason`` then says why, and it says why
+    for an interval of zero width too (a constant entrant is not a certain one).
+    """
 
     mean: float | None
     low: float | None
     high: float | None
-    n: int = Field(description="Cells the mean is over.")
+    n: int = Field(description="The (seed, variant) cells the figure is over.")
     episodes: int = Field(description="Episodes the cells hold (0 where not counted).")
+    seeds: int = Field(0, description="The seeds the figure rests on: the unit resampled.")
+    level: float | None = Field(None, description="The interval's confidence level.")
+    method: Method | None = Field(None, description="How the interval was made.")
+    resamples: int | None = Field(
+        None,
+        description="Resamples behind the interval: bootstrap resamples, or sign vectors "
+        "(all 2^n of them up to 16 seeds, else those drawn); null for a closed form.",
+    )
+    reason: Reason | None = Field(
+        None, description="Why the interval is missing, unbounded or of zero width."
+    )
 
     @classmethod
-    def of(cls, iv: Interval) -> MeanInterval:
-        """``iv`` as the report holds it (NaN as null)."""
+    def of(cls, estimate: Estimate, *, cells: int, episodes: int = 0) -> MeanInterval:
+        """``estimate`` as the report holds it (NaN and infinite ends as null)."""
+        bounded = estimate.has_interval and not (
+            math.isinf(estimate.low) or math.isinf(estimate.high)
+        )
         return cls(
-            mean=_num(iv.mean), low=_num(iv.low), high=_num(iv.high), n=iv.n, episodes=iv.episodes
+            mean=_num(estimate.value),
+            low=estimate.low if bounded else None,
+            high=estimate.high if bounded else None,
+            n=cells,
+            episodes=episodes,
+            seeds=estimate.seeds,
+            level=estimate.level,
+            method=estimate.method,
+            resamples=estimate.resamples,
+            reason=estimate.reason,
         )
 
 
-class LevelInterval(MeanInterval):
-    """A pairwise difference's interval, at the level Holm's procedure tests it at."""
+class Profile(StrictModel):
+    """A performance profile: at each threshold tau, the share of seeds whose seed
+    score is at least tau, with a band that holds for every tau at once."""
 
-    level: float | None = Field(description="The interval's confidence level; null untested.")
-
-    @classmethod
-    def at(cls, iv: Interval, level: float | None) -> LevelInterval:
-        """``iv`` at ``level`` (NaN as null)."""
-        return cls(
-            mean=_num(iv.mean), low=_num(iv.low), high=_num(iv.high), n=iv.n,
-            episodes=iv.episodes, level=level,
-        )  # fmt: skip
+    thresholds: list[float] = Field(description="The distinct seed scores, ascending.")
+    shares: list[float] = Field(description="The share of seeds scoring at least each one.")
+    low: list[float]
+    high: list[float]
+    level: float
+    seeds: int
+    method: Literal["DKW band over seeds"] = "DKW band over seeds"
 
 
 class Rank(StrictModel):
-    """An entrant's rank on the cells all ranked entrants share, with its 95% interval."""
+    """An entrant's rank on the seeds all ranked entrants share, with its simultaneous
+    interval (all ranks hold together at 95%), read off the pairwise stars."""
 
     rank: int
     rank_low: int
     rank_high: int
     cells: int = Field(description="The shared cells the rank is over.")
+    seeds: int = Field(0, description="The shared seeds the rank is over.")
 
 
 class Latency(StrictModel):
@@ -85,10 +113,13 @@ class EntrantRow(StrictModel):
     seats: dict[str, str] = Field(description="Each seat group's agents, as tables show them.")
     episodes: int
     planned: int | None = Field(description="Episodes planned; null in the fallback-free rows.")
-    cells: int
-    score: MeanInterval
+    cells: int = Field(description="The (seed, variant) cells the entrant finished.")
+    score: MeanInterval = Field(
+        description="The mean over seeds of each seed's balanced mean over the variants, "
+        "over the seeds the entrant finished in every variant it played."
+    )
     ceiling_share: float | None = Field(
-        description="The mean over cells as a share of the ceiling's on the same cells."
+        description="The score as a share of the ceiling's over the seeds both finished."
     )
     rank: Rank | None
     columns: dict[str, float | None] = Field(description="The game's columns, by key.")
@@ -111,6 +142,19 @@ class EntrantRow(StrictModel):
     )
     latency_ms: Latency
     fallback_free_episodes: int
+    seeds: int = Field(0, description="The seeds the score is over.")
+    per_variant: dict[str, MeanInterval] = Field(
+        default_factory=dict,
+        description="Each variant's mean over the same seeds as the score, by variant.",
+    )
+    iqm: MeanInterval | None = Field(None, description="The interquartile mean of the seed scores.")
+    ceiling_ratio: MeanInterval | None = Field(
+        None, description="ceilingShare with its interval over the seeds both finished."
+    )
+    profile: Profile | None = Field(
+        None, description="The share of seeds scoring at least each threshold."
+    )
+    dropped: str = Field("", description="What the score left out of the entrant's cells, and why.")
 
 
 class PairedRow(StrictModel):
@@ -118,11 +162,22 @@ class PairedRow(StrictModel):
 
     entrant: str
     reference: str
-    pairs: int = Field(description="The cells both finished.")
-    difference: MeanInterval
-    wins: int
+    pairs: int = Field(description="The cells compared (both finished, on the seeds used).")
+    difference: MeanInterval = Field(
+        description="The mean over paired seeds of entrant - reference, not adjusted."
+    )
+    wins: int = Field(description="Seeds the entrant scored more on.")
     ties: int
     losses: int
+    seeds: int = Field(0, description="The seeds compared.")
+    p: float | None = Field(None, description="The paired p-value, not adjusted.")
+    p_floor: float | None = Field(
+        None, description="The smallest p-value the test can give on these seeds."
+    )
+    improvement: MeanInterval | None = Field(
+        None, description="P(entrant > reference) over the paired seeds, ties halved."
+    )
+    dropped: str = Field("", description="What the comparison left out, and why.")
 
 
 class PairwiseRow(StrictModel):
@@ -131,10 +186,20 @@ class PairwiseRow(StrictModel):
     entrant: str
     versus: str
     cells: int
-    difference: LevelInterval
-    p: float | None = Field(description="The bootstrap p-value; null when untested.")
+    difference: MeanInterval = Field(
+        description="The mean over paired seeds, its interval at the level Holm tests it at."
+    )
+    p: float | None = Field(
+        description="The paired p-value (the larger of the sign-flip and the skew-corrected "
+        "t tests'); null when untested."
+    )
     p_holm: float | None
     significant: bool
+    seeds: int = Field(0, description="The seeds compared.")
+    p_floor: float | None = Field(
+        None, description="The smallest p-value the test can give on these seeds."
+    )
+    dropped: str = Field("", description="What the comparison left out, and why.")
 
 
 class Pairwise(StrictModel):
@@ -143,6 +208,11 @@ class Pairwise(StrictModel):
     comparisons: int
     alpha: float
     rows: list[PairwiseRow]
+    seeds_needed: int = Field(0, description="The fewest seeds on which any pair could be starred.")
+    note: str = Field("", description="Why nothing can be concluded, in words (empty when it can).")
+    flips: int = Field(
+        0, description="Random sign vectors drawn per pair beyond 16 seeds (fewer: all 2^n)."
+    )
 
 
 class FallbackFree(StrictModel):
@@ -166,12 +236,15 @@ class BoardRow(StrictModel):
 
 
 class Leaderboard(StrictModel):
-    """Entrants that differ only in ``group``, ranked over the cells all finished."""
+    """Entrants that differ only in ``group``, ranked over the seeds all finished, their
+    rank intervals from the stars of a family of their own."""
 
     group: str
     context: dict[str, str] = Field(description="The other seat groups' agents.")
     cells: int
     rows: list[BoardRow]
+    seeds: int = Field(0, description="The seeds all of the board's entrants finished.")
+    note: str = Field("", description="Why its ranks can conclude nothing, when they cannot.")
 
 
 class ServerRow(StrictModel):
@@ -208,13 +281,17 @@ class CompletenessInfo(StrictModel):
 
 
 class IntervalMethod(StrictModel):
-    """How every interval of the report was made."""
+    """How the report's intervals were made (each interval names its own method too)."""
 
     method: str
     unit: str = Field(description="The unit resampled.")
     level: float
-    resamples: int
-    seed: int
+    resamples: int = Field(description="Bootstrap resamples of the seeds (the IQM's).")
+    seed: int = Field(description="The seed of the bootstrap's generator.")
+    flip_seed: int = Field(0, description="The seed of the random sign flips' generator.")
+    exact_up_to: int = Field(
+        0, description="Up to this many seeds every sign vector is enumerated."
+    )
 
 
 class CeilingInfo(StrictModel):
@@ -268,6 +345,8 @@ class Report(StrictModel):
     )
     servers: list[ServerRow]
     deadlines: int = Field(description="Episodes that ran out of their play budget.")
+    seeds: int = Field(0, description="The seeds any entrant finished a cell of.")
+    variants: list[str] = Field(default_factory=list, description="The variants, sorted.")
     crossplay: Crossplay | None = Field(
         None,
         exclude_if=lambda value: value is None,  # absent from the JSON of other reports
@@ -303,11 +382,11 @@ __all__ = [
     "IntervalMethod",
     "Latency",
     "Leaderboard",
-    "LevelInterval",
     "MeanInterval",
     "PairedRow",
     "Pairwise",
     "PairwiseRow",
+    "Profile",
     "Rank",
     "Report",
     "ServerRow",

@@ -1,93 +1,49 @@
-"""Rendering a report: Markdown tables, CSV rows, JSON, and an SVG of score distributions.
+"""Rendering a report: Markdown tables, CSV rows, JSON, and an SVG of scores and profiles.
 
 Every renderer reads the typed :class:`~harness.report.model.Report`; the texts of
-its figures (an interval, a rank, a p-value) are made here once, for every view of
-the report (the results browser takes them too).
+its figures (an interval and why it is missing or of zero width, a rank, a p-value)
+and the sentences that say what each interval resamples are made once, in
+:mod:`harness.report.texts`, for every view of the report (the results browser takes
+them too).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Iterable, Sequence
 
-from harness.protocol import Column
 from harness.report.build import canonical_order
 from harness.report.crossplay_render import crossplay_markdown
-from harness.report.model import EntrantRow, Latency, Leaderboard, PairedRow, Report
+from harness.report.model import (
+    EntrantRow,
+    Leaderboard,
+    MeanInterval,
+    PairedRow,
+    Report,
+)
 from harness.report.selection import describe as selection_lines
 from harness.report.servers import fallback_flags, flagged, server_section, unshown_line
+from harness.report.texts import (
+    Flipped,
+    board_note,
+    columns_of,
+    episodes_text,
+    headline,
+    incomplete_mark,
+    interval_text,
+    latency_text,
+    level_text,
+    p_text,
+    paired_note,
+    pairwise_note,
+    percent_text,
+    rank_text,
+    reason_notes,
+    score_note,
+    too_few_line,
+)
 from harness.summary import EpisodeSummary, cost_text
-
-
-class Bounds(Protocol):
-    """A mean and its interval's bounds (None where there are none)."""
-
-    @property
-    def mean(self) -> float | None: ...
-    @property
-    def low(self) -> float | None: ...
-    @property
-    def high(self) -> float | None: ...
-
-
-class Ranks(Protocol):
-    """A rank and its interval's bounds."""
-
-    @property
-    def rank(self) -> int: ...
-    @property
-    def rank_low(self) -> int: ...
-    @property
-    def rank_high(self) -> int: ...
-
-
-class _Flipped:
-    """An interval read the other way round (``0.0 - x``, not ``-x``: no "-0.00")."""
-
-    def __init__(self, iv: Bounds) -> None:
-        self.mean = None if iv.mean is None else 0.0 - iv.mean
-        self.low = None if iv.high is None else 0.0 - iv.high
-        self.high = None if iv.low is None else 0.0 - iv.low
-
-
-def _ci(iv: Bounds, digits: int = 2, mark: str = "") -> str:
-    """``mean [low, high]`` (``mean [-]`` when one cell gives no interval), then ``mark``."""
-    if iv.mean is None:
-        return "-"
-    if iv.low is None or iv.high is None:
-        return f"{iv.mean:.{digits}f} [-]{mark}"
-    return f"{iv.mean:.{digits}f} [{iv.low:.{digits}f}, {iv.high:.{digits}f}]{mark}"
-
-
-def _mark(report: Report) -> str:
-    """What every interval of an incomplete folder carries beside it."""
-    return "" if report.complete else " (incomplete)"
-
-
-def _rank(figures: Ranks | None, mark: str = "") -> str:
-    if figures is None:
-        return "-"
-    low, high = figures.rank_low, figures.rank_high
-    span = str(low) if low == high else f"{low}-{high}"
-    return f"{figures.rank} ({span}){mark}"
-
-
-def _count(report: Report, row: EntrantRow) -> str:
-    """Episodes, as finished/planned when the folder is incomplete."""
-    if report.complete or row.planned is None:
-        return str(row.episodes)
-    return f"{row.episodes}/{row.planned}"
-
-
-def _method(report: Report, over: str = "") -> str:
-    """How an interval was made: level, method, unit of resampling, resamples, seed."""
-    iv = report.intervals
-    return (
-        f"{100 * iv.level:.0f}% percentile bootstrap over {over or iv.unit + 's'}, "
-        f"{iv.resamples:,} resamples, seed {iv.seed}"
-    )
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -96,103 +52,131 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _columns(report: Report) -> list[Column]:
-    return [
-        Column(c.key, c.label, c.key, digits=c.digits, percent=c.percent, means=c.means)
-        for c in report.columns
-    ]
+def _notes(
+    intervals: Iterable[MeanInterval | None], dropped: Iterable[tuple[str, str]]
+) -> list[str]:
+    """The lines under a table: what its intervals' tags mean, and what was left out."""
+    lines = reason_notes(intervals)
+    lines += [f"{name}: {text}." for name, text in dropped if text]
+    return ["", *(f"- {line}" for line in lines)] if lines else []
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
+def variants_shown(report: Report) -> list[str]:
+    """The variants given a column of their own (none when there is only one)."""
+    return report.variants if len(report.variants) > 1 else []
 
 
-def _entrant_tables(report: Report, rows: list[EntrantRow], *, legend: bool = False) -> list[str]:
-    columns = _columns(report)
+def entrant_cells(report: Report, r: EntrantRow, mark: str) -> list[str]:
+    """An entrant's score, per-variant means, IQM and score / ceiling, as texts."""
+    out = [interval_text(r.score, mark=mark)]
+    out += [interval_text(r.per_variant.get(v), mark=mark) for v in variants_shown(report)]
+    out.append(interval_text(r.iqm, mark=mark))
+    if report.ceiling is not None:
+        out.append(interval_text(r.ceiling_ratio, mark=mark, pct=True))
+    return out
+
+
+def entrant_heads(report: Report) -> list[str]:
+    """The headers of :func:`entrant_cells`."""
+    heads = ["score (95% CI)", *(f"{v} (95% CI)" for v in variants_shown(report)), "IQM (95% CI)"]
+    if report.ceiling is not None:
+        heads.append(f"score / {report.ceiling.name} (95% CI)")
+    return heads
+
+
+def _intervals(r: EntrantRow) -> list[MeanInterval | None]:
+    return [r.score, *r.per_variant.values(), r.iqm, r.ceiling_ratio]
+
+
+def _score_table(report: Report, rows: list[EntrantRow]) -> list[str]:
     groups = report.seat_groups
-    mark = _mark(report)
+    mark = incomplete_mark(report)
     ranked = any(r.rank is not None for r in rows)
-    ceiling = report.ceiling
-    share = [f"score / {ceiling.name}"] if ceiling is not None else []
-    main = _table(
-        ["entrant", *groups, "episodes", "cells", "score (95% CI)", *share,
-         *(["rank (95% CI)"] if ranked else []), "reasons"],
+    table = _table(
+        ["entrant", *groups, "episodes", "seeds", *entrant_heads(report),
+         *(["rank (95% simultaneous)"] if ranked else []), "reasons"],
         [
             [
                 r.entrant,
                 *(r.seats[g] for g in groups),
-                _count(report, r),
-                str(r.cells),
-                _ci(r.score, mark=mark),
-                *([_pct(r.ceiling_share)] if ceiling is not None else []),
-                *([_rank(r.rank, mark)] if ranked else []),
+                episodes_text(report, r),
+                str(r.seeds),
+                *entrant_cells(report, r, mark),
+                *([rank_text(r.rank, mark)] if ranked else []),
                 ", ".join(f"{k} {v}" for k, v in r.reasons.items()),
             ]
             for r in rows
         ],
     )  # fmt: skip
-    note = (
-        f"*Score: mean over (seed, variant) cells, repetitions averaged within a cell; "
-        f"interval: {_method(report)}."
+    seeds = next((r.rank.seeds for r in rows if r.rank is not None), 0)
+    note = f"*{score_note(report, ranked, seeds)}*"
+    notes = _notes(
+        [iv for r in rows for iv in _intervals(r)], [(r.entrant, r.dropped) for r in rows]
     )
-    if ranked:
-        note += (
-            " Rank: 1 + the entrants with a higher mean on the cells all entrants share; "
-            "its interval: 2.5th-97.5th percentile of the rank over the same resamples.*"
-        )
-    else:
-        note += "*"
+    return [table, "", note, *notes]
+
+
+def _llm_table(report: Report, rows: list[EntrantRow]) -> list[str]:
+    if not any(r.calls for r in rows):
+        return []
+    roles = report.roles
+    llm = _table(
+        ["entrant", "calls", "retries", *(f"fallback {role}" for role in roles),
+         "tokens in/out", "cost", "latency p50/p95"],
+        [
+            [
+                r.entrant,
+                str(r.calls),
+                f"{r.retries} ({r.rescued} rescued)",
+                *(percent_text(r.fallback_rate.get(role)) for role in roles),
+                f"{r.input_tokens:,}/{r.output_tokens:,}",
+                cost_text(r.cost_usd, r.unpriced_calls),
+                latency_text(r.latency_ms),
+            ]
+            for r in rows
+        ],
+    )  # fmt: skip
+    return ["", llm]
+
+
+def _entrant_tables(report: Report, rows: list[EntrantRow], *, legend: bool = False) -> list[str]:
+    columns = columns_of(report)
     game = _table(
         ["entrant", *(c.label for c in columns)],
         [[r.entrant, *(c.format(r.columns[c.key]) for c in columns)] for r in rows],
     )
-    out = [main, "", note, "", game]
+    out = [*_score_table(report, rows), "", game]
     if legend and report.legend:
         out += ["", f"*{report.legend}.*"]
-    if any(r.calls for r in rows):
-        roles = report.roles
-        llm = _table(
-            ["entrant", "calls", "retries", *(f"fallback {role}" for role in roles),
-             "tokens in/out", "cost", "latency p50/p95"],
-            [
-                [
-                    r.entrant,
-                    str(r.calls),
-                    f"{r.retries} ({r.rescued} rescued)",
-                    *(_pct(r.fallback_rate.get(role)) for role in roles),
-                    f"{r.input_tokens:,}/{r.output_tokens:,}",
-                    cost_text(r.cost_usd, r.unpriced_calls),
-                    _latency(r.latency_ms),
-                ]
-                for r in rows
-            ],
-        )  # fmt: skip
-        out += ["", llm]
-    return out
+    return out + _llm_table(report, rows)
 
 
-def _latency(lat: Latency) -> str:
-    if lat.p50 is None or lat.p95 is None:
-        return "-"
-    return f"{lat.p50:.0f} / {lat.p95:.0f} ms"
-
-
-def _paired_table(rows: list[PairedRow], mark: str, flags: dict[str, str]) -> str:
-    return _table(
-        ["entrant", "vs", "cells", "mean difference (95% CI)", "wins", "ties", "losses"],
+def _paired_table(report: Report, rows: list[PairedRow], mark: str) -> list[str]:
+    flags = report.fallback_flags
+    ref = report.reference
+    table = _table(
+        ["entrant", "vs", "seeds", "mean difference (95% CI)", "p",
+         f"P(entrant > {ref}) (95% CI)", "wins", "ties", "losses"],
         [
             [
                 flagged(r.entrant, flags),
                 r.reference,
-                str(r.pairs),
-                _ci(r.difference, mark=mark),
+                str(r.seeds),
+                interval_text(r.difference, mark=mark),
+                p_text(r.p, r.p_floor, r.seeds),
+                interval_text(r.improvement, mark=mark),
                 str(r.wins),
                 str(r.ties),
                 str(r.losses),
             ]
             for r in rows
         ],
+    )  # fmt: skip
+    notes = _notes(
+        [iv for r in rows for iv in (r.difference, r.improvement)],
+        [(f"{r.entrant} - {r.reference}", r.dropped) for r in rows],
     )
+    return [table, *notes]
 
 
 def _banner(report: Report) -> list[str]:
@@ -210,19 +194,35 @@ def _banner(report: Report) -> list[str]:
 def pairwise_cells(report: Report) -> dict[tuple[str, str], str]:
     """The pairwise matrix's cells: (row, column) -> row minus column with its interval,
     starred when Holm's procedure rejects no difference, marked when incomplete."""
-    mark = _mark(report)
+    mark = incomplete_mark(report)
     cell: dict[tuple[str, str], str] = {}
     for r in report.pairwise.rows:
         star = "*" if r.significant else ""
-        cell[r.entrant, r.versus] = _ci(r.difference, mark=star + mark)
+        cell[r.entrant, r.versus] = interval_text(r.difference, mark=star + mark)
         # the same comparison read the other way: the interval flips sign
-        cell[r.versus, r.entrant] = _ci(_Flipped(r.difference), mark=star + mark)
+        cell[r.versus, r.entrant] = interval_text(Flipped(r.difference), mark=star + mark)
     return cell
+
+
+def pairwise_details(report: Report) -> list[list[str]]:
+    """The rows of the pairwise details table, as texts."""
+    mark = incomplete_mark(report)
+    return [
+        [
+            r.entrant,
+            r.versus,
+            str(r.seeds),
+            interval_text(r.difference, mark=mark),
+            level_text(r.difference.level if r.p is not None else None),
+            p_text(r.p, r.p_floor, r.seeds),
+            p_text(r.p_holm) + ("*" if r.significant else ""),
+        ]
+        for r in report.pairwise.rows
+    ]
 
 
 def _pairwise_tables(report: Report) -> list[str]:
     pw = report.pairwise
-    mark = _mark(report)
     names = [r.entrant for r in report.entrants]
     cell = pairwise_cells(report)
     matrix = _table(
@@ -230,91 +230,56 @@ def _pairwise_tables(report: Report) -> list[str]:
         [[a, *("—" if a == b else cell.get((a, b), "-") for b in names)] for a in names],
     )
     details = _table(
-        ["entrant", "versus", "cells", "mean difference (CI)", "level", "p", "p (Holm)"],
-        [
-            [
-                r.entrant,
-                r.versus,
-                str(r.cells),
-                _ci(r.difference, mark=mark),
-                _level(r.difference.level),
-                _p(r.p, report),
-                _p(r.p_holm, report) + ("*" if r.significant else ""),
-            ]
-            for r in pw.rows
-        ],
+        ["entrant", "versus", "seeds", "mean difference (CI)", "level", "p", "p (Holm)"],
+        pairwise_details(report),
     )
-    m, alpha = pw.comparisons, pw.alpha
+    notes = _notes(
+        [r.difference for r in pw.rows], [(f"{r.entrant} - {r.versus}", r.dropped) for r in pw.rows]
+    )
+    told = [f"**Too few seeds to conclude**: {pw.note}.", ""] if pw.note else []
     return [
         "",
         "## Pairwise differences",
         "",
-        f"Row minus column: the mean over the (seed, variant) cells both entrants "
-        f"finished of the difference of their cell means, repetitions averaged within "
-        f"a cell. Holm-adjusted for the {m} comparison{'s' if m != 1 else ''}: the "
-        f"bootstrap p-values are adjusted by Holm's step-down method, * marks an "
-        f"adjusted p <= {alpha:.2f}, and the comparison with the r-th smallest p has "
-        f'its interval at level 1 - {alpha:.2f}/({m} - r + 1) (column "level"). '
-        f"Intervals: {_method(report, 'the cells both finished')}.",
+        pairwise_note(report, pw.flips),
         "",
+        *told,
         matrix,
         "",
         details,
+        *notes,
     ]
-
-
-def _level(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.2f}%"
-
-
-def _p(value: float | None, report: Report) -> str:
-    if value is None:
-        return "-"
-    # a p of 0 only says that no resample reached zero: below 1 / resamples
-    if value == 0:
-        return f"<{1 / report.intervals.resamples:g}"
-    return f"{value:.4f}" if value < 0.001 else f"{value:.3f}"
 
 
 def _leaderboard(report: Report, board: Leaderboard) -> list[str]:
-    group, mark = board.group, _mark(report)
+    group, mark = board.group, incomplete_mark(report)
     context = ", ".join(f"{k}: {v}" for k, v in board.context.items())
     rows = [
         [
-            _rank(r, mark),
+            rank_text(r, mark),
             r.agent,
             flagged(r.entrant, report.fallback_flags) + "".join(f" (= {o})" for o in r.same_as),
-            str(r.cells),
-            _ci(r.score, mark=mark),
+            str(r.score.seeds),
+            interval_text(r.score, mark=mark),
         ]
         for r in board.rows
     ]
+    told = [f"**Too few seeds to conclude**: {board.note}.", ""] if board.note else []
     return [
         "",
         f"## {group.capitalize()} leaderboard" + (f" ({context})" if context else ""),
         "",
-        f"Entrants that differ only in their {group}"
-        + (f" ({context})" if context else "")
-        + f"; mean, interval and rank over the {board.cells} (seed, variant) cells "
-        f"all of them finished. Intervals: {_method(report, 'those cells')}; rank interval: "
-        "2.5th-97.5th "
-        "percentile of the rank over the same resamples.",
+        board_note(group, context, board.seeds, board.cells, len(board.rows)),
         "",
-        _table(["rank (95% CI)", group, "entrant", "cells", "score (95% CI)"], rows),
+        *told,
+        _table(["rank (95% simultaneous)", group, "entrant", "seeds", "score (95% CI)"], rows),
+        *_notes([r.score for r in board.rows], []),
     ]
 
 
-def to_markdown(report: Report) -> str:
-    """The report as Markdown."""
-    mark = _mark(report)
+def _head(report: Report) -> list[str]:
     parts = [f"# {report.title or 'Tournament report'}", "", *_banner(report)]
-    done = report.completeness
-    shard = f" (shard {done.shard})" if done.shard not in (None, "1/1", "merged") else ""
-    parts.append(
-        f"{report.episodes} episodes of {report.game}{shard} in {report.cells} "
-        f"(seed, variant) cells; {done.summary}. Every interval is a "
-        f"{_method(report)}: the same results give the same report."
-    )
+    parts.append(headline(report))
     told = selection_lines(report.selection)
     if told:
         parts += ["", " ".join(told)]
@@ -322,9 +287,52 @@ def to_markdown(report: Report) -> str:
     if ceiling is not None:
         played = " (played for this report, not an entrant)" if ceiling.hidden else ""
         parts.append(
-            f"score / {ceiling.name}: the entrant's mean over cells as a share of "
-            f"{ceiling.name}'s{played} over the same (seed, variant) cells."
+            f"score / {ceiling.name}: the entrant's score as a share of "
+            f"{ceiling.name}'s{played} over the seeds both finished."
         )
+    return parts
+
+
+def _paired_section(report: Report) -> list[str]:
+    if not report.paired:
+        return []
+    few = too_few_line([r.seeds for r in report.paired], report.pairwise.alpha)
+    return [
+        "",
+        f"## Paired against {report.reference}",
+        "",
+        paired_note(report, report.pairwise.flips),
+        "",
+        *([few, ""] if few else []),
+        *_paired_table(report, report.paired, incomplete_mark(report)),
+    ]
+
+
+def _fallback_free(report: Report) -> list[str]:
+    clean = report.fallback_free
+    total_clean = sum(r.episodes for r in clean.entrants)
+    if total_clean == report.episodes:
+        return []
+    parts = [
+        "",
+        "## Without LLM fallbacks",
+        "",
+        f"Only the {total_clean} episodes in which no seat fell back to its baseline.",
+        "",
+    ]
+    if clean.entrants:
+        parts += _entrant_tables(report, clean.entrants)
+    if clean.paired:
+        parts += ["", *_paired_table(report, clean.paired, incomplete_mark(report))]
+    unshown = unshown_line(report, [r.entrant for r in clean.entrants])
+    if unshown:
+        parts += ["", unshown]
+    return parts
+
+
+def to_markdown(report: Report) -> str:
+    """The report as Markdown."""
+    parts = _head(report)
     parts += ["", "## Entrants", "", *_entrant_tables(report, report.entrants, legend=True)]
     if report.identical:
         twins = "; ".join(" = ".join(group) for group in report.identical)
@@ -333,37 +341,11 @@ def to_markdown(report: Report) -> str:
             f"**Identical entrants** (the same spec for every seat group): {twins}. "
             "Their differences measure chance alone; leaderboards mark them.",
         ]
-    if report.paired:
-        parts += [
-            "",
-            f"## Paired against {report.reference}",
-            "",
-            "Per (seed, variant) cell both entrants finished, repetitions averaged within "
-            "the cell; difference = entrant - reference. Interval: "
-            f"{_method(report, 'those cells')} (not adjusted for multiple comparisons).",
-            "",
-            _paired_table(report.paired, mark, report.fallback_flags),
-        ]
+    parts += _paired_section(report)
     n = len(report.entrants)
     if n > 2 or (n == 2 and not report.paired):
         parts += _pairwise_tables(report)
-    clean = report.fallback_free
-    total_clean = sum(r.episodes for r in clean.entrants)
-    if total_clean != report.episodes:
-        parts += [
-            "",
-            "## Without LLM fallbacks",
-            "",
-            f"Only the {total_clean} episodes in which no seat fell back to its baseline.",
-            "",
-        ]
-        if clean.entrants:
-            parts += _entrant_tables(report, clean.entrants)
-        if clean.paired:
-            parts += ["", _paired_table(clean.paired, mark, report.fallback_flags)]
-        unshown = unshown_line(report, [r.entrant for r in clean.entrants])
-        if unshown:
-            parts += ["", unshown]
+    parts += _fallback_free(report)
     for board in report.leaderboards:
         parts += _leaderboard(report, board)
     if report.crossplay is not None:
@@ -382,50 +364,64 @@ def _blank(value: object) -> object:
     return "" if value is None else value
 
 
-def to_csv(report: Report) -> str:
-    """One row per entrant, every figure in its own column (paired figures included)."""
-    paired = {r.entrant: r for r in report.paired}
-    columns = [c.key for c in report.columns]
-    groups = report.seat_groups
-    roles = report.roles
-    incomplete = "false" if report.complete else "true"
-    header = [
-        "entrant", *groups, "episodes", "planned_episodes", "cells", "score_mean",
-        "score_low", "score_high", "rank", "rank_low", "rank_high",
-        *columns, "reasons", "calls", "retries", *(f"fallback_rate_{r}" for r in roles),
+def _bounds(iv: MeanInterval | None) -> tuple[object, object, object]:
+    return ("", "", "") if iv is None else (_blank(iv.mean), _blank(iv.low), _blank(iv.high))
+
+
+#: The columns every CSV had before seeds were the unit; new ones come after them.
+CSV_COLUMNS = (
+    "episodes", "planned_episodes", "cells", "score_mean", "score_low", "score_high",
+    "rank", "rank_low", "rank_high",
+)  # fmt: skip
+
+
+def _csv_header(report: Report) -> list[str]:
+    return [
+        "entrant", *report.seat_groups, *CSV_COLUMNS, *(c.key for c in report.columns),
+        "reasons", "calls", "retries", *(f"fallback_rate_{r}" for r in report.roles),
         "input_tokens", "output_tokens", "cost_usd", "latency_ms_p50", "latency_ms_p95",
         "fallback_free_episodes", "paired_vs", "paired_pairs", "paired_diff_mean",
         "paired_diff_low", "paired_diff_high", "wins", "ties", "losses", "incomplete",
         "ceiling", "ceiling_share", "fallback_flag",
+        "seeds", "score_reason", "iqm_mean", "iqm_low", "iqm_high", "ceiling_share_low",
+        "ceiling_share_high", "paired_seeds", "paired_p", "improvement", "improvement_low",
+        "improvement_high", "dropped",
+        *(f"{v}_{part}" for v in report.variants for part in ("mean", "low", "high")),
     ]  # fmt: skip
+
+
+def _csv_row(report: Report, r: EntrantRow, p: PairedRow | None) -> list[object]:
+    rank = r.rank
     ceiling = report.ceiling.name if report.ceiling is not None else ""
+    diff = p.difference if p is not None else None
+    return [
+        r.entrant, *(r.seats[g] for g in report.seat_groups), r.episodes, _blank(r.planned),
+        r.cells, *_bounds(r.score),
+        *(("", "", "") if rank is None else (rank.rank, rank.rank_low, rank.rank_high)),
+        *(_blank(r.columns[c.key]) for c in report.columns),
+        ";".join(f"{k}={v}" for k, v in r.reasons.items()),
+        r.calls, r.retries, *(r.fallback_rate.get(role, "") for role in report.roles),
+        r.input_tokens, r.output_tokens, r.cost_usd,
+        _blank(r.latency_ms.p50), _blank(r.latency_ms.p95), r.fallback_free_episodes,
+        *(("", "") if p is None else (p.reference, p.pairs)), *_bounds(diff),
+        *(("", "", "") if p is None else (p.wins, p.ties, p.losses)),
+        "false" if report.complete else "true", ceiling, _blank(r.ceiling_share),
+        report.fallback_flags.get(r.entrant, ""),
+        r.seeds, r.score.reason or "", *_bounds(r.iqm), *_bounds(r.ceiling_ratio)[1:],
+        *(("", "") if p is None else (p.seeds, _blank(p.p))),
+        *_bounds(None if p is None else p.improvement), r.dropped,
+        *(x for v in report.variants for x in _bounds(r.per_variant.get(v))),
+    ]  # fmt: skip
+
+
+def to_csv(report: Report) -> str:
+    """One row per entrant, every figure in its own column (paired figures included)."""
+    paired = {r.entrant: r for r in report.paired}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
+    writer.writerow(_csv_header(report))
     for r in report.entrants:
-        p = paired.get(r.entrant)
-        diff = p.difference if p is not None else None
-        rank = r.rank
-        writer.writerow(
-            [
-                r.entrant, *(r.seats[g] for g in groups), r.episodes, _blank(r.planned),
-                r.cells, r.score.mean, r.score.low, r.score.high,
-                *(("", "", "") if rank is None else (rank.rank, rank.rank_low, rank.rank_high)),
-                *(r.columns[k] for k in columns),
-                ";".join(f"{k}={v}" for k, v in r.reasons.items()),
-                r.calls, r.retries, *(r.fallback_rate.get(role, "") for role in roles),
-                r.input_tokens, r.output_tokens, r.cost_usd,
-                r.latency_ms.p50, r.latency_ms.p95, r.fallback_free_episodes,
-                *(
-                    ("", "", "", "", "", "", "", "")
-                    if p is None or diff is None
-                    else (p.reference, p.pairs, diff.mean, diff.low, diff.high,
-                          p.wins, p.ties, p.losses)
-                ),
-                incomplete, ceiling, _blank(r.ceiling_share),
-                report.fallback_flags.get(r.entrant, ""),
-            ]
-        )  # fmt: skip
+        writer.writerow(_csv_row(report, r, paired.get(r.entrant)))
     return buffer.getvalue()
 
 
@@ -433,7 +429,7 @@ def to_svg(
     summaries: Sequence[EpisodeSummary], order: Sequence[str], *, high: float, note: str = ""
 ) -> str:
     """The score plot (see :mod:`harness.report.plot`): every episode's score per
-    entrant, the mean and its 95% interval over (seed, variant) cells.
+    entrant, the score and its 95% interval over seeds, and the performance profiles.
 
     The same results give the same picture, byte for byte; ``note`` (e.g.
     "incomplete: 50/360 episodes") is added to the title and marks the intervals
@@ -451,16 +447,17 @@ def to_svg(
 def report_svg(
     report: Report, summaries: Sequence[EpisodeSummary], *, max_score: float | None
 ) -> str:
-    """The plot of ``report`` over its episodes ``summaries``: each entrant's interval
-    and fallback flag as the report gives them, provisional (dashed) when the folder
-    is incomplete. The score axis ends at ``max_score`` (the game's best), else at the
-    best score seen."""
+    """The plot of ``report`` over its episodes ``summaries``: each entrant's interval,
+    profile and fallback flag as the report gives them, provisional (dashed) when the
+    folder is incomplete. The score axes end at ``max_score`` (the game's best), else
+    at the best score seen."""
     from harness.report.plot import score_plot, strips
 
     rows = strips(
         summaries,
         [r.entrant for r in report.entrants],
         intervals={r.entrant: r.score for r in report.entrants},
+        profiles={r.entrant: r.profile for r in report.entrants if r.profile is not None},
         flags=report.fallback_flags,
     )
     high = max_score or max([s.score for s in summaries] + [1.0])
@@ -468,29 +465,21 @@ def report_svg(
     return score_plot(rows, high=high, note=note)
 
 
-# The texts of a report's figures, for every other view of it (the results browser):
-# one figure reads the same wherever it is shown.
-interval_text = _ci
-incomplete_mark = _mark
-rank_text = _rank
-episodes_text = _count
-method_text = _method
-percent_text = _pct
-latency_text = _latency
-level_text = _level
-p_text = _p
-columns_of = _columns
-
+# The texts of a report's figures, for every other view of it (the results browser, a
+# notebook): one figure reads the same wherever it is shown (harness/report/texts.py).
 __all__ = [
+    "CSV_COLUMNS",
     "columns_of",
+    "entrant_cells",
+    "entrant_heads",
     "episodes_text",
     "incomplete_mark",
     "interval_text",
     "latency_text",
     "level_text",
-    "method_text",
     "p_text",
     "pairwise_cells",
+    "pairwise_details",
     "percent_text",
     "rank_text",
     "report_svg",
@@ -498,4 +487,5 @@ __all__ = [
     "to_json",
     "to_markdown",
     "to_svg",
+    "variants_shown",
 ]

@@ -89,10 +89,13 @@ def test_the_index_lists_every_episode_with_the_reports_figures(
     board = browser.find_element(By.CSS_SELECTOR, "#leaderboard table").text
     assert "lantern" in board
     assert "silent" in board
-    assert "score (95% CI over cells)" in board
+    assert "score (95% CI)" in board
+    assert "IQM (95% CI)" in board
     method = browser.find_element(By.CSS_SELECTOR, "#leaderboard .method").text
-    assert "95% percentile bootstrap over (seed, variant) cells" in method
+    assert "Every interval is 95% over seeds" in method
     assert "Paired against silent" in browser.find_element(By.ID, "paired").text
+    comparisons = browser.find_element(By.ID, "comparisons").text
+    assert "P(entrant > silent) (95% CI)" in comparisons
     # the plot: one dot per finished episode, a mean and an interval per entrant
     dots = browser.execute_script(
         "return document.querySelectorAll('#score-plot g[id^=\"episodes-\"] use').length"
@@ -101,6 +104,13 @@ def test_the_index_lists_every_episode_with_the_reports_figures(
     assert (
         browser.execute_script(
             "return document.querySelectorAll('#score-plot g[id^=\"interval-\"]').length"
+        )
+        == 2
+    )
+    # and each entrant's performance profile, a step line of its own
+    assert (
+        browser.execute_script(
+            "return document.querySelectorAll('#score-plot [id^=\"profile-\"]').length"
         )
         == 2
     )

@@ -1,12 +1,15 @@
-"""Cell-means tables: the same cells and means as the per-cell dicts they replace, in
-memory that holds a few flat arrays."""
+"""Cell-means tables and seed tables: the same cells and means as the per-cell dicts they
+replace, in memory that holds a few flat arrays (and a resampling's working set that
+does not grow with the folder)."""
 
 from __future__ import annotations
 
-import functools
+import math
 import random
+import statistics
 import tracemalloc
 from array import array
+from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,15 +21,24 @@ from hypothesis import strategies as st
 from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.cells import Cell, CellMeans
-from harness.report.compare import pair_bootstrap
 from harness.report.digest import Digest, digest
+from harness.report.methods import SeedTable, compare_all, paired_difference
 from harness.report.render import to_markdown
-from harness.report.stats import bootstrap_columns, cell_means, compact_draws, draws
+from harness.report.seeds import CEILING_ROW, seed_table
 from harness.summary import EpisodeSummary, SeatStats
 from harness.tournament.ceiling import find_ceiling
 from harness.tournament.manifest import Manifest
 
 GAME = get_game("lighthouse")
+
+
+def cell_means(values: Iterable[tuple[Cell, float]]) -> dict[Cell, float]:
+    """Each cell's mean over its repetitions, cells in their natural order: the
+    definition, over plain pairs."""
+    groups: dict[Cell, list[float]] = defaultdict(list)
+    for cell, value in values:
+        groups[cell].append(value)
+    return {cell: statistics.fmean(groups[cell]) for cell in sorted(groups)}
 
 
 def line(
@@ -220,7 +232,41 @@ def test_a_mapping_keeps_its_values_as_they_are() -> None:
         CellMeans.of_rows([1], [0], [1.0], ["a", "a"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
+@given(ROWS)
+def test_a_digests_seed_table_is_the_cell_means_of_its_episodes(
+    rows: list[tuple[str, int, str, float, bool]],
+) -> None:
+    """Seeds past 64 bits become their ranks (the same order); a selection of the
+    fallback-free episodes reads its bitmap; a ceiling's cells are one more row."""
+    lines = lines_of(rows)
+    folded = digest(GAME, lines)
+    ceiling = {(seed, "default"): 1.5 for seed in (0, 2**70)}
+    for entries, picked in ((folded.entrants, None), (folded.clean, True)):
+        table = seed_table(entries, folded.variant_names, ceiling)
+        assert table.entrants == (*entries, CEILING_ROW)
+        kept = [s for s in lines if s.entrant in entries and (picked is None or s.fallback_free)]
+        seeds = sorted({s.seed for s in kept} | {0, 2**70})
+        codes = {seed: i for i, seed in enumerate(seeds)}
+        wide = any(not -(2**63) <= seed < 2**63 for seed in seeds)
+        expected = {seed: (codes[seed] if wide else seed) for seed in seeds}
+        assert table.seeds.tolist() == sorted(expected.values())
+        for name in entries:
+            mine = [s for s in kept if s.entrant == name]
+            cells = cell_means(((s.seed, s.variant), s.score) for s in mine)
+            found = {
+                (seed, variant): float(table.means[table.index(name), i, j])
+                for seed in seeds
+                for i in [table.seeds.tolist().index(expected[seed])]
+                for j, variant in enumerate(table.variants)
+                if table.finished[table.index(name), i, j]
+            }
+            assert found.keys() == cells.keys()
+            for cell, value in cells.items():
+                assert found[cell] == value or math.isclose(found[cell], value, abs_tol=1e-300)
+
+
+@settings(max_examples=40, deadline=None)
 @given(
     st.dictionaries(
         st.sampled_from(["a", "b", "c", "d"]),
@@ -229,28 +275,26 @@ def test_a_mapping_keeps_its_values_as_they_are() -> None:
         min_size=2,
     )
 )  # fmt: skip
-def test_pairs_are_resampled_as_each_alone_would_be(cells: dict[str, dict[Cell, float]]) -> None:
-    """Pairs that share their cells are resampled together: the figures are those of
-    each pair on its own, and of the set-based definition of its shared cells."""
+def test_pairs_flipped_together_are_each_as_alone(cells: dict[str, dict[Cell, float]]) -> None:
+    """Pairs that share their seeds are flipped together, on the table's grid: each
+    pair's p-value and interval are those of the pair on its own."""
     names = sorted(cells)
-
-    def resample(n: int) -> list[list[int]]:
-        return [list(d) for d in draws(n, resamples=7)]
-
-    diffs, stats = pair_bootstrap(names, cells, resample)
-    tables = {n: CellMeans.of(c) for n, c in cells.items()}
-    assert pair_bootstrap(names, tables, resample) == (diffs, stats)
-    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
-    for k, (a, b) in enumerate(pairs):
-        both = sorted(set(cells[a]) & set(cells[b]))
-        assert diffs[k] == [cells[a][c] - cells[b][c] for c in both]
-        if len(both) < 2:
-            assert stats[k] == []  # no test
-            continue
-        alone = bootstrap_columns(
-            [[cells[a][c] for c in both], [cells[b][c] for c in both]], resample(len(both))
-        )
-        assert stats[k] == [x - y for x, y in alone]
+    rows = [(n, seed, v, x) for n in names for (seed, v), x in cells[n].items()]
+    variants = sorted({v for _, _, v, _ in rows})
+    table = SeedTable.from_episodes(
+        names,
+        variants,
+        [names.index(n) for n, _, _, _ in rows],
+        [seed for _, seed, _, _ in rows],
+        [variants.index(v) for _, _, v, _ in rows],
+        [x for _, _, _, x in rows],
+    )
+    family = compare_all(table)
+    for test in family.pairs:
+        alone = paired_difference(table, test.first, test.second)
+        assert test.p == alone.p
+        assert test.unadjusted == alone.difference
+        assert (test.wins, test.ties, test.losses) == (alone.wins, alone.ties, alone.losses)
 
 
 def test_a_ceiling_from_a_digest_is_the_ceiling_from_the_lines(tmp_path: Path) -> None:
@@ -277,19 +321,16 @@ EPISODES = 12_000
 #: rows counted into order (8 bytes a row, while it is built) and one draw of cells (2
 #: bytes a cell). Dicts and sets of (seed, variant) tuples took about 460.
 PEAK_BYTES_PER_EPISODE = 100
+#: The statistics' working set, whatever the size: blocks of a million numbers.
+WORKING_SET_BYTES = 64 << 20
 
 
-def test_a_reports_peak_memory_is_a_few_flat_arrays_per_episode(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import harness.report.build as build
-
-    # few resamples, none kept: what is measured is what the cells take
-    monkeypatch.setattr(build, "compact_draws", functools.partial(compact_draws, resamples=10))
-    monkeypatch.setattr(build, "KEEP_DRAWS", 0)
+def peak_of(episodes: int) -> tuple[int, int]:
+    """A report's peak traced memory over a digest of ``episodes`` episodes (two
+    entrants, two variants, shuffled), and its cells."""
     rng = random.Random(5)
     plan = [
-        (e, v, s) for e in ("a", "b") for v in ("spring", "default") for s in range(EPISODES // 4)
+        (e, v, s) for e in ("a", "b") for v in ("spring", "default") for s in range(episodes // 4)
     ]
     rng.shuffle(plan)  # as workers finish them: the tables sort their rows
     folded = Digest(GAME)
@@ -299,24 +340,21 @@ def test_a_reports_peak_memory_is_a_few_flat_arrays_per_episode(
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        report = build.build_report(GAME, folded, reference="a")
+        report = build_report(GAME, folded, reference="a")
         to_markdown(report)
         peak = tracemalloc.get_traced_memory()[1] - before
     finally:
         tracemalloc.stop()
-    assert report.episodes == EPISODES
-    assert report.cells == EPISODES // 2
-    assert report.pairwise.rows[0].cells == EPISODES // 2
-    assert peak <= PEAK_BYTES_PER_EPISODE * EPISODES, peak / EPISODES
+    assert report.episodes == episodes
+    assert report.pairwise.rows[0].seeds == episodes // 4
+    return peak, report.cells
 
 
-@pytest.mark.parametrize("picks", [3, 4096])
-def test_compact_draws_are_the_draws(monkeypatch: pytest.MonkeyPatch, picks: int) -> None:
-    import harness.report.stats as stats
-
-    monkeypatch.setattr(stats, "PICKS_AT_A_TIME", picks)
-    for n in (0, 1, 2, 3, 4, 7, 4095, 4096, 4097, 65536, 65537):
-        compact = list(compact_draws(n, resamples=3, seed=n))
-        assert [list(d) for d in compact] == list(draws(n, resamples=3, seed=n))
-        # two bytes an index into up to 65,536 cells, four beyond
-        assert {d.itemsize for d in compact} == {2 if n <= 1 << 16 else 4}
+def test_a_reports_peak_memory_grows_by_a_few_flat_arrays_per_episode() -> None:
+    small, cells = peak_of(EPISODES)
+    assert cells == EPISODES // 2
+    large, _ = peak_of(3 * EPISODES)
+    # what grows with the folder: the table's arrays (a few numbers a cell)
+    assert large - small <= PEAK_BYTES_PER_EPISODE * 2 * EPISODES, (large - small) / EPISODES
+    # what does not: the resamplings' working set (a million numbers at a time)
+    assert small <= WORKING_SET_BYTES, small

@@ -13,8 +13,9 @@ import pytest
 
 from harness.registry import get_game
 from harness.report.build import build_report
-from harness.report.compare import holm
 from harness.report.completeness import Plan
+from harness.report.methods import holm
+from harness.report.model import Report
 from harness.report.render import to_csv, to_json, to_markdown, to_svg
 from harness.results.specs import entrant_specs
 from harness.summary import EpisodeSummary
@@ -87,26 +88,46 @@ def test_repetitions_of_a_deterministic_entrant_do_not_narrow_its_interval() -> 
         assert one.rank == three.rank
     assert once.paired == thrice.paired
     assert once.pairwise == thrice.pairwise
-    assert once.leaderboards == thrice.leaderboards
+
+    def boards(report: Report) -> list[Any]:
+        return [
+            (r.rank, r.rank_low, r.rank_high, r.score.model_copy(update={"episodes": 0}))
+            for board in report.leaderboards
+            for r in board.rows
+        ]
+
+    assert boards(once) == boards(thrice)
     score = once.entrants[0].score
     assert score.high is not None
     assert score.low is not None
     assert score.high - score.low > 0
 
 
+def twelve_seeds() -> list[EpisodeSummary]:
+    """The tournament's six seeds and the same six again as seeds 6-11."""
+    return tournament() + [
+        line(s.entrant, s.seed + 6, s.score, variant=s.variant, keeper=KEEPERS[s.entrant])
+        for s in tournament()
+    ]
+
+
 def test_pairwise_differences_are_holm_adjusted_over_every_pair() -> None:
-    report = build_report(GAME, tournament(), order=["a", "b", "c"])
+    # six seeds: 64 sign vectors cannot put the ends of a 98.3% interval 0.83% in
+    few = build_report(GAME, tournament(), order=["a", "b", "c"]).pairwise.rows[1]
+    assert (few.difference.low, few.difference.high) == (None, None)
+    assert few.difference.reason == "too few seeds"
+    report = build_report(GAME, twelve_seeds(), order=["a", "b", "c"])
     pw = report.pairwise
     assert [(r.entrant, r.versus) for r in pw.rows] == [("a", "b"), ("a", "c"), ("b", "c")]
     assert pw.comparisons == 3
     steps = holm([r.p or 0.0 for r in pw.rows])
     assert [r.p_holm for r in pw.rows] == [s.adjusted for s in steps]
     assert [r.difference.level for r in pw.rows] == [s.level for s in steps]
-    # a - c over the twelve shared cells: the mean of the differences of cell means
+    # a - c over the twelve shared seeds: the mean of the differences of seed scores
     ac = pw.rows[1]
     diffs = [x - y for x, y in zip(SCORES["a"], SCORES["c"], strict=True)]
     assert ac.difference.mean == pytest.approx(sum(diffs) / len(diffs))
-    assert ac.cells == 12
+    assert (ac.cells, ac.seeds) == (24, 12)
     low, mean, high = ac.difference.low, ac.difference.mean, ac.difference.high
     assert low is not None
     assert mean is not None
@@ -114,7 +135,7 @@ def test_pairwise_differences_are_holm_adjusted_over_every_pair() -> None:
     assert low <= mean <= high
     md = to_markdown(report)
     assert "## Pairwise differences" in md
-    assert "Holm-adjusted for the 3 comparisons" in md
+    assert "the 3 p-values go through Holm's step-down procedure" in md
     # the matrix reads both ways: b - a is a - b with its interval flipped
     ab = pw.rows[0].difference
     assert ab.low is not None
@@ -125,15 +146,26 @@ def test_pairwise_differences_are_holm_adjusted_over_every_pair() -> None:
 
 
 def test_each_entrant_has_a_rank_and_a_rank_interval() -> None:
+    # six seeds: no test of three entrants can reach Holm's 0.05 / 3 before seven
+    # (2^(1-6) = 0.031), so nothing is starred, every rank interval spans 1-3, and the
+    # report says why
     report = build_report(GAME, tournament(), order=["a", "b", "c"])
     ranks = {r.entrant: r.rank for r in report.entrants if r.rank is not None}
-    # means 10.25, 9.58, 3.08: a and b close, c far behind
-    assert [ranks[n].rank for n in "abc"] == [1, 2, 3]
-    assert ranks["a"].rank_low == 1
-    assert ranks["b"].rank_high == 2
-    assert (ranks["a"].rank_high, ranks["b"].rank_low) == (2, 1)  # cannot be told apart
-    assert (ranks["c"].rank_low, ranks["c"].rank_high) == (3, 3)
+    assert [ranks[n].rank for n in "abc"] == [1, 2, 3]  # means 10.25, 9.58, 3.08
+    assert all((r.rank_low, r.rank_high) == (1, 3) for r in ranks.values())
+    assert not any(r.significant for r in report.pairwise.rows)
+    assert "no pair can be starred before 7 seeds" in report.pairwise.note
     md = to_markdown(report)
+    assert "**Too few seeds to conclude**: with 6 seeds the smallest p-value" in md
+    assert "| 3 (1-3) |" in md
+    # twelve seeds (the six again, shifted): c is told from the other two, a from b not
+    twelve = build_report(GAME, twelve_seeds(), order=["a", "b", "c"])
+    ranks = {r.entrant: r.rank for r in twelve.entrants if r.rank is not None}
+    assert (ranks["a"].rank_low, ranks["a"].rank_high) == (1, 2)
+    assert (ranks["b"].rank_low, ranks["b"].rank_high) == (1, 2)  # cannot be told apart
+    assert (ranks["c"].rank_low, ranks["c"].rank_high) == (3, 3)
+    assert twelve.pairwise.note == ""
+    md = to_markdown(twelve)
     assert "| 1 (1-2) |" in md
     assert "| 3 (3) |" in md
 
@@ -237,7 +269,7 @@ def test_an_incomplete_folder_marks_every_interval_and_a_complete_one_none() -> 
     assert intervals
     assert all("(incomplete)" in part for part in intervals)
     assert "> **Incomplete: 36/42 episodes (missing shard: 2/2)** (a 12/14, b 12/14, c 12/14)" in md
-    assert "| a | lantern | wallhug | 12/14 | 12 |" in md
+    assert "| a | lantern | wallhug | 12/14 | 6 |" in md
     assert incomplete_column(csv_text) == ["true"] * 3
     data = json.loads(json_text)["completeness"]
     assert (data["complete"], data["finished"], data["planned"]) == (False, 36, 42)

@@ -1,29 +1,20 @@
-"""Report statistics against values worked out by hand."""
+"""Report statistics against values worked out by hand: the seed as the unit, a cell's
+repetitions averaged, what a comparison leaves out, and the texts every view shows."""
 
 from __future__ import annotations
 
-import math
-import random
 from typing import Any
 
 import pytest
 
 from harness.registry import get_game
 from harness.report.build import build_report
-from harness.report.compare import holm, pair_bootstrap, pairwise, rank_intervals, ranks_of
+from harness.report.methods import holm, ranks_of
 from harness.report.model import Report
 from harness.report.plot import svg_groups
 from harness.report.render import to_csv, to_json, to_markdown, to_svg
-from harness.report.stats import (
-    BOOTSTRAP_SEED,
-    bootstrap_mean,
-    bootstrap_p,
-    cell_means,
-    draws,
-    interval_from,
-    paired_difference,
-    percentile,
-)
+from harness.report.stats import percentile
+from harness.report.texts import p_text
 from harness.summary import EpisodeSummary
 
 # (entrant, seed, variant, repetition, score, fallback?)
@@ -67,37 +58,6 @@ def summary(
 SUMMARIES = [summary(*row) for row in FIXTURE]
 
 
-def test_paired_differences_by_hand() -> None:
-    model = [((s, v), x) for e, s, v, _, x, _ in FIXTURE if e == "model"]
-    ref = [((s, v), x) for e, s, v, _, x, _ in FIXTURE if e == "ref"]
-    paired = paired_difference(model, ref)
-    # seed 0: 11 - 9 = 2; seed 1: 5 - 5 = 0; seed 2: 20 - 25 = -5; seed 3 unpaired
-    assert paired.pairs == 3
-    assert paired.difference.mean == pytest.approx(-1.0)
-    assert (paired.wins, paired.ties, paired.losses) == (1, 1, 1)
-    assert paired.difference.low <= -1.0 <= paired.difference.high
-    assert paired.difference.low >= -5.0
-    assert paired.difference.high <= 2.0
-
-
-def test_bootstrap_is_seeded_reproducible_and_contains_the_mean() -> None:
-    values = [3.0, 9.0, 1.0, 14.0, 7.0, 7.5, 2.0, 11.0]
-    a, b = bootstrap_mean(values), bootstrap_mean(values)
-    assert a == b
-    assert a.mean == pytest.approx(6.8125)
-    assert a.low < a.mean < a.high
-    assert min(values) <= a.low
-    assert a.high <= max(values)
-    other = bootstrap_mean(values, seed=1)
-    assert (other.low, other.high) != (a.low, a.high)
-    narrow = bootstrap_mean(values, level=0.5)
-    assert a.low <= narrow.low <= narrow.high <= a.high
-    one = bootstrap_mean([4.0])  # one cell: a mean, but no interval
-    assert (one.mean, one.n) == (4.0, 1)
-    assert math.isnan(one.low)
-    assert math.isnan(one.high)
-
-
 def test_percentiles_by_hand() -> None:
     assert percentile([4.0, 1.0, 3.0, 2.0], 50) == pytest.approx(2.5)
     assert percentile([1.0, 2.0, 3.0, 4.0], 95) == pytest.approx(3.85)
@@ -110,11 +70,13 @@ def test_report_by_hand() -> None:
     )
     assert [r.entrant for r in report.entrants] == ["ref", "model"]
     ref, model = report.entrants
-    assert (model.episodes, model.cells) == (4, 3)
-    # the mean over cells: seed 0's repetitions average to 11, then (11 + 5 + 20) / 3
+    assert (model.episodes, model.cells, model.seeds) == (4, 3, 3)
+    # the mean over seeds: seed 0's repetitions average to 11, then (11 + 5 + 20) / 3
     assert model.score.mean == pytest.approx(12.0)
-    assert (model.score.n, model.score.episodes) == (3, 4)
+    assert (model.score.n, model.score.episodes, model.score.seeds) == (3, 4, 3)
+    assert model.score.method == "skew-corrected t over seeds"
     assert ref.score.mean == pytest.approx(46 / 4)
+    assert model.per_variant["default"].mean == pytest.approx(12.0)
     assert model.columns["keys"] == pytest.approx(3.0)
     # escape rate = sum(E) / sum(runners) = (1 + 1 + 0 + 2) / 12
     assert model.columns["escape_rate"] == pytest.approx(4 / 12)
@@ -129,17 +91,34 @@ def test_report_by_hand() -> None:
     assert model.latency_ms.p95 == pytest.approx(300.0)
     assert model.fallback_free_episodes == 3
     (paired,) = report.paired
+    # seeds 0, 1, 2 both finished: d = 11 - 9, 5 - 5, 20 - 25 = 2, 0, -5; ref's seed 3
+    # has no partner and is left out, and said to be
     assert paired.difference.mean == pytest.approx(-1.0)
-    assert (paired.wins, paired.ties, paired.losses) == (1, 1, 1)
+    assert (paired.wins, paired.ties, paired.losses, paired.seeds) == (1, 1, 1, 3)
+    assert paired.dropped == (
+        "left out: 1 finished cells (1 seed not finished in every variant by all of them)"
+    )
+    # 2^3 = 8 sign vectors: T(F) <= 0 for 6 of the subsets of {2, 0, -5}, >= 0 for 4,
+    # so p = 2 x 4 / 8 = 1; and 8 vectors cannot put a 95% interval's ends 2.5% in
+    assert paired.p == 1.0
+    assert paired.p_floor == 0.25
+    assert (paired.difference.low, paired.difference.high) == (None, None)
+    assert paired.difference.reason == "too few seeds"
+    assert paired.difference.resamples == 8
+    # P(model > ref): one win, one tie, one loss: (1 + 1/2) / 3
+    assert paired.improvement is not None
+    assert paired.improvement.mean == pytest.approx(0.5)
     # without fallbacks seed 0 has one repetition left: 10 - 9 = 1
     (clean,) = report.fallback_free.paired
     assert clean.difference.mean == pytest.approx((1 + 0 - 5) / 3)
     assert report.leader == "keeper"
     (board,) = report.leaderboards
     assert (board.group, board.context, board.cells) == ("keeper", {"runners": "wallhug"}, 3)
-    # over the three cells both finished: ref (9 + 5 + 25) / 3 = 13 against model 12
+    # over the three seeds both finished: ref (9 + 5 + 25) / 3 = 13 against model 12
     assert [(r.agent, r.rank) for r in board.rows] == [("lantern", 1), ("openai:m", 2)]
     assert board.rows[0].score.mean == pytest.approx(13.0)
+    # three seeds: no test of the two can reach 5%, and the board says so
+    assert "no pair can be starred before 6 seeds" in board.note
 
 
 def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:
@@ -148,8 +127,11 @@ def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:
     )
     md = to_markdown(report)
     assert "| model | openai:m | wallhug | 4 | 3 | 12.00 [" in md
-    assert "| model | ref | 3 | -1.00 [" in md
-    assert "95% percentile bootstrap over (seed, variant) cells, 2,000 resamples" in md
+    assert "| model | ref | 3 | -1.00 [-] (too few seeds) | 1 | 0.50 [" in md
+    assert "- (too few seeds): too few seeds for this level" in md
+    assert "- model - ref: left out: 1 finished cells" in md
+    assert "**Too few seeds to conclude**: with 3 seeds the smallest p-value" in md
+    assert "skew-corrected t intervals" in md
     assert "(incomplete)" not in md
     assert "## Without LLM fallbacks" in md
     assert "## Keeper leaderboard" in md
@@ -157,9 +139,11 @@ def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:
     header = rows[0].split(",")
     model = dict(zip(header, rows[2].split(","), strict=True))
     assert float(model["score_mean"]) == pytest.approx(12.0)
-    assert (model["cells"], model["incomplete"]) == ("3", "false")
+    assert (model["cells"], model["seeds"], model["incomplete"]) == ("3", "3", "false")
     assert model["paired_vs"] == "ref"
     assert (model["wins"], model["ties"], model["losses"]) == ("1", "1", "1")
+    assert (model["paired_diff_low"], model["paired_p"]) == ("", "1.0")
+    assert model["dropped"] == ""
     assert Report.model_validate_json(to_json(report)) == report  # the JSON is the report
     svg = to_svg(SUMMARIES, ["ref", "model"], high=42)
     assert svg.startswith("<svg")
@@ -168,38 +152,8 @@ def test_renderings_carry_the_same_numbers(tmp_path: Any) -> None:
     assert dots == {"episodes-0": 4, "episodes-1": 4}
     assert sum(dots.values()) == len(SUMMARIES)
     assert set(svg_groups(svg, "interval-")) == {"interval-0", "interval-1"}
-    assert "percentile bootstrap over (seed, variant) cells" in svg
-
-
-# Five fixed resamples of three cells: small enough to work every figure by hand.
-DRAWS = [[0, 0, 0], [2, 2, 2], [1, 1, 1], [0, 1, 2], [0, 0, 1]]
-
-
-def test_clustered_bootstrap_by_hand() -> None:
-    # seed 0 played twice (10 and 12): one cell of mean 11, not two episodes
-    cells = cell_means([((0, "d"), 10.0), ((1, "d"), 5.0), ((0, "d"), 12.0), ((2, "d"), 20.0)])
-    assert list(cells.items()) == [((0, "d"), 11.0), ((1, "d"), 5.0), ((2, "d"), 20.0)]
-    values = list(cells.values())
-    # resampled means: [11,11,11] 11, [20,20,20] 20, [5,5,5] 5, [11,5,20] 12, [11,11,5] 9
-    # sorted 5, 9, 11, 12, 20; with B = 5 the 95% bounds are the order statistics at
-    # floor(0.025 * 4) = 0 and ceil(0.975 * 4) = 4, the 50% ones at 1 and 3
-    wide = interval_from(values, DRAWS, episodes=4)
-    assert (wide.mean, wide.low, wide.high, wide.n, wide.episodes) == (12.0, 5.0, 20.0, 3, 4)
-    narrow = interval_from(values, DRAWS, level=0.5)
-    assert (narrow.low, narrow.high) == (9.0, 12.0)
-    # the seeded draws are a pure function of (n, resamples, seed): Python's
-    # Mersenne Twister seeded with the report's seed, n indices per resample
-    rng = random.Random(BOOTSTRAP_SEED)
-    assert list(draws(3, resamples=4)) == [rng.choices(range(3), k=3) for _ in range(4)]
-    assert list(draws(3, resamples=4)) != list(draws(3, resamples=4, seed=1))
-    assert bootstrap_mean(values) == interval_from(values, draws(3))
-
-
-def test_bootstrap_p_by_hand() -> None:
-    # two of five resampled differences at or below zero, four at or above: 2 * 2 / 5
-    assert bootstrap_p([1.0, 0.0, 2.0, -1.0, 3.0]) == pytest.approx(0.8)
-    assert bootstrap_p([4.0, 4.0, 3.0]) == 0.0  # no resample reaches zero
-    assert bootstrap_p([0.0, 0.0]) == 1.0  # identical entrants
+    assert set(svg_groups(svg, "profile-")) == {"profile-0", "profile-1"}
+    assert "interval over seeds" in svg
 
 
 def test_holm_by_hand() -> None:
@@ -208,57 +162,32 @@ def test_holm_by_hand() -> None:
     assert [s.adjusted for s in steps] == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert [s.level for s in steps] == pytest.approx([1 - 0.05 / 3, 0.95, 0.975, 1 - 0.05 / 4])
     # step-down: 0.04 would pass at its own level (0.05) but 0.03 failed first
-    assert [s.adjusted <= 0.05 for s in steps] == [True, False, False, True]
+    assert [s.rejected for s in steps] == [True, False, False, True]
     # equal p-values get the same (strictest) level and the same adjusted p
     tied = holm([0.02, 0.02])
     assert [(s.adjusted, s.level) for s in tied] == [(0.04, 0.975), (0.04, 0.975)]
 
 
-def test_rank_intervals_by_hand() -> None:
-    a, b, c = [3.0, 1.0, 2.0], [1.0, 2.0, 4.0], [2.0, 2.0, 2.0]
-    # observed means 2, 7/3, 2: b first, a and c share rank 2
+def test_ranks_of_by_hand() -> None:
+    # b first, a and c share rank 2
     assert ranks_of([2.0, 7 / 3, 2.0]) == [2, 1, 2]
-    # per draw (a, b, c): [0,0,0] 3,1,2 -> 1,3,2; [2,2,2] 2,4,2 -> 2,1,2;
-    # [1,1,1] 1,2,2 -> 3,1,1; [0,1,2] -> 2,1,2; [0,0,1] 7/3,4/3,2 -> 1,3,2
-    # a: 1,1,2,2,3  b: 1,1,1,3,3  c: 1,2,2,2,2
-    wide = rank_intervals([a, b, c], DRAWS)
-    assert [(r.rank, r.low, r.high) for r in wide] == [(2, 1, 3), (1, 1, 3), (2, 1, 2)]
-    assert [r.text() for r in wide] == ["1-3", "1-3", "1-2"]
-    narrow = rank_intervals([a, b, c], DRAWS, level=0.5)
-    assert [(r.low, r.high) for r in narrow] == [(1, 2), (1, 3), (2, 2)]
-    assert narrow[2].text() == "2"
-    # no resamples (one cell): every rank is possible
-    assert [(r.low, r.high) for r in rank_intervals([[1.0], [2.0]], [])] == [(1, 2), (1, 2)]
 
 
-def test_pairwise_by_hand() -> None:
-    # cell means a 5,6,7; b 1,2,3; c 1,3,2 -> a-b 4,4,4; a-c 4,3,5; b-c 0,-1,1
-    means = {"a": [5.0, 6.0, 7.0], "b": [1.0, 2.0, 3.0], "c": [1.0, 3.0, 2.0]}
-    cells = {n: {(seed, "d"): x for seed, x in enumerate(v)} for n, v in means.items()}
-    diffs, stats = pair_bootstrap(["a", "b", "c"], cells, lambda n: DRAWS)
-    assert diffs == [[4.0, 4.0, 4.0], [4.0, 3.0, 5.0], [0.0, -1.0, 1.0]]
-    ab, ac, bc = pairwise(["a", "b", "c"], diffs, stats)
-    assert [(x.first, x.second) for x in (ab, ac, bc)] == [("a", "b"), ("a", "c"), ("b", "c")]
-    # a-b and a-c: no resample reaches zero (p 0); b-c: means 0, 1, -1, 0, -1/3:
-    # four at or below zero, three at or above: p = min(1, 2 * 3 / 5) = 1
-    assert [x.p for x in (ab, ac, bc)] == [0.0, 0.0, 1.0]
-    assert [x.significant for x in (ab, ac, bc)] == [True, True, False]
-    assert ab.holm is not None
-    assert ac.holm is not None
-    assert bc.holm is not None
-    # m = 3; a-b and a-c tie at the first step (level 1 - 0.05/3), b-c is third (0.95)
-    assert (ab.holm.level, ac.holm.level, bc.holm.level) == pytest.approx(
-        (1 - 0.05 / 3, 1 - 0.05 / 3, 0.95)
-    )
-    # a-c resampled: 4, 5, 3, 4, 11/3 -> sorted 3, 11/3, 4, 4, 5; at 98.3% the bounds
-    # are the order statistics at floor(0.0083 * 4) = 0 and ceil(0.9917 * 4) = 4
-    assert (ac.difference.mean, ac.difference.low, ac.difference.high) == (4.0, 3.0, 5.0)
-    # b-c sorted -1, -1/3, 0, 0, 1; at 95%: 0 and 4
-    assert (bc.difference.low, bc.difference.high) == (-1.0, 1.0)
-    # a pair with one shared cell is no test and does not count in Holm's m
-    lone = pairwise(["a", "b", "c"], [[1.0], [2.0, 3.0], [1.0, 1.0]], [[], [2.0], [1.0]])
-    assert lone[0].holm is None
-    assert lone[0].p is None
-    assert not lone[0].significant
-    assert lone[1].holm is not None
-    assert lone[1].holm.level == pytest.approx(0.975)
+@pytest.mark.parametrize(
+    ("p", "floor", "seeds", "text"),
+    [
+        (0.25, 0.25, 3, "0.25"),  # exact: 2 of 8 sign vectors, printed as it is
+        (1.0, 0.25, 3, "1"),
+        (0.00390625, 0.00390625, 9, "0.00391"),
+        (0.1234567, 2e-4, 40, "0.123"),
+        # beyond 16 seeds, random flips: none as extreme as the observed one says only
+        # that p is at most 2 / (B + 1), not that it is that
+        (2e-4, 2e-4, 40, "<=0.0002"),
+        (4.4e-5, 4.4e-5, 40, "<=4.4e-05"),
+        (None, None, 0, "-"),
+    ],
+)
+def test_a_p_value_is_printed_at_the_resolution_it_has(
+    p: float | None, floor: float | None, seeds: int, text: str
+) -> None:
+    assert p_text(p, floor, seeds) == text

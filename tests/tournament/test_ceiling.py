@@ -76,7 +76,7 @@ def test_the_share_by_hand() -> None:
     report = build_report(GAME, SUMMARIES, order=["ref", "model"], ceiling=ceiling)
     ref, model = report.entrants
     # model: seed 0 twice (10, 12: its cell mean is 11), seed 1 (5), seed 2 (20), over
-    # cells as every statistic is, against 20 + 10 + 40
+    # seeds as every statistic is (one variant: a seed is a cell), against 20 + 10 + 40
     assert model.ceiling_share == pytest.approx(36 / 70)
     # ref: seeds 0-2 (9, 5, 25) against 20 + 10 + 40; seed 3 has no ceiling: left out
     assert ref.ceiling_share == pytest.approx(39 / 70)
@@ -86,9 +86,14 @@ def test_the_share_by_hand() -> None:
     assert report.ceiling == CeilingInfo(name="pilot", hidden=False, cells=3)
     md = to_markdown(report)
     assert (
-        "| entrant | keeper | runners | episodes | cells | score (95% CI) | score / pilot |" in md
-    )
-    assert "| 51.4% |" in md
+        "| entrant | keeper | runners | episodes | seeds | score (95% CI) | IQM (95% CI) | "
+        "score / pilot (95% CI) |"
+    ) in md
+    # three seeds: an interval, but as wide as three seeds make it
+    assert "| 51.4% [" in md
+    assert model.ceiling_ratio is not None
+    assert model.ceiling_ratio.method == "linearized skew-corrected t over seeds"
+    assert model.ceiling_ratio.seeds == 3
     rows = to_csv(report).splitlines()
     row = dict(zip(rows[0].split(","), rows[2].split(","), strict=True))
     assert row["ceiling"] == "pilot"
@@ -174,7 +179,7 @@ def test_the_command_line_takes_ceiling_on_run_and_report(tmp_path: Path) -> Non
         capture_output=True, text=True, check=False, timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert "| score / pilot |" in proc.stdout
+    assert "| score / pilot (95% CI) |" in proc.stdout
     assert "pilot's (played for this report, not an entrant)" in proc.stdout
     proc = subprocess.run(
         [sys.executable, "-m", "harness.cli", "report", str(out), "--ceiling", "nobody"],

@@ -21,7 +21,7 @@ from harness.errors import RecordError
 from harness.registry import get_game
 from harness.report.build import build_report
 from harness.report.digest import ExactSum
-from harness.report.stats import BOOTSTRAP_RESAMPLES, percentile
+from harness.report.stats import percentile
 from harness.results.selection import select_digest
 from harness.summary import EpisodeSummary, SeatStats, episode_id
 from harness.tournament.config import TournamentConfig, load_tournament
@@ -240,18 +240,19 @@ def test_resume_keeps_bits_not_lines_and_reads_them_again(tmp_path: Path) -> Non
     assert list(repair.without(gone).finished()) == written[1:]
 
 
-def test_a_report_is_the_same_whether_its_draws_are_kept_or_drawn_again(
+def test_a_report_is_the_same_whatever_its_resamplings_hold_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import harness.report.build as build
+    """The bootstrap and the sign flips work a block at a time, so that memory stays
+    flat; how big a block is changes no figure."""
+    import harness.report.methods.resample as resample
+    import harness.report.methods.signflip as signflip
 
     lines = ResultsFolder(big_folder(tmp_path, seeds=40)).summaries()
-    kept = build_report(GAME, lines, reference="b")
-    monkeypatch.setattr(build, "KEEP_DRAWS", 0)  # every statistic draws its own again
-    assert build_report(GAME, lines, reference="b") == kept
-    resample = build._Resampler()
-    monkeypatch.setattr(build, "KEEP_DRAWS", 3 * BOOTSTRAP_RESAMPLES)
-    resample(2)
-    resample(2)
-    resample(5)  # would pass the cap: drawn, not kept
-    assert (sorted(resample.kept), resample.held) == ([2], 2 * BOOTSTRAP_RESAMPLES)
+    ten = [line(f"e{i}", v, s, random.Random(i)) for i in range(3) for v in ("default", "spring")
+           for s in range(20)]  # fmt: skip
+    expected = [build_report(GAME, lines, reference="b"), build_report(GAME, ten)]
+    for numbers, packed in ((97, 64), (1 << 12, 1 << 9), (1 << 24, 1 << 24)):
+        monkeypatch.setattr(resample, "_CHUNK_NUMBERS", numbers)
+        monkeypatch.setattr(signflip, "_PAIR_BYTES", packed)
+        assert [build_report(GAME, lines, reference="b"), build_report(GAME, ten)] == expected
