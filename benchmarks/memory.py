@@ -12,10 +12,11 @@ benchmarks.memory --child ...``), so each ``ru_maxrss`` is that run's own peak:
    0..E-1 of the default variant, played by ``lighthouse run`` (the command's own
    entry point, in the child: records written and fsynced, the report built and
    printed at the end) for E = 1,000 and E = ``--episodes``. The peak RSS covers the
-   report: its digest and, while its statistics are computed, each entrant's cell
-   means (:class:`~harness.report.cells.CellMeans`, flat arrays) and one bootstrap
-   draw at a time. Printed: the wall and CPU time, the child's peak RSS, and, after
-   that peak was read, the Python memory the report's compact form (its
+   report: its digest and, while its statistics are computed, the table of cell means
+   on seeds x variants (:class:`~harness.report.methods.SeedTable`, numpy arrays) and
+   the resamplings' working set (blocks of about a million numbers). Printed: the
+   wall and CPU time, the child's peak RSS, and, after that peak was read, the
+   Python memory the report's compact form (its
    :class:`~harness.report.digest.Digest`) holds per episode, measured with
    ``tracemalloc`` while the folder is streamed into it again (after a first pass
    that fills pydantic's bounded cache of parsed strings);

@@ -1,6 +1,6 @@
 """How well the report's statistics hold their promise, measured by simulation.
 
-    python -m benchmarks.stats_study [--tournaments 2000] [--population-seeds 1000]
+    python -m benchmarks.stats_study [--tournaments 400] [--population-seeds 1000]
                                      [--sections means,differences,others,fwer,planner]
 
 The population is real Lighthouse play (benchmarks/stats_population.py: SILENT,
@@ -14,10 +14,12 @@ simulated tournaments whose interval holds it. Every figure comes from
 
 Methods compared:
 
-* **cell pct**: the report's method until now, a percentile bootstrap over (seed,
-  variant) cells (2,000 resamples, the very draws of harness.report.stats.draws),
-  with bootstrap p-values and Holm for the stars; re-computed here with numpy on
-  those draws (checked against harness.report.stats at the start);
+* **cell pct**: the report's method before seeds were its unit, a percentile
+  bootstrap over (seed, variant) cells (2,000 resamples drawn by Python's
+  ``random.Random(20261129).choices``, as the report drew them), with bootstrap
+  p-values and Holm for the stars; re-computed here with numpy on those very draws
+  (checked at the start against the interval that report gave of configs/smoke.toml's
+  LANTERN, tests/golden/folders/smoke.tar.gz);
 * **seed pct**: a percentile bootstrap over seeds, each carrying its cells;
 * **seed boot-t**: the studentized bootstrap over seeds;
 * **t seeds**: the t interval over seed scores;
@@ -53,17 +55,18 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
+import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from benchmarks.stats_population import Population, population
-from harness.report import compare as old_compare
-from harness.report import power as old_power
-from harness.report import stats as old_stats
 from harness.report.methods.family import holm
 from harness.report.methods.figures import (
     iqm,
@@ -136,16 +139,22 @@ def truth(scores: np.ndarray, variants: int) -> np.ndarray:
 
 # -- the method until now, with numpy on its own draws ---------------------------------
 
-
+#: The report's bootstrap before seeds were its unit: resamples, generator seed, level.
+OLD_RESAMPLES = 2000
+OLD_SEED = 20261129
+OLD_LEVEL = 0.95
+OLD_TIE = 1e-9
 _COUNTS: dict[int, np.ndarray] = {}
 
 
 def old_counts(cells: int) -> np.ndarray:
-    """The report's 2,000 bootstrap draws over ``cells`` cells, as counts (B x cells)."""
+    """The report's 2,000 bootstrap draws over ``cells`` cells, as counts (B x cells):
+    ``random.Random(20261129).choices(range(cells), k=cells)`` once per resample."""
     if cells not in _COUNTS:
-        counts = np.zeros((old_stats.BOOTSTRAP_RESAMPLES, cells))
-        for b, picks in enumerate(old_stats.draws(cells)):
-            np.add.at(counts[b], picks, 1)
+        rng = random.Random(OLD_SEED)
+        counts = np.zeros((OLD_RESAMPLES, cells))
+        for b in range(OLD_RESAMPLES):
+            np.add.at(counts[b], rng.choices(range(cells), k=cells), 1)
         _COUNTS[cells] = counts
     return _COUNTS[cells]
 
@@ -154,40 +163,42 @@ def old_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """[columns, cells] -> the old percentile interval's ends and the resampled means."""
     cells = values.shape[-1]
     boot = old_counts(cells) @ values.T / cells  # (B, columns)
-    low, high = percentile_bounds(boot, old_stats.LEVEL)
+    low, high = percentile_bounds(boot, OLD_LEVEL)
     return low, high, boot
 
 
 def old_p(boot: np.ndarray) -> np.ndarray:
     """The old bootstrap p-value of each column of resampled mean differences."""
-    tol = old_stats.TIE_TOLERANCE
-    below = np.count_nonzero(boot <= tol, axis=0)
-    above = np.count_nonzero(boot >= -tol, axis=0)
+    below = np.count_nonzero(boot <= OLD_TIE, axis=0)
+    above = np.count_nonzero(boot >= -OLD_TIE, axis=0)
     result: np.ndarray = np.minimum(1.0, 2 * np.minimum(below, above) / boot.shape[0])
     return result
 
 
-def self_check(pop: Population) -> None:
-    """The numpy re-computation of the old method agrees with harness.report.stats."""
-    sample = draw(pop.pick(BASE), 5, 2, 3, key=999)
-    values = sample.cell_values
-    low, high, _ = old_bounds(values[0])
-    diffs = values[1] - values[0]
-    dlow, dhigh, dboot = old_bounds(diffs)
-    for r in range(3):
-        iv = old_stats.bootstrap_mean(values[0, r].tolist())
-        assert math.isclose(iv.low, low[r], abs_tol=1e-9), (iv, low[r])
-        assert math.isclose(iv.high, high[r], abs_tol=1e-9), (iv, high[r])
-        cells = [((i, "default" if j == 0 else "spring"), 0.0) for i in range(5) for j in range(2)]
-        a = [(c, float(x)) for (c, _), x in zip(cells, values[1, r], strict=True)]
-        b = [(c, float(x)) for (c, _), x in zip(cells, values[0, r], strict=True)]
-        paired = old_stats.paired_difference(a, b)
-        assert math.isclose(paired.difference.low, dlow[r], abs_tol=1e-9)
-        assert math.isclose(paired.difference.high, dhigh[r], abs_tol=1e-9)
-        _, stats_k = old_compare.pair_bootstrap(
-            ["x", "y"], {"x": dict(a), "y": dict(b)}, old_stats.draws
+def old_seeds_needed(sigma_cells: float, delta: float, variants: int = 2) -> int:
+    """The old ``--detect`` planner: ((z(0.975) + z(0.8)) sigma_d / delta)^2 cells,
+    sigma_d over (seed, variant) cells taken as independent, then seeds at V a seed."""
+    z = statistics.NormalDist()
+    cells = max(2, math.ceil(((z.inv_cdf(0.975) + z.inv_cdf(0.8)) * sigma_cells / delta) ** 2))
+    return -(-cells // variants)
+
+
+def self_check() -> None:
+    """The numpy re-computation of the old method gives the interval the report gave of
+    configs/smoke.toml's LANTERN before seeds were its unit (its golden report):
+    17.37 [14.79, 20.09] over 100 cells."""
+    from harness.tournament.store import ResultsFolder
+    from tests.golden.folders import unpack
+
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = ResultsFolder(unpack("smoke", Path(scratch)))
+        cells = sorted(
+            ((s.seed, s.variant), s.score) for s in folder.summaries() if s.entrant == "lantern"
         )
-        assert math.isclose(old_stats.bootstrap_p(stats_k[0]), float(old_p(dboot)[r]))
+    values = np.array([[x for _, x in cells]])
+    low, high, _ = old_bounds(values)
+    assert math.isclose(float(low[0]), 14.79281693648817, rel_tol=1e-12), low
+    assert math.isclose(float(high[0]), 20.08644084682441, rel_tol=1e-12), high
 
 
 # -- coverage -----------------------------------------------------------------------------
@@ -396,7 +407,7 @@ def planner_check(pop: Population, deltas: tuple[float, ...], tournaments: int) 
             hits += holm(ps[r].tolist())[target].rejected
         # the old planner: sigma_d of (seed, variant) cell differences, cells as units
         cell_sigma = float(np.std((scores[a] - scores[b]).ravel(), ddof=1))
-        old_n = old_power.seeds_needed(old_power.cells_needed(cell_sigma, delta), 2)
+        old_n = old_seeds_needed(cell_sigma, delta)
         lines.append(
             f"  delta {delta:g} ({BASE[a]} - {BASE[b]}, sigma_d {sigma:.2f}): planned "
             f"{n} seeds (the old planner: {old_n}); the new procedure stars the pair in "
@@ -497,7 +508,7 @@ def fwer_section(pop: Population, R: int, ten: bool) -> None:
 def main() -> None:
     """Run the study (or some of its sections) and print its tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tournaments", type=int, default=2000)
+    parser.add_argument("--tournaments", type=int, default=400)
     parser.add_argument("--population-seeds", type=int, default=1000)
     parser.add_argument("--skip-ten", action="store_true", help="leave out the 10 entrants")
     parser.add_argument(
@@ -509,7 +520,7 @@ def main() -> None:
     if unknown:
         parser.error(f"--sections: no section {', '.join(unknown)}; they are {', '.join(SECTIONS)}")
     pop = population(args.population_seeds)
-    self_check(pop)
+    self_check()
     holm_check()
     R = args.tournaments
     started = time.process_time()
