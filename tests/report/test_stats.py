@@ -191,3 +191,55 @@ def test_a_p_value_is_printed_at_the_resolution_it_has(
     p: float | None, floor: float | None, seeds: int, text: str
 ) -> None:
     assert p_text(p, floor, seeds) == text
+
+
+def test_the_worked_example_of_docs_tournaments_md(tmp_path: Any) -> None:
+    """docs/tournaments.md works a small example by hand; the report gives its figures."""
+    a = {
+        (1, "default"): [10],
+        (1, "spring"): [6],
+        (2, "default"): [14],
+        (2, "spring"): [10],
+        (3, "default"): [7],
+        (3, "spring"): [5],
+        (4, "default"): [12, 16],
+        (4, "spring"): [10],
+    }
+    b = {(1, "default"): [6], (1, "spring"): [4], (2, "default"): [9], (2, "spring"): [9],
+         (3, "default"): [8], (3, "spring"): [6], (4, "default"): [8], (4, "spring"): [6]}  # fmt: skip
+    summaries = [
+        summary_of(name, seed, variant, rep, float(x))
+        for name, cells in (("a", a), ("b", b))
+        for (seed, variant), xs in cells.items()
+        for rep, x in enumerate(xs)
+    ]
+    report = build_report(get_game("lighthouse"), summaries, reference="b", order=["a", "b"])
+    first, second = report.entrants
+    assert (first.score.mean, second.score.mean) == (9.5, 7.0)
+    assert (first.per_variant["default"].mean, first.per_variant["spring"].mean) == (11.25, 7.75)
+    assert f"{first.score.low:.2f} {first.score.high:.2f}" == "4.30 13.94"
+    assert first.iqm is not None
+    assert first.iqm.mean == 10.0
+    (paired,) = report.paired
+    assert (paired.difference.mean, paired.p, paired.difference.reason) == (
+        2.5,
+        0.25,
+        "too few seeds",
+    )
+    assert paired.improvement is not None
+    improvement = paired.improvement
+    assert f"{improvement.mean:.2f} [{improvement.low:.2f}, {improvement.high:.2f}]" == (
+        "0.75 [0.30, 0.95]"
+    )
+    ranks = [r.rank for r in report.entrants]
+    assert [(r.rank, r.rank_low, r.rank_high) for r in ranks if r is not None] == [
+        (1, 1, 2),
+        (2, 1, 2),
+    ]
+    assert "no difference here can be told from chance before 6 seeds" in to_markdown(report)
+
+
+def summary_of(entrant: str, seed: int, variant: str, rep: int, score: float) -> EpisodeSummary:
+    return summary(entrant, seed, variant, rep, score, False).model_copy(
+        update={"seats": {}, "metrics": {"K": 1.0, "E": 1.0, "runners": 3.0}}
+    )
