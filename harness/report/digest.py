@@ -1,14 +1,18 @@
 """A report's episodes in compact form, folded one results line at a time.
 
 A report needs, of each episode, only its cell (seed, variant) and score: the
-statistics resample cells. Everything else it shows is a total or a count per
-entrant (calls, tokens, fallbacks, the game's columns, reasons), so a
+statistics lay those out on a grid of seeds and variants. Everything else it shows
+is a total or a count per entrant (calls, tokens, fallbacks, the game's columns,
+reasons), so a
 :class:`Digest` adds each results line into per-entrant accumulators as the lines
 stream past and keeps, per episode, a seed, a variant number and a score in flat
 arrays (and a bit for "without a fallback"): 20 bytes an episode, however large the
 tournament. Exact sums
 (:class:`ExactSum`) give the same floats as :func:`math.fsum` over every episode, so
 the report is the same, byte for byte, as one built from every line held at once.
+The episodes without a fallback are a selection of an entrant's, a bit each; while
+none of an entrant's episodes has fallen back, the selection's totals are the
+entrant's own, summed once (:attr:`EntrantDigest.mirror`).
 
 What grows beyond that is what a report shows over every model call: the latencies
 (their percentiles are exact, so every latency is kept, as a float) and, for the
@@ -72,11 +76,26 @@ class ExactSum:
             self._overflow = True  # math.fsum raises on this; so does value()
         partials[i:] = [x]
 
+    def copy(self) -> ExactSum:
+        """Another running sum holding what this one holds."""
+        other = ExactSum()
+        other._partials = list(self._partials)
+        other._specials = list(self._specials)
+        other._overflow = self._overflow
+        return other
+
     def value(self) -> float:
         """``math.fsum`` of every value added."""
         if self._overflow and not self._specials:
             raise OverflowError("intermediate overflow in fsum")
         return math.fsum(self._partials + self._specials)
+
+
+#: The plain counts of an entrant's digest, copied as they are by :meth:`EntrantDigest.settle`.
+_COUNTS = (
+    "retries", "rescued", "calls", "cached", "input_tokens", "output_tokens", "unpriced",
+    "fallback_free", "model_seats", "batch_ticks", "batch_calls",
+)  # fmt: skip
 
 
 class EntrantDigest:
@@ -91,6 +110,9 @@ class EntrantDigest:
         self.of = of
         """For a selection of an entrant's episodes (those without a fallback): the
         digest of all of them, whose arrays it shares, marking its own in a bitmap."""
+        self.mirror = False
+        """For a selection: whether it holds every episode of :attr:`of` so far, and so
+        leaves its totals to :attr:`of` (they are the same) until :meth:`settle`."""
         self.marks = bytearray()
         self.count = 0
         self.seeds: array[int] | list[int] = array("q")
@@ -134,6 +156,9 @@ class EntrantDigest:
             byte, bit = divmod(len(self.of.scores) - 1, 8)
             self.marks.extend(bytes(byte + 1 - len(self.marks)))
             self.marks[byte] |= 1 << bit
+            if self.mirror:  # the same episodes as ``of``: its totals are these
+                self.count += 1
+                return
         else:
             try:
                 self.seeds.append(ep.seed)
@@ -172,6 +197,22 @@ class EntrantDigest:
         calls = any(s.calls for s in ep.seats.values())
         if keep_calls and (calls or ep.batch.call_ms or ep.batch.tick_ms):
             self.with_calls.append((episode_key(ep), ep.model_dump_json()))
+
+    def settle(self) -> None:
+        """A mirror's totals, taken from :attr:`of` (whose episodes it all holds), so
+        that from now on it adds its own."""
+        of = self.of
+        if not self.mirror or of is None:
+            return
+        self.sums = {key: total.copy() for key, total in of.sums.items()}
+        self.cost = of.cost.copy()
+        self.reasons, self.turns = Counter(of.reasons), Counter(of.turns)
+        self.fallbacks = Counter(of.fallbacks)
+        self.latencies = array("d", of.latencies)
+        self.first, self.first_key = of.first, of.first_key
+        for name in _COUNTS:
+            setattr(self, name, getattr(of, name))
+        self.mirror = False
 
     def _first(self, ep: EpisodeSummary) -> None:
         key = episode_key(ep)
@@ -224,8 +265,7 @@ class Digest:
         self.variant_names: list[str] = []
         self._variant_numbers: dict[str, int] = {}
         self.entrants: dict[str, EntrantDigest] = {}
-        self.clean: dict[str, EntrantDigest] = {}
-        """The episodes without any LLM fallback, by entrant."""
+        self._clean: dict[str, EntrantDigest] = {}
         self._finished = FinishedCount(plan)
         self.episodes = 0
 
@@ -236,9 +276,15 @@ class Digest:
             number = self._variant_numbers[ep.variant] = len(self.variant_names)
             self.variant_names.append(ep.variant)
         entry = self._entrant(self.entrants, ep.entrant, None)
+        clean = self._clean.get(ep.entrant)
+        if clean is not None and not ep.fallback_free:
+            clean.settle()  # before the entrant's totals take in an episode it lacks
         entry.add(ep, number, keep_calls=True)
         if ep.fallback_free:
-            self._entrant(self.clean, ep.entrant, entry).add(ep, number, keep_calls=False)
+            if clean is None:
+                clean = self._entrant(self._clean, ep.entrant, entry)
+                clean.mirror = len(entry) == 1  # its first episode: all of them so far
+            clean.add(ep, number, keep_calls=False)
         self._finished.add(ep.entrant, ep.episode_id)
         self.episodes += 1
 
@@ -250,13 +296,21 @@ class Digest:
             found = table[name] = EntrantDigest(self._numerators, self._denominators, of)
         return found
 
+    @property
+    def clean(self) -> dict[str, EntrantDigest]:
+        """The episodes without any LLM fallback, by entrant (those of an entrant none of
+        whose episodes fell back are summed once, for both, until read)."""
+        for entry in self._clean.values():
+            entry.settle()
+        return self._clean
+
     def completeness(self) -> Completeness:
         """Planned against finished (:func:`harness.report.completeness.completeness`)."""
         return self._finished.result()
 
     def held_bytes(self) -> int:
         """Bytes the per-episode arrays hold, all entrants (for tests and benchmarks)."""
-        return sum(e.held_bytes() for t in (self.entrants, self.clean) for e in t.values())
+        return sum(e.held_bytes() for t in (self.entrants, self._clean) for e in t.values())
 
 
 def digest(game: GameEntry, summaries: Any, plan: Plan | None = None) -> Digest:
