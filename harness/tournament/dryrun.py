@@ -249,11 +249,32 @@ def dry_run(
     planned, to_play_all = sum(planned_by.values()), sum(to_play_by.values())
     bounds = episode_bounds(config, game, config.entrants)
     lines = [_headline(config, out, folder, shard, narrowing, planned, len(done), to_play_all)]
+    table, priced = _bounds_table(config, bounds, done, to_play_by)
+    lines += ["", *table, ""]
+    lines += _notes(bounds, priced)
+    lines += _expected(config.entrants, bounds, to_play_by, done_lines())
+    cap = config.max_cost if max_cost is None else max_cost
+    if cap is not None:
+        lines.append(_cap_line(cap, spent, priced))
+    playing = [e for e in config.entrants if to_play_by[e.name]]
+    lines.append(_keys_line(config, game, playing, environ))
+    if detect is not None:
+        lines += ["", *_detect_lines(config, game, detect, list(done_lines()))]
+    return "\n".join(lines) + "\n"
+
+
+def _bounds_table(
+    config: TournamentConfig,
+    bounds: Mapping[str, EpisodeBound],
+    done: DoneSet,
+    to_play_by: Mapping[str, int],
+) -> tuple[list[str], float | None]:
+    """The table of each entrant's calls, tokens and cost bound for what it has to
+    play, with the total; and the total cost bound (None when a model has no price)."""
     rows, total_calls, total_in, total_out, costs = [], 0, 0, 0, []
     for entrant in config.entrants:
         bound = bounds[entrant.name]
         to_play = to_play_by[entrant.name]
-        done_here = done.count(entrant.name)
         cost = None if bound.cost_usd is None else bound.cost_usd * to_play
         calls, tokens_in, tokens_out = (
             bound.calls * to_play,
@@ -266,24 +287,14 @@ def dry_run(
             total_out + tokens_out,
         )
         costs.append(cost if bound.seats and to_play else 0.0)
-        rows.append(_row(entrant.name, done_here, to_play, bound, calls, tokens_in,
-                         tokens_out, cost))  # fmt: skip
+        rows.append(_row(entrant.name, done.count(entrant.name), to_play, bound, calls,
+                         tokens_in, tokens_out, cost))  # fmt: skip
     priced = None if any(c is None for c in costs) else math.fsum(c or 0.0 for c in costs)
-    rows.append(["total", "", _count(to_play_all), "", "", _count(total_calls), _count(total_in),
-                 _count(total_out), _money(priced)])  # fmt: skip
+    rows.append(["total", "", _count(sum(to_play_by.values())), "", "", _count(total_calls),
+                 _count(total_in), _count(total_out), _money(priced)])  # fmt: skip
     header = ["entrant", "done", "to play", "model seats", "calls/episode <=", "calls <=",
               "input tokens ~", "output tokens <=", "cost <= (upper bound)"]  # fmt: skip
-    lines += ["", *_table(header, rows), ""]
-    lines += _notes(bounds, priced)
-    lines += _expected(config.entrants, bounds, to_play_by, done_lines())
-    cap = config.max_cost if max_cost is None else max_cost
-    if cap is not None:
-        lines.append(_cap_line(cap, spent, priced))
-    playing = [e for e in config.entrants if to_play_by[e.name]]
-    lines.append(_keys_line(config, game, playing, environ))
-    if detect is not None:
-        lines += ["", *_detect_lines(config, game, detect, list(done_lines()))]
-    return "\n".join(lines) + "\n"
+    return _table(header, rows), priced
 
 
 def _headline(
