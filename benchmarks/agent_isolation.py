@@ -40,9 +40,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from harness.agent_call import AgentAnswer, AgentInput, load_agent
-from harness.agent_inprocess import InProcessAgent
-from harness.agent_process import WorkerPool
+from harness.agents.call import AgentAnswer, AgentInput, load_agent
+from harness.agents.inprocess import InProcessAgent
+from harness.agents.pool import WorkerPool
 from harness.registry import get_game
 
 ROOT = Path(__file__).resolve().parents[1]

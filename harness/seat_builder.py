@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.agent_process import WorkerPool
-from harness.agents import Agent, PythonSeat, load_agent
+from harness.agents.call import Agent, load_agent
+from harness.agents.pool import WorkerPool
+from harness.agents.seat import PythonSeat
 from harness.errors import ConfigError
 from harness.llm.deadlines import default_allowance
 from harness.llm.options import PromptFiles, ProviderOptions

@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from harness.agent_call import AgentAnswer, AgentInput, answer_of
+from harness.agents.call import AgentAnswer, AgentInput, answer_of
 from harness.errors import ConfigError, HarnessError, RulesError
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.protocol import GameEntry, ParseFailure

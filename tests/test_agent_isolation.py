@@ -34,9 +34,9 @@ from typing import Any
 import pytest
 
 import harness
-from harness.agent_inprocess import ABANDONED_CALLS
-from harness.agent_process import WorkerPool
 from harness.agents import AgentInput, PythonSeat
+from harness.agents.inprocess import ABANDONED_CALLS
+from harness.agents.pool import WorkerPool
 from harness.episode import run_episode
 from harness.errors import ConfigError
 from harness.llm.prompts import PromptSet, default_prompt_files

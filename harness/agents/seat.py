@@ -1,22 +1,8 @@
-"""Your own agent in a seat: a Python callable, sync or async, named by import path.
+"""The Python seat: an agent's turns, played in the one turn loop every text seat plays.
 
-The callable gets an :class:`AgentInput` (the seat's observation, structured and as
-the text a model would read) and returns the reply text, or a decision (a dict, a
-pydantic model, or the game's own decision object). It is judged like a model's
-reply, in the one turn loop every seat that answers in text plays
-(:func:`harness.turn.play_turn`): a reply that does not parse gets one retry with a
-hint, then the role's baseline answers (``fallback_parse``); a call that raises
-(``SystemExit`` and ``KeyboardInterrupt`` too) falls back as ``fallback_error``, one
-that outlasts its timeout as ``fallback_timeout``. Its decisions are tagged
-``python`` (``python_retry`` after the hint), and its seat's agent is of kind
-``python`` in the record.
-
-Where it runs is the seat's isolation (docs/agents.md states every bound):
-``process``, the default for an agent named by import path, calls it in worker
-processes of its own (:mod:`harness.agent_process`), killed when a call outlasts its
-timeout; ``none``, for a callable given directly (which cannot be sent to another
-process as the same object), calls it in this process (:mod:`harness.agent_inprocess`),
-never on the event loop.
+Each turn the agent gets an :class:`~harness.agents.call.AgentInput`, from where it
+runs (its worker pool, or its in-process caller), and its answer is judged as a
+model's reply is (:func:`harness.turn.play_turn`).
 """
 
 from __future__ import annotations
@@ -25,18 +11,16 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from harness import defaults
-from harness.agent_call import (
-    ERROR_RUNES,
+from harness.agents.call import (
     Agent,
     AgentAnswer,
     AgentInput,
     agent_name,
     answer_of,
-    load_agent,
     shown_error,
 )
-from harness.agent_inprocess import InProcessAgent
-from harness.agent_process import WorkerPool
+from harness.agents.inprocess import InProcessAgent
+from harness.agents.pool import WorkerPool
 from harness.llm.prompts import PromptSet
 from harness.protocol import GameEntry, ParseFailure
 from harness.records import AGENT_SOURCES, AgentInfo
@@ -51,7 +35,7 @@ class PythonSeat:
     """A seat played by a Python agent (see the module's docstring).
 
     ``agent`` is the callable, called in this process (isolation ``none``), or a
-    :class:`~harness.agent_process.WorkerPool` that calls it in worker processes
+    :class:`~harness.agents.pool.WorkerPool` that calls it in worker processes
     (``process``). Close the seat with :meth:`aclose` when the run is done.
     """
 
@@ -151,13 +135,4 @@ def reply_text(game: GameEntry, result: Any) -> str | ParseFailure:
     return ParseFailure("not_a_reply", answer.problem or "")
 
 
-__all__ = [
-    "ERROR_RUNES",
-    "Agent",
-    "AgentInput",
-    "Isolation",
-    "PythonSeat",
-    "agent_name",
-    "load_agent",
-    "reply_text",
-]
+__all__ = ["Isolation", "PythonSeat", "reply_text"]

@@ -1,8 +1,8 @@
 """One call of a Python agent, wherever it runs: the input, the call, and its answer.
 
 The harness calls an agent either in a worker process of its own
-(:mod:`harness.agent_process`, which runs :mod:`harness.agent_worker` there) or in
-this process (:mod:`harness.agent_inprocess`). Both call it through this module, so
+(:mod:`harness.agents.pool`, which runs :mod:`harness.agents.worker` there) or in
+this process (:mod:`harness.agents.inprocess`). Both call it through this module, so
 an agent means the same wherever it runs: whatever it raises, ``SystemExit`` and
 ``KeyboardInterrupt`` included, is its own error, and whatever it returns becomes
 reply text here, next to the call (:func:`reply_text`), so converting a strange

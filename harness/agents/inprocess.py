@@ -29,7 +29,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from harness.agent_call import (
+from harness.agents.call import (
     Agent,
     AgentAnswer,
     AgentInput,
