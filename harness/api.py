@@ -30,18 +30,15 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from harness.closing import closing_lines
 from harness.episode import EpisodeOutcome, TickCallback, run_episode
 from harness.errors import ConfigError
-from harness.llm.cache import CallCache, call_scope
-from harness.llm.deadlines import default_allowance, default_episode_timeout
-from harness.llm.keys import check_keys
+from harness.llm.cache import CallCache
 from harness.llm.options import ProviderOptions
-from harness.llm.seat import SeatFactory
 from harness.llm.types import Provider
 from harness.protocol import GameEntry
 from harness.records import RecordWriter
 from harness.registry import get_game
-from harness.seat_builder import SeatLike, build_seats, llm_providers, seats_of_groups
-from harness.seat_spec import SEAT_TAGS, LLMSeatConfig, SeatConfig, cli_providers, parse_seat_arg
-from harness.seats import Seat, baseline_seats, close_seats
+from harness.seat_spec import SEAT_TAGS, SeatConfig, cli_providers, parse_seat_arg
+from harness.seating import Seating, SeatLike, check_seat_keys, fitted_config, seats_of_groups
+from harness.seats import Seat, baseline_seats
 from harness.step_env import Stepping
 from harness.validation import check_seed, format_validation_error
 
@@ -184,38 +181,31 @@ class Env(Stepping):
             self.game, self._specs({**(seats or {}), **groups})
         )
         state = self._state_for(seed, [spec for _, spec in specs.values()])
-        check_keys(llm_providers((spec for _, spec in specs.values()), known))
+        check_seat_keys((spec for _, spec in specs.values()), known)
         warn = on_warning or _warn
-        calls = CallCache(Path(cache)) if cache is not None else None
         episode = episode_id or f"{self.game.name}-{self.variant}-seed{seed}"
-        try:
-            async with SeatFactory(cache=calls, notify=warn) as factory:
-                built = build_seats(
-                    self.game,
-                    specs,
-                    factory=factory,
-                    providers=known,
-                    search=search,
-                    clients=clients,
+        async with Seating(
+            self.game,
+            providers=known,
+            cache=CallCache(Path(cache)) if cache is not None else None,
+            notify=warn,
+            search=search,
+            clients=clients,
+        ) as seating:
+            built = seating.seat(specs)
+            for warning in await seating.preflight() if preflight else ():
+                warn(warning)
+            for line in seating.structured_output():
+                (on_info or warn)(line)
+            with seating.episode(episode):
+                outcome = await self._play_built(
+                    state,
+                    {**built, **(seated or {})},
+                    episode,
+                    seed,
+                    record=record,
+                    on_tick=on_tick,
                 )
-                try:
-                    for warning in await factory.preflight() if preflight else ():
-                        warn(warning)
-                    for line in factory.structured_output():
-                        (on_info or warn)(line)
-                    outcome = await self._play_built(
-                        state,
-                        {**built, **(seated or {})},
-                        episode,
-                        seed,
-                        record=record,
-                        on_tick=on_tick,
-                    )
-                finally:
-                    await close_seats(built.values())  # a Python agent's worker processes
-        finally:
-            if calls is not None:
-                calls.close()
         return PlayResult(
             game=self.game.name,
             seed=seed,
@@ -239,34 +229,25 @@ class Env(Stepping):
         """The episode played with ``built`` (the rest of its seats baselines), recorded."""
         writer = RecordWriter(Path(record)) if record is not None else None
         try:
-            with call_scope(episode):
-                return await run_episode(
-                    self.game,
-                    state,
-                    {**baseline_seats(self.game, state), **built},
-                    episode_id=episode,
-                    seed=seed,
-                    variant=self.variant,
-                    writer=writer,
-                    on_tick=on_tick,
-                )
+            return await run_episode(
+                self.game,
+                state,
+                {**baseline_seats(self.game, state), **built},
+                episode_id=episode,
+                seed=seed,
+                variant=self.variant,
+                writer=writer,
+                on_tick=on_tick,
+            )
         finally:
             if writer is not None:
                 writer.close()
 
     def _state_for(self, seed: int, specs: Sequence[SeatLike]) -> Any:
         """The starting state, its episode timeout fitted to the model seats unless given."""
-        models = [spec for spec in specs if isinstance(spec, LLMSeatConfig)]
-        timeout = None
+        config = self.config
         if not self._timeout_given:
-            allowances = [
-                m.allowance_seconds or default_allowance(m.call_timeout_seconds, len(models))
-                for m in models
-            ]
-            timeout = default_episode_timeout(self.config, allowances)
-        if timeout is None:
-            return self.new_state(seed)
-        config = self.game.rules.make_config(self.variant, self._rules, timeout)
+            config = fitted_config(self.game, self.variant, self._rules, specs, base=config)
         return self.game.rules.new_state(config, check_seed(seed, "seed"))
 
     def _specs(self, given: Mapping[str, GroupArg]) -> dict[str, SeatLike | list[SeatLike]]:

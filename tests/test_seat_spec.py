@@ -133,7 +133,8 @@ def test_a_call_timeout_on_the_command_line_widens_the_turn_with_it(
     # then its retry: call timeout x (model seats + 1).
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-allowance")
     args = build_parser().parse_args(["play", "--seed", "1", "--call-timeout", "90"])
-    from harness.commands.seats import build_seats, seat_configs
+    from harness.commands.seats import seat_configs, seating
+    from harness.seating import seats_of_groups
 
     args.keeper, args.runners = "openai:m", runners
     game = registry.get_game("lighthouse")
@@ -143,8 +144,8 @@ def test_a_call_timeout_on_the_command_line_widens_the_turn_with_it(
     assert (spec.call_timeout_seconds, spec.allowance_seconds) == (90.0, None)
 
     async def built() -> float:
-        async with SeatFactory() as factory:
-            keeper = build_seats(game, specs, args, factory)["keeper"]
+        async with seating(game, args) as seats:
+            keeper = seats.seat(seats_of_groups(game, specs))["keeper"]
             assert isinstance(keeper, LLMSeat)
             return keeper.allowance_s
 

@@ -244,11 +244,10 @@ def _counterfactual_out(args: argparse.Namespace) -> Path:
 def _counterfactual(args: argparse.Namespace) -> int:
     import asyncio
 
-    from harness.commands.seats import build_seats, check_seat_keys, seat_configs
-    from harness.llm.seat import SeatFactory
+    from harness.commands.seats import check_seat_keys, seat_configs, seating
     from harness.records import RecordWriter
     from harness.replay import counterfactual, load_record
-    from harness.seats import close_seats
+    from harness.seating import seats_of_groups
 
     if args.record.is_dir():
         raise ConfigError("--until-tick takes one record, not a folder")
@@ -265,15 +264,12 @@ def _counterfactual(args: argparse.Namespace) -> int:
     made = not out.exists()
 
     async def go() -> Any:
-        async with SeatFactory() as factory:
-            new_seats = build_seats(game, specs, args, factory)
-            try:
-                with RecordWriter(out) as writer:
-                    return await counterfactual(
-                        args.record, game, args.until_tick, new_seats, writer=writer
-                    )
-            finally:
-                await close_seats(new_seats.values())  # a Python agent's worker processes
+        async with seating(game, args) as seats:  # closes a Python agent's worker processes
+            new_seats = seats.seat(seats_of_groups(game, specs))
+            with RecordWriter(out) as writer:
+                return await counterfactual(
+                    args.record, game, args.until_tick, new_seats, writer=writer
+                )
 
     try:
         _, outcome = asyncio.run(go())

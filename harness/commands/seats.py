@@ -5,7 +5,7 @@
 ``openai:MODEL`` or ``anthropic:MODEL``, or ``python:MODULE:CALLABLE``. The flags come
 from the games' seat groups, so a new game needs no edit here; the strings parse into
 the same models a config uses (:mod:`harness.seat_spec`), with the shared options
-below, and are built by the one seat builder.
+below, and are seated by the one seating lifecycle (:mod:`harness.seating`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ from harness.errors import ConfigError
 
 if TYPE_CHECKING:
     from harness.llm.options import ProviderOptions
-    from harness.llm.seat import SeatFactory
     from harness.protocol import GameEntry
     from harness.seat_spec import SeatConfig
-    from harness.seats import Seat
+    from harness.seating import Seating
 
 
 def group_flags() -> dict[str, str]:
@@ -177,10 +176,9 @@ def check_seat_keys(
     game: GameEntry, specs: dict[str, SeatConfig], args: argparse.Namespace
 ) -> None:
     """Read and check the key of every model seat in ``specs`` before anything is printed."""
-    from harness.llm.keys import check_keys
-    from harness.seat_builder import llm_providers
+    from harness.seating import check_seat_keys as check
 
-    check_keys(llm_providers(specs.values(), providers(args)))
+    check(specs.values(), providers(args))
 
 
 def _structured(args: argparse.Namespace) -> bool | str | None:
@@ -190,28 +188,20 @@ def _structured(args: argparse.Namespace) -> bool | str | None:
     return "auto" if args.structured else None
 
 
-def build_seats(
-    game: GameEntry, specs: dict[str, SeatConfig], args: argparse.Namespace, factory: SeatFactory
-) -> dict[str, Seat]:
-    """Seats for every seat of the groups in ``specs`` (group key -> spec)."""
-    from harness.seat_builder import build_seats as build_spec_seats
-    from harness.seat_builder import seats_of_groups
+def seating(game: GameEntry, args: argparse.Namespace) -> Seating:
+    """The seating of a command's seats: the flags' providers, and Python agents looked
+    for in the current folder too."""
+    from harness.seating import Seating
 
-    return build_spec_seats(
-        game,
-        seats_of_groups(game, specs),
-        factory=factory,
-        providers=providers(args),
-        search=(Path.cwd(),),
-    )
+    return Seating(game, providers=providers(args), search=(Path.cwd(),))
 
 
 __all__ = [
     "add_seat_arguments",
-    "build_seats",
     "check_seat_keys",
     "given_specs",
     "group_flags",
     "providers",
     "seat_configs",
+    "seating",
 ]

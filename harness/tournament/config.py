@@ -52,9 +52,8 @@ from harness.agents import load_agent
 from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
-from harness.protocol import GameEntry, SeatGroup
+from harness.protocol import GameConfig, GameEntry, SeatGroup
 from harness.registry import game_names, get_game
-from harness.seat_builder import seats_of_groups
 from harness.seat_spec import (
     SEAT_TAGS,
     BaselineSeatConfig,
@@ -62,6 +61,7 @@ from harness.seat_spec import (
     PythonSeatConfig,
     SeatConfig,
 )
+from harness.seating.build import seats_of_groups
 from harness.toml_file import read_toml
 from harness.tournament.crossplay import CrossplayConfig
 from harness.tournament.seat_text import SeatSpecs, specs_of_text
@@ -292,7 +292,7 @@ class TournamentConfig(StrictModel):
         """The variants played (the game's default when none are given)."""
         return self.variants or [get_game(self.game).variants[0]]
 
-    def game_config(self, variant: str) -> Any:
+    def game_config(self, variant: str) -> GameConfig:
         """The rules parameters of ``variant`` with this tournament's overrides."""
         return get_game(self.game).rules.make_config(
             variant, self.rules, self.episode_timeout_seconds

@@ -39,12 +39,11 @@ from types import TracebackType
 
 from harness.episode import play_scripted
 from harness.errors import ConfigError, WorkerError
-from harness.llm.seat import SeatFactory
 from harness.protocol import GameEntry
 from harness.records import RecordWriter
 from harness.registry import get_game
-from harness.seat_builder import build_seats
 from harness.seat_spec import BaselineSeatConfig
+from harness.seating import scripted_seats
 from harness.seats import Seat
 from harness.summary import EpisodeSummary
 from harness.tournament.config import EntrantConfig, TournamentConfig
@@ -104,13 +103,9 @@ class _Worker:
         self.folder = ResultsFolder(setup.root)
         self.entrants = {e.name: e for e in setup.config.entrants}
         self.seats: dict[str, dict[str, Seat]] = {}
-        # the run's own seat builder: a scripted entrant's seats never ask the factory
-        factory = SeatFactory()
         for entrant in setup.config.entrants:
             if entrant_is_scripted(self.game, entrant):
-                bots = build_seats(
-                    self.game, entrant.seat_specs(self.game), factory=factory, providers={}
-                )
+                bots = scripted_seats(self.game, entrant.seat_specs(self.game))
                 identity = setup.identities.get(entrant.name) or ""
                 self.seats[entrant.name] = identified(bots, identity)
 

@@ -25,7 +25,7 @@ from harness.protocol import GameEntry
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.report.digest import ExactSum
-from harness.seat_builder import build_seats, llm_providers, prompt_files
+from harness.seating import build_seats, llm_providers, prompt_files
 from harness.seats import Seat, close_seats
 from harness.summary import EpisodeSummary
 from harness.text import terminal_safe, write_control

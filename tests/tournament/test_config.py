@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from harness.errors import ConfigError
+from harness.games.lighthouse.config import LighthouseConfig
 from harness.registry import get_game
 from harness.tournament.config import LLMSeatConfig, TournamentConfig, load_tournament
 from harness.tournament.run import plan_episodes
@@ -74,7 +75,9 @@ def test_a_valid_config_loads_and_resolves(tmp_path: Path) -> None:
     assert [role for role, _ in seats.values()] == ["keeper", "runner", "runner", "runner"]
     assert isinstance(seats["runner2"][1], LLMSeatConfig)
     assert not isinstance(seats["runner1"][1], LLMSeatConfig)
-    assert config.game_config("spring").tide_period == 5
+    spring = config.game_config("spring")
+    assert isinstance(spring, LighthouseConfig)
+    assert spring.tide_period == 5
     assert config.game_config("default").episode_timeout_seconds == 900
 
 

@@ -1,15 +1,17 @@
 """The one seat builder: a game's seat groups and their specs in, ready seats out.
 
 ``lighthouse play``, ``replay --until-tick``, tournaments and the Python API all
-build their seats here, from the same specs (:mod:`harness.seat_spec`); a spec may
-also be a callable, which becomes a Python agent's seat as is.
+build their seats here, through the seating lifecycle
+(:class:`~harness.seating.lifecycle.Seating`), from the same specs
+(:mod:`harness.seat_spec`); a spec may also be a callable, which becomes a Python
+agent's seat as is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from harness.agents.call import Agent, load_agent
 from harness.agents.pool import WorkerPool
@@ -26,9 +28,12 @@ from harness.seats import BaselineSeat, Seat
 
 #: A seat's spec as the builder takes it: a spec model, or a callable to play the seat.
 SeatLike = BaselineSeatConfig | LLMSeatConfig | PythonSeatConfig | Agent
+_Spec = TypeVar("_Spec")
 
 
-def seats_of_groups(game: GameEntry, groups: Mapping[str, Any]) -> dict[str, tuple[str, Any]]:
+def seats_of_groups(
+    game: GameEntry, groups: Mapping[str, _Spec | list[_Spec] | tuple[_Spec, ...]]
+) -> dict[str, tuple[str, _Spec]]:
     """Every seat id of the seat groups in ``groups``, with its role and its spec.
 
     ``groups`` maps a seat group's key (Lighthouse: ``keeper``, ``runners``) to one
@@ -41,12 +46,14 @@ def seats_of_groups(game: GameEntry, groups: Mapping[str, Any]) -> dict[str, tup
         raise ConfigError(
             f"{unknown[0]}: {game.name} has no such seat; its seats are {list(known)}"
         )
-    out: dict[str, tuple[str, Any]] = {}
+    out: dict[str, tuple[str, _Spec]] = {}
     for key, group in known.items():
         if key not in groups:
             continue
         given = groups[key]
-        specs = list(given) if isinstance(given, list | tuple) else [given] * len(group.seats)
+        specs: list[_Spec] = (
+            list(given) if isinstance(given, list | tuple) else [given] * len(group.seats)
+        )
         if len(specs) != len(group.seats):
             raise ConfigError(
                 f"{key}: give one spec for all, or exactly {len(group.seats)}; got {len(specs)}"
