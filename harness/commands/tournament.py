@@ -12,6 +12,8 @@ from harness.errors import ConfigError, HarnessError
 
 if TYPE_CHECKING:
     from harness.report.model import Report
+    from harness.tournament.prepare import Prepared
+    from harness.tournament.run import TournamentOutcome
 
 CEILING_HELP = (
     "measure every entrant as a share of NAME: an entrant, or a baseline (e.g. pilot) "
@@ -162,12 +164,33 @@ def add_merge_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play (or resume, or grow) a tournament and print its report; or, with
-    ``--dry-run``, print its plan."""
-    from harness.commands.interrupt import run_interruptible
+    ``--dry-run``, print its plan. A dry run and a run are prepared alike, so the plan
+    printed is the run's."""
+    prepared = _prepare(args)
+    if args.dry_run:
+        from harness.tournament.dryrun import describe_run
+
+        print(describe_run(prepared, detect=args.detect), end="")
+        return 0
+    outcome = _play(prepared)
+    if outcome is None:
+        return 130
+    _print_outcome(outcome)
+    if args.no_report:
+        if args.ceiling:
+            from harness.results import read_results
+
+            read_results(prepared.out, ceiling=args.ceiling)  # plays and keeps the hidden ceiling
+    else:
+        print(report_text(prepared.out, "md", None, args.ceiling))
+    return 0
+
+
+def _prepare(args: argparse.Namespace) -> Prepared:
+    """The run the flags ask for, every flag checked before anything is played or written."""
     from harness.registry import get_game
     from harness.tournament.ceiling import ceiling_team
     from harness.tournament.config import load_tournament
-    from harness.tournament.lock import check_place
     from harness.tournament.narrow import (
         Narrowing,
         check_limit,
@@ -175,23 +198,13 @@ def run(args: argparse.Namespace) -> int:
         parse_entrants,
         parse_seeds,
     )
+    from harness.tournament.plan import parse_shard
     from harness.tournament.pool import usable_cores
-    from harness.tournament.progress import Progress
-    from harness.tournament.run import (
-        check_concurrency,
-        check_max_cost,
-        count_episodes,
-        parse_shard,
-        run_tournament,
-    )
+    from harness.tournament.prepare import prepare
 
     config = load_tournament(args.config)
-    if args.concurrency is not None:
-        check_concurrency(args.concurrency)
     if args.ceiling is not None and args.ceiling not in [e.name for e in config.entrants]:
         ceiling_team(get_game(config.game), args.ceiling)  # refused now, not after the run
-    if args.max_cost is not None:
-        check_max_cost(args.max_cost)
     if args.detect is not None and not (args.detect > 0 and args.detect != float("inf")):
         raise ConfigError(f"--detect: must be a positive number of points, got {args.detect}")
     if args.detect is not None and not args.dry_run:
@@ -208,42 +221,33 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path("results") / (
         config.name if shard == (1, 1) else f"{config.name}-shard{shard[0]}of{shard[1]}"
     )
-    # a dry run only reads the folder: one it may not write is fine
-    check_place(out, "--out" if args.out else "name", write=not args.dry_run)
-    if args.dry_run:
-        from harness.tournament.dryrun import dry_run
+    return prepare(
+        config,
+        out,
+        concurrency=args.concurrency,
+        shard=shard,
+        config_file=str(args.config),
+        max_cost=args.max_cost,
+        narrowing=narrowing,
+        cache=False if args.no_cache else None,
+        workers=usable_cores() if args.workers is None else args.workers,
+        keep_agent_episodes=args.keep_agent_episodes,
+        flag="--out" if args.out else "name",
+        # a dry run only reads the folder: one it may not write is fine
+        write=not args.dry_run,
+    )
 
-        print(
-            dry_run(
-                config,
-                out,
-                shard=shard,
-                narrowing=narrowing,
-                max_cost=args.max_cost,
-                detect=args.detect,
-                keep_agent_episodes=args.keep_agent_episodes,
-            ),
-            end="",
-        )
-        return 0
-    progress = Progress(count_episodes(config, shard), 0)
-    print(f"tournament {config.name}: results in {out}", file=sys.stderr)
+
+def _play(prepared: Prepared) -> TournamentOutcome | None:
+    """Play the run with a progress line; None when Ctrl-C stopped it (said on stderr)."""
+    from harness.commands.interrupt import run_interruptible
+    from harness.tournament.progress import Progress
+    from harness.tournament.run import execute
+
+    progress = Progress(prepared.planned, 0)
+    print(f"tournament {prepared.config.name}: results in {prepared.out}", file=sys.stderr)
     try:
-        outcome = run_interruptible(
-            run_tournament(
-                config,
-                out,
-                concurrency=args.concurrency,
-                shard=shard,
-                progress=progress,
-                config_file=str(args.config),
-                max_cost=args.max_cost,
-                narrowing=narrowing,
-                cache=False if args.no_cache else None,
-                workers=usable_cores() if args.workers is None else args.workers,
-                keep_agent_episodes=args.keep_agent_episodes,
-            )
-        )
+        return run_interruptible(execute(prepared, progress=progress))
     except HarnessError:  # e.g. a full disk: the error goes on a line of its own
         if progress.live:
             progress.show(final=True)
@@ -255,7 +259,11 @@ def run(args: argparse.Namespace) -> int:
             "finished; run the same command again to play the rest",
             file=sys.stderr,
         )
-        return 130
+        return None
+
+
+def _print_outcome(outcome: TournamentOutcome) -> None:
+    """What the run played, and why it stopped early if it did, on stderr."""
     aside = f", {outcome.set_aside} set aside (earlier specs)" if outcome.set_aside else ""
     print(
         f"{outcome.played} episodes played, {outcome.already_done} already done{aside}, "
@@ -270,14 +278,6 @@ def run(args: argparse.Namespace) -> int:
             else f"stopped after --limit {stop.limit}"
         )
         print(f"lighthouse: {why}; run again to play the rest", file=sys.stderr)
-    if args.no_report:
-        if args.ceiling:
-            from harness.results import read_results
-
-            read_results(out, ceiling=args.ceiling)  # plays and keeps the hidden ceiling
-    else:
-        print(report_text(out, "md", None, args.ceiling))
-    return 0
 
 
 def _by_workers(played: int, workers: int) -> str:

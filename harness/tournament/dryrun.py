@@ -26,7 +26,6 @@ they are set). It prints:
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -55,12 +54,11 @@ from harness.tournament.growth import (
     recorded_cost,
     sort_finished,
 )
-from harness.tournament.identity import LineIdentities, carry_identities, entrant_identities
+from harness.tournament.identity import LineIdentities
 from harness.tournament.manifest import Manifest
 from harness.tournament.narrow import Narrowing
 from harness.tournament.plan import DoneSet, PlanIndex
-from harness.tournament.run import game_of, prompt_hashes
-from harness.tournament.sources import agent_sources
+from harness.tournament.prepare import Prepared, prepare
 from harness.tournament.store import ResultsFolder
 
 #: The most seeds a dry run plays baseline-only entrants on (every variant of each) to
@@ -216,51 +214,57 @@ def dry_run(
 
     ``keep_agent_episodes``: count the episodes of an entrant whose agent's code alone
     changed as done, as the run would (``--keep-agent-episodes``)."""
+    prepared = prepare(
+        config,
+        out,
+        shard=shard,
+        narrowing=narrowing,
+        max_cost=max_cost,
+        keep_agent_episodes=keep_agent_episodes,
+        write=False,
+    )
+    return describe_run(prepared, detect=detect, environ=environ)
+
+
+def describe_run(
+    prepared: Prepared, *, detect: float | None = None, environ: Mapping[str, str] | None = None
+) -> str:
+    """The run ``prepared`` plans, as text (see the module); ``environ`` is where the
+    keys a run needs are looked for (default: the process's environment)."""
     environ = os.environ if environ is None else environ
-    narrowing = narrowing or Narrowing()
-    game = game_of(config)
-    plans = PlanIndex(config, shard)
-    config_json = json.loads(config.canonical_json())
-    hashes, sources = prompt_hashes(config, game), agent_sources(config, game)
-    identities = entrant_identities(game, config_json, hashes, sources)
-
-    def carry(old: Manifest) -> LineIdentities:
-        return carry_identities(
-            game,
-            old,
-            config=config_json,
-            hashes=hashes,
-            sources=sources,
-            identities=identities,
-            keep_agent_edits=keep_agent_episodes,
-        ).lines
-
-    folder = ResultsFolder(out)
-    done, spent, done_lines = _finished(folder, plans, identities, carry)
-    # one pass over the plan (it may be a million episodes long): counts, not lists
-    planned_by: dict[str, int] = dict.fromkeys(identities, 0)
-    to_play_by: dict[str, int] = dict.fromkeys(identities, 0)
-    left = narrowing.limit
-    for place, plan in plans.placed():
-        planned_by[plan.entrant.name] += 1
-        if not done.has(place) and (left is None or left > 0):
-            to_play_by[plan.entrant.name] += 1
-            left = None if left is None else left - 1
-    planned, to_play_all = sum(planned_by.values()), sum(to_play_by.values())
+    config, game = prepared.config, prepared.game
+    folder = ResultsFolder(prepared.out)
+    done, spent, done_lines = _finished(
+        folder, prepared.plans, prepared.identities, lambda old: prepared.carry(old).lines
+    )
+    planned, to_play = _count_plan(prepared, done)
     bounds = episode_bounds(config, game, config.entrants)
-    lines = [_headline(config, out, folder, shard, narrowing, planned, len(done), to_play_all)]
-    table, priced = _bounds_table(config, bounds, done, to_play_by)
+    lines = [_headline(prepared, folder, planned, len(done), sum(to_play.values()))]
+    table, priced = _bounds_table(config, bounds, done, to_play)
     lines += ["", *table, ""]
     lines += _notes(bounds, priced)
-    lines += _expected(config.entrants, bounds, to_play_by, done_lines())
-    cap = config.max_cost if max_cost is None else max_cost
-    if cap is not None:
-        lines.append(_cap_line(cap, spent, priced))
-    playing = [e for e in config.entrants if to_play_by[e.name]]
+    lines += _expected(config.entrants, bounds, to_play, done_lines())
+    if prepared.cap is not None:
+        lines.append(_cap_line(prepared.cap, spent, priced))
+    playing = [e for e in config.entrants if to_play[e.name]]
     lines.append(_keys_line(config, game, playing, environ))
     if detect is not None:
         lines += ["", *_detect_lines(config, game, detect, list(done_lines()))]
     return "\n".join(lines) + "\n"
+
+
+def _count_plan(prepared: Prepared, done: DoneSet) -> tuple[int, dict[str, int]]:
+    """Episodes planned, and each entrant's to play now (within ``--limit``): one pass
+    over the plan (it may be a million episodes long), counts, not lists."""
+    planned = 0
+    to_play: dict[str, int] = dict.fromkeys(prepared.identities, 0)
+    left = prepared.narrowing.limit
+    for place, plan in prepared.plans.placed():
+        planned += 1
+        if not done.has(place) and (left is None or left > 0):
+            to_play[plan.entrant.name] += 1
+            left = None if left is None else left - 1
+    return planned, to_play
 
 
 def _bounds_table(
@@ -297,21 +301,13 @@ def _bounds_table(
     return _table(header, rows), priced
 
 
-def _headline(
-    config: TournamentConfig,
-    out: Path,
-    folder: ResultsFolder,
-    shard: tuple[int, int],
-    narrowing: Narrowing,
-    planned: int,
-    done: int,
-    todo: int,
-) -> str:
+def _headline(prepared: Prepared, folder: ResultsFolder, planned: int, done: int, todo: int) -> str:
+    config, shard, narrowing = prepared.config, prepared.shard, prepared.narrowing
     where = "exists" if folder.manifest_path.exists() else "not created"
     part = f", shard {shard[0]}/{shard[1]}" if shard != (1, 1) else ""
     text = (
         f"dry run of tournament {config.name}{part}: nothing is played, called or written\n"
-        f"results folder: {out} ({where})\n"
+        f"results folder: {prepared.out} ({where})\n"
         f"{_count(planned)} episodes planned ({_n(len(config.entrants), 'entrant')} x "
         f"{_n(len(config.seed_list()), 'seed')} x {_n(len(config.variant_list()), 'variant')} "
         f"x {_n(config.repetitions, 'repetition')}{part}): {_count(done)} already done, "

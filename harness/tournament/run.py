@@ -1,38 +1,35 @@
-"""Playing a tournament: every (entrant, variant, seed, repetition) episode, many at once."""
+"""Playing a tournament: every (entrant, variant, seed, repetition) episode, many at once.
+
+A run is prepared first (:mod:`harness.tournament.prepare`: every check of its
+arguments and its plan, nothing written), then executed here: under the folder's
+lock, the folder is read (what is finished, what resuming repairs, what an earlier
+config left), the seats are seated (:class:`~harness.seating.Seating`), the folder
+is opened, and the episodes are played (:mod:`harness.tournament.playing`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
-import json
-import math
 import sys
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
 
-from harness.episode import run_episode
-from harness.errors import ConfigError, FolderError
+from harness.errors import FolderError
 from harness.files import no_room, refusal
-from harness.llm.cache import CACHE_FILE, CallCache, call_scope
-from harness.llm.keys import check_keys
-from harness.llm.options import ProviderOptions
-from harness.llm.prompts import PromptSet
-from harness.llm.seat import SeatFactory
-from harness.protocol import GameEntry
-from harness.records import RecordWriter
-from harness.registry import get_game
+from harness.llm.cache import CACHE_FILE, CallCache
+from harness.llm.seat import Notify
 from harness.report.digest import ExactSum
-from harness.seating import build_seats, llm_providers, prompt_files
-from harness.seats import Seat, close_seats
+from harness.seating import Seating, check_seat_keys
+from harness.seats import Seat
 from harness.summary import EpisodeSummary
 from harness.text import terminal_safe, write_control
 from harness.tournament.budget import Admission, EpisodeBound, Stop, episode_bounds, require_prices
 from harness.tournament.config import EntrantConfig, TournamentConfig
-from harness.tournament.episode_setup import entrant_game_config, start_state
+from harness.tournament.episode_setup import entrant_game_config
 from harness.tournament.growth import (
+    Sorting,
     describe_growth,
     iter_superseded_lines,
     next_manifest,
@@ -41,16 +38,10 @@ from harness.tournament.growth import (
     set_aside,
     sort_finished,
 )
-from harness.tournament.identity import (
-    Carried,
-    carry_identities,
-    entrant_identities,
-    identified,
-    manifest_identities,
-)
-from harness.tournament.lock import FolderLock, check_place
-from harness.tournament.manifest import JsonObject, Manifest
-from harness.tournament.narrow import Narrowing, check_limit
+from harness.tournament.identity import Carried, identified, manifest_identities
+from harness.tournament.lock import FolderLock
+from harness.tournament.manifest import Manifest
+from harness.tournament.narrow import Narrowing
 from harness.tournament.plan import (
     DoneSet,
     EpisodePlan,
@@ -60,39 +51,19 @@ from harness.tournament.plan import (
     parse_shard,
     plan_episodes,
 )
-from harness.tournament.pool import (
-    CHUNK,
-    ScriptedPool,
-    WorkerSetup,
-    check_workers,
-    entrant_is_scripted,
+from harness.tournament.playing import play_all
+from harness.tournament.pool import ScriptedPool, WorkerSetup, entrant_is_scripted
+from harness.tournament.prepare import (
+    Prepared,
+    check_concurrency,
+    check_max_cost,
+    game_of,
+    prepare,
+    prompt_hashes,
 )
 from harness.tournament.progress import CLEAR_LINE, Progress
 from harness.tournament.room import no_room_error
-from harness.tournament.sources import agent_sources
-from harness.tournament.store import ResultsFolder, summarize_played
-from harness.validation import short_repr
-
-T = TypeVar("T")
-#: The shortest time between two commits of finished episodes, in seconds.
-COMMIT_EVERY = 0.05
-
-
-def game_of(config: TournamentConfig) -> GameEntry:
-    """The game a config plays."""
-    return get_game(config.game)
-
-
-def prompt_hashes(config: TournamentConfig, game: GameEntry) -> dict[str, str]:
-    """sha256 of every prompt file a seat of the config uses (models, Python agents), by path."""
-    hashes = {}
-    for entrant in config.entrants:
-        for role, seat in entrant.seat_specs(game).values():
-            files = prompt_files(game, role, seat)
-            if files is not None:
-                for prompt in vars(PromptSet.load(files)).values():
-                    hashes[str(prompt.path)] = prompt.sha256
-    return dict(sorted(hashes.items()))
+from harness.tournament.store import Repair, ResultsFolder
 
 
 @dataclass
@@ -115,20 +86,6 @@ class TournamentOutcome:
     """Of ``played``, the episodes worker processes played (all seats scripted)."""
     workers: int = 0
     """Worker processes started (0: every episode was played on the event loop)."""
-
-
-def check_concurrency(value: int) -> int:
-    """``value`` if it is a whole number of episodes at once (>= 1); else a ConfigError."""
-    if type(value) is not int or value < 1:
-        raise ConfigError(f"--concurrency: must be a whole number >= 1, got {short_repr(value)}")
-    return value
-
-
-def check_max_cost(value: float) -> float:
-    """``value`` if it is a positive, finite number of US dollars; else a ConfigError."""
-    if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-        raise ConfigError(f"--max-cost: must be a positive number of US dollars, got {value!r}")
-    return float(value)
 
 
 async def run_tournament(
@@ -173,61 +130,148 @@ async def run_tournament(
     entrant's episodes again, unless ``keep_agent_episodes`` says the edit changed
     nothing of its play (the manifest records it; see identity.py).
     """
-    width = check_concurrency(config.concurrency if concurrency is None else concurrency)
-    processes = check_workers(workers)
-    cap = config.max_cost if max_cost is None else check_max_cost(max_cost)
-    narrowing = narrowing or Narrowing()
-    if narrowing.limit is not None:
-        check_limit(narrowing.limit)
-    game = game_of(config)
-    plans = PlanIndex(config, shard)
-    planned = len(plans)
-    check_place(out)
-    hashes = prompt_hashes(config, game)
-    sources = agent_sources(config, game)
-    config_json: JsonObject = json.loads(config.canonical_json())
-    identities = entrant_identities(game, config_json, hashes, sources)
+    prepared = prepare(
+        config,
+        out,
+        concurrency=concurrency,
+        shard=shard,
+        config_file=config_file,
+        max_cost=max_cost,
+        narrowing=narrowing,
+        cache=cache,
+        workers=workers,
+        keep_agent_episodes=keep_agent_episodes,
+    )
+    return await execute(prepared, progress=progress, environ=environ)
 
-    def carry(old: Manifest | None) -> Carried:
-        return carry_identities(
-            game,
-            old,
-            config=config_json,
-            hashes=hashes,
-            sources=sources,
-            identities=identities,
-            keep_agent_edits=keep_agent_episodes,
+
+async def execute(
+    prepared: Prepared,
+    *,
+    progress: Progress | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> TournamentOutcome:
+    """Play every episode ``prepared`` plans that its folder lacks (see
+    :func:`run_tournament`); ``environ`` is where API keys are read (default: the
+    process's environment)."""
+    folder = ResultsFolder(prepared.out)
+    # Keys and prices are checked before the folder is touched, for every entrant with
+    # something to play by the folder's lines as they are; checked again, under the
+    # lock, for what the folder really lacks.
+    pending = pending_entrants(
+        folder,
+        prepared.game,
+        prepared.plans,
+        prepared.identities,
+        lambda old: prepared.carry(old).lines,
+    )
+    _check_can_play(prepared, [e for e in prepared.config.entrants if e.name in pending],
+                    environ)  # fmt: skip
+    lock = FolderLock(prepared.out)
+    await asyncio.to_thread(lock.acquire)
+    run = _Run(prepared, folder, progress, environ)
+    try:
+        outcome = await run.play()
+    except BaseException as exc:
+        if not run.written:
+            lock.abandon()  # nothing was written: leave the disk as it was found
+        why = no_room(exc)
+        if why is not None:  # a full disk: one line, and the folder resumes as it is
+            raise no_room_error(prepared.out, why, exc) from None
+        raise
+    finally:
+        lock.release()
+    if progress is not None:
+        progress.show(final=True)
+    return outcome
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What a run found in its folder, under the lock, before writing anything."""
+
+    old: Manifest | None
+    """The folder's manifest, when it holds a run already."""
+    repair: Repair
+    carried: Carried
+    """What the run takes over from the folder about identities."""
+    sorting: Sorting
+    spent: float
+    """The folder's recorded cost: its finished lines and those set aside earlier."""
+
+    @property
+    def done(self) -> DoneSet:
+        """The episodes planned now that are finished."""
+        return self.sorting.done
+
+
+class _Run:
+    """One run under its folder's lock: read the folder, seat, open the folder, play."""
+
+    def __init__(
+        self,
+        prepared: Prepared,
+        folder: ResultsFolder,
+        progress: Progress | None,
+        environ: Mapping[str, str] | None,
+    ) -> None:
+        self.prepared = prepared
+        self.folder = folder
+        self.progress = progress
+        self.environ = environ
+        self.written = False
+        """Whether anything was written to the folder (a refused run leaves no trace)."""
+
+    async def play(self) -> TournamentOutcome:
+        """Play what the folder lacks; what the run did."""
+        p = self.prepared
+        found = await self._read_folder()
+        entrants = _pending(p.config, p.plans, found.done)
+        bounds = _check_can_play(p, entrants, self.environ)
+        calls = _call_cache(p.out) if p.cache else None
+        async with Seating(
+            p.game,
+            providers=p.config.providers,
+            environ=self.environ,
+            cache=calls,
+            notify=_notifier(self.progress),
+        ) as seating:
+            seats = {
+                e.name: identified(seating.seat(e.seat_specs(p.game)), p.identities[e.name] or "")
+                for e in entrants
+            }
+            warnings = [*found.repair.notes, *found.carried.notes, *await seating.preflight()]
+            self.written = True
+            warnings += await self._open_folder(found, calls)
+            self._show_start(warnings, seating.structured_output(), len(found.done))
+            gate = Admission(cap_usd=p.cap, spent_usd=found.spent, limit=p.narrowing.limit)
+            in_workers, started = await self._play(entrants, seats, found.done, gate, bounds)
+        if gate.stop is not None:
+            stopped = gate.stop.to_json(gate.spent_usd)
+            kept = await asyncio.to_thread(self.folder.manifest)
+            await asyncio.to_thread(
+                self.folder.write_manifest, kept.model_copy(update={"stopped": stopped})
+            )
+        return TournamentOutcome(
+            self.folder,
+            p.planned,
+            len(found.done),
+            gate.admitted,
+            found.repair.notes,
+            set_aside=len(found.sorting.superseded),
+            stopped=gate.stop,
+            spent_usd=gate.spent_usd,
+            in_workers=in_workers,
+            workers=started,
         )
 
-    manifest = Manifest(
-        game=game.name,
-        config_hash=config.config_hash(),
-        config=config_json,
-        config_file=config_file,
-        shard=f"{shard[0]}/{shard[1]}",
-        prompts=hashes,
-        sources=sources,
-        episodes=planned,
-        identities=identities,
-        narrowing=narrowing.to_json(),
-        max_cost_usd=cap,
-        stopped=None,
-    )
-    folder = ResultsFolder(out)
-    # Keys and prices are checked before the folder is touched, for every entrant with
-    # something to play by the folder's lines as they are; checked again below, under
-    # the lock, for what the folder really lacks.
-    pending = pending_entrants(folder, game, plans, identities, lambda old: carry(old).lines)
-    _check_can_play(config, game, [e for e in config.entrants if e.name in pending],
-                    environ, cap)  # fmt: skip
-    lock = FolderLock(out)
-    await asyncio.to_thread(lock.acquire)
-    written = False
-    try:
-        resuming = await asyncio.to_thread(folder.check_manifest, manifest)
+    async def _read_folder(self) -> _Found:
+        """The folder's manifest, what resuming repairs, and its finished episodes sorted."""
+        p, folder = self.prepared, self.folder
+        resuming = await asyncio.to_thread(folder.check_manifest, p.manifest)
         old = folder.manifest() if resuming else None
-        repair = await asyncio.to_thread(folder.examine, game, plans)
-        carried = carry(old)
+        repair = await asyncio.to_thread(folder.examine, p.game, p.plans)
+        carried = p.carry(old)
         # the finished lines are read again one at a time: a done episode is a bit, and
         # their cost is summed on the way (exactly: math.fsum's float)
         cost = ExactSum()
@@ -238,127 +282,81 @@ async def run_tournament(
                     cost.add(seat.cost_usd)
                 yield line
 
-        sorting = sort_finished(costed(repair.finished()), plans, identities, carried.lines)
-        done = sorting.done
+        sorting = sort_finished(costed(repair.finished()), p.plans, p.identities, carried.lines)
+        spent = cost.value() + recorded_cost(iter_superseded_lines(p.out))
+        return _Found(old, repair, carried, sorting, spent)
 
-        def todo() -> Iterator[EpisodePlan]:
-            return done.todo()
+    async def _open_folder(self, found: _Found, calls: CallCache | None) -> list[str]:
+        """Write the manifest, set aside what an earlier spec played, apply the repair,
+        open the call cache; what growing the folder changed, as warnings."""
+        p, folder = self.prepared, self.folder
+        manifest = found.carried.recorded_in(p.manifest)
+        await asyncio.to_thread(folder.open, next_manifest(found.old, manifest))
+        moved = await asyncio.to_thread(set_aside, folder, found.sorting.superseded)
+        gone = frozenset(line.episode_id for line in found.sorting.superseded)
+        await asyncio.to_thread(folder.apply, found.repair.without(gone))
+        if calls is not None:
+            await asyncio.to_thread(calls.open)
+        if found.old is None:
+            return []
+        return describe_growth(
+            found.old.config,
+            p.config_json,
+            manifest_identities(p.game, found.old),
+            p.identities,
+            found.sorting,
+            moved,
+            found.carried.code_changed,
+        )
 
-        entrants = _pending(config, plans, done)
-        bounds = _check_can_play(config, game, entrants, environ, cap)
-        spent = cost.value() + recorded_cost(iter_superseded_lines(out))
-        calls = _call_cache(out) if (config.cache if cache is None else cache) else None
-        built: dict[str, dict[str, Seat]] = {}
-        async with (
-            SeatFactory(environ, cache=calls, notify=_notifier(progress)) as factory,
-            _closing(built),
-        ):
-            for entrant in entrants:
-                built[entrant.name] = build_seats(
-                    game, entrant.seat_specs(game), factory=factory, providers=config.providers
-                )
-            seats = {name: identified(bots, identities[name] or "") for name, bots in built.items()}
-            warnings = [*repair.notes, *carried.notes, *await factory.preflight()]
-            written = True
-            manifest = carried.recorded_in(manifest)
-            await asyncio.to_thread(folder.open, next_manifest(old, manifest))
-            moved = await asyncio.to_thread(set_aside, folder, sorting.superseded)
-            gone = frozenset(line.episode_id for line in sorting.superseded)
-            await asyncio.to_thread(folder.apply, repair.without(gone))
-            if calls is not None:
-                await asyncio.to_thread(calls.open)
-            if old is not None:
-                warnings += describe_growth(
-                    old.config,
-                    config_json,
-                    manifest_identities(game, old),
-                    identities,
-                    sorting,
-                    moved,
-                    carried.code_changed,
-                )
-            if progress is not None:
-                for warning in warnings:
-                    progress.stream.write(f"warning: {terminal_safe(warning, one_line=True)}\n")
-                for line in factory.structured_output():
-                    progress.stream.write(f"{line}\n")
-                progress.total, progress.done, progress.started_with = (
-                    planned,
-                    len(done),
-                    len(done),
-                )
-                progress.show()
-            gate = Admission(cap_usd=cap, spent_usd=spent, limit=narrowing.limit)
-            scripted = (
-                {e.name for e in entrants if entrant_is_scripted(game, e)} if processes else set()
+    def _show_start(self, warnings: list[str], structured: list[str], done: int) -> None:
+        """The warnings and each model's structured output, then the progress line."""
+        progress = self.progress
+        if progress is None:
+            return
+        for warning in warnings:
+            progress.stream.write(f"warning: {terminal_safe(warning, one_line=True)}\n")
+        for line in structured:
+            progress.stream.write(f"{line}\n")
+        progress.total, progress.done, progress.started_with = self.prepared.planned, done, done
+        progress.show()
+
+    async def _play(
+        self,
+        entrants: list[EntrantConfig],
+        seats: dict[str, dict[str, Seat]],
+        done: DoneSet,
+        gate: Admission,
+        bounds: Mapping[str, EpisodeBound],
+    ) -> tuple[int, int]:
+        """Play what is left: scripted entrants in worker processes (when the run has
+        any), the rest on the event loop. Episodes the workers played, and workers."""
+        p = self.prepared
+        scripted = (
+            {e.name for e in entrants if entrant_is_scripted(p.game, e)} if p.workers else set()
+        )
+        async with contextlib.AsyncExitStack() as stack:
+            pool: ScriptedPool | None = None
+            if scripted:
+                setup = WorkerSetup(p.config, p.identities, p.out)
+                pool = await stack.enter_async_context(ScriptedPool(setup, p.workers))
+            await play_all(
+                p.config,
+                p.game,
+                self.folder,
+                # a stream of one kind never scans the whole plan for nothing
+                (plan for plan in done.todo() if plan.entrant.name not in scripted)
+                if len(scripted) < len(entrants)
+                else iter(()),
+                seats,
+                p.width,
+                self.progress,
+                gate,
+                bounds,
+                pool=pool,
+                pooled=(plan for plan in done.todo() if plan.entrant.name in scripted),
             )
-            in_workers = started = 0
-            try:
-                async with contextlib.AsyncExitStack() as stack:
-                    pool: ScriptedPool | None = None
-                    if scripted:
-                        setup = WorkerSetup(config, identities, out)
-                        pool = await stack.enter_async_context(ScriptedPool(setup, processes))
-                    await _play_all(
-                        config,
-                        game,
-                        folder,
-                        # a stream of one kind never scans the whole plan for nothing
-                        (p for p in todo() if p.entrant.name not in scripted)
-                        if len(scripted) < len(entrants)
-                        else iter(()),
-                        seats,
-                        width,
-                        progress,
-                        gate,
-                        bounds,
-                        pool=pool,
-                        pooled=(p for p in todo() if p.entrant.name in scripted),
-                    )
-                    if pool is not None:
-                        in_workers, started = pool.played, pool.workers
-            finally:
-                if calls is not None:
-                    calls.close()
-            if gate.stop is not None:
-                stopped = gate.stop.to_json(gate.spent_usd)
-                kept = await asyncio.to_thread(folder.manifest)
-                await asyncio.to_thread(
-                    folder.write_manifest, kept.model_copy(update={"stopped": stopped})
-                )
-    except BaseException as exc:
-        if not written:
-            lock.abandon()  # nothing was written: leave the disk as it was found
-        why = no_room(exc)
-        if why is not None:  # a full disk: one line, and the folder resumes as it is
-            raise no_room_error(out, why, exc) from None
-        raise
-    finally:
-        lock.release()
-    if progress is not None:
-        progress.show(final=True)
-    return TournamentOutcome(
-        folder,
-        planned,
-        len(done),
-        gate.admitted,
-        repair.notes,
-        set_aside=len(sorting.superseded),
-        stopped=gate.stop,
-        spent_usd=gate.spent_usd,
-        in_workers=in_workers,
-        workers=started,
-    )
-
-
-@contextlib.asynccontextmanager
-async def _closing(built: Mapping[str, Mapping[str, Seat]]) -> AsyncIterator[None]:
-    """Close the seats in ``built`` (each entrant's, by seat id) when the block ends: a
-    Python agent's worker processes end with the run."""
-    try:
-        yield
-    finally:
-        await close_seats(seat for seats in built.values() for seat in seats.values())
+            return (pool.played, pool.workers) if pool is not None else (0, 0)
 
 
 def _call_cache(out: Path) -> CallCache:
@@ -372,172 +370,17 @@ def _call_cache(out: Path) -> CallCache:
 
 
 def _check_can_play(
-    config: TournamentConfig,
-    game: GameEntry,
-    entrants: list[EntrantConfig],
-    environ: Mapping[str, str] | None,
-    cap: float | None,
+    prepared: Prepared, entrants: list[EntrantConfig], environ: Mapping[str, str] | None
 ) -> dict[str, EpisodeBound]:
     """Every key the entrants' providers need (all problems at once), and, under a cost
     cap, a price for every model; the entrants' episode bounds."""
-    check_keys(_providers(config, game, entrants), environ)
+    config, game = prepared.config, prepared.game
+    specs = (spec for entrant in entrants for _, spec in entrant.seat_specs(game).values())
+    check_seat_keys(specs, config.providers, environ)
     bounds = episode_bounds(config, game, entrants)
-    if cap is not None:
+    if prepared.cap is not None:
         require_prices(bounds)
     return bounds
-
-
-async def _play_all(
-    config: TournamentConfig,
-    game: GameEntry,
-    folder: ResultsFolder,
-    todo: Iterator[EpisodePlan],
-    seats: dict[str, dict[str, Seat]],
-    width: int,
-    progress: Progress | None,
-    gate: Admission | None = None,
-    bounds: Mapping[str, EpisodeBound] | None = None,
-    *,
-    pool: ScriptedPool | None = None,
-    pooled: Iterable[EpisodePlan] = (),
-) -> None:
-    """Play ``todo`` on the event loop with ``width`` workers, and ``pooled`` (scripted
-    episodes) in ``pool``'s processes; each worker pulls the next episode when it is free.
-
-    Finished episodes are committed (records fsynced and moved into place, results
-    lines appended) by one committer, in the order they finish, in batches at most
-    every :data:`COMMIT_EVERY` seconds: whatever finished meanwhile goes into the next,
-    with one fsync of the records folder and one of episodes.jsonl per batch. A worker
-    hands its finished episode to the committer and plays the next, so at most
-    ``width`` episodes are in play on the loop and two per pool process (one played,
-    one queued), and a bounded number wait to be committed, whatever the number of
-    episodes. When the run is cancelled (Ctrl-C), episodes already handed over are
-    still committed. The first failure cancels everything.
-
-    ``gate`` admits each episode before it starts (a cost cap, a limit): once it
-    refuses one, every worker stops taking episodes, and those in play finish. An
-    episode counts against the cap by its bound until its commit records its cost.
-    """
-    in_pool = 0 if pool is None else 2 * pool.workers
-    scripted = iter(pooled)
-    # room for what finishes while a batch waits its turn (COMMIT_EVERY) and settles;
-    # a full queue holds the workers back until the committer catches up
-    finished: asyncio.Queue[tuple[EpisodeSummary, float] | None] = asyncio.Queue(
-        maxsize=4 * (width + in_pool)
-    )
-
-    wake = asyncio.Event()
-
-    ending: list[bool] = []  # holds True once the last episode is handed over
-
-    async def hand_over(item: tuple[EpisodeSummary, float] | None) -> None:
-        if item is None:
-            ending.append(True)
-        await finished.put(item)
-        if item is None or finished.full():
-            wake.set()  # the committer need not wait out its turn
-
-    async def commit_all() -> None:
-        loop = asyncio.get_running_loop()
-        last = -math.inf
-        held: list[tuple[EpisodeSummary, float] | None] = []  # taken, not yet settling
-        settling: asyncio.Future[None] | None = None
-        try:
-            while True:
-                held = [await finished.get()]
-                # at most one batch every COMMIT_EVERY seconds: when scripted episodes
-                # finish by the hundred a second, they share their fsyncs
-                wait = last + COMMIT_EVERY - loop.time()
-                if wait > 0 and held[0] is not None and not finished.full() and not ending:
-                    wake.clear()
-                    # or until the queue is full, or the last episode is in
-                    # asyncio.timeout, not wait_for: in Python 3.11 wait_for can swallow a
-                    # cancellation that arrives as the event is set
-                    with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(wait):
-                            await wake.wait()
-                held += _drain(finished)
-                last = loop.time()
-                items = [item for item in held if item is not None]
-                done, held = len(items) < len(held), []
-                # renames, fsyncs and appends: off the event loop, in a thread that
-                # finishes the batch even if the run is cancelled meanwhile
-                if items:
-                    summaries = [summary for summary, _ in items]
-                    settling = asyncio.ensure_future(asyncio.to_thread(folder.settle, summaries))
-                    await asyncio.shield(settling)
-                    settling = None
-                for summary, bound in items:
-                    if gate is not None:
-                        await gate.finish(bound, recorded_cost([summary]))
-                    if progress is not None:
-                        progress.add(summary)
-                if done:
-                    return
-        except asyncio.CancelledError:
-            # the batch settling is waited for (the folder's lock is not let go while its
-            # thread writes), and whatever else finished is settled now: nothing is lost
-            if settling is not None:
-                await settling
-            rest = [item for item in [*held, *_drain(finished)] if item is not None]
-            folder.settle([summary for summary, _ in rest])
-            raise
-
-    def bound_of(plan: EpisodePlan) -> float:
-        found = (bounds or {}).get(plan.entrant.name)
-        return (found.cost_usd or 0.0) if found is not None else 0.0
-
-    async def loop_worker() -> None:
-        for plan in todo:  # one iterator shared by every worker: each takes the next plan
-            bound = bound_of(plan)
-            if gate is not None and not await gate.admit(bound):
-                break
-            summary = await _play_one(config, game, folder, plan, seats[plan.entrant.name])
-            await hand_over((summary, bound))
-
-    async def pool_worker(pool: ScriptedPool) -> None:
-        while True:
-            chunk: list[tuple[EpisodePlan, float]] = []
-            for plan in itertools.islice(scripted, CHUNK):  # shared like todo
-                bound = bound_of(plan)
-                if gate is not None and not await gate.admit(bound):
-                    break
-                chunk.append((plan, bound))
-            if not chunk:
-                return
-            summaries = await pool.play([plan for plan, _ in chunk])
-            for summary, (_, bound) in zip(summaries, chunk, strict=True):
-                await hand_over((summary, bound))
-
-    async def play_all() -> None:
-        async with asyncio.TaskGroup() as players:
-            for _ in range(width):
-                players.create_task(loop_worker())
-            if pool is not None:
-                for _ in range(in_pool):
-                    players.create_task(pool_worker(pool))
-        await hand_over(None)  # everything played: the committer ends
-
-    try:
-        async with asyncio.TaskGroup() as group:
-            group.create_task(commit_all())
-            group.create_task(play_all())
-    except BaseExceptionGroup as failed:
-        raise _first(failed) from None
-
-
-def _drain(queue: asyncio.Queue[T]) -> list[T]:
-    """Everything waiting in ``queue`` now."""
-    items = []
-    while not queue.empty():
-        items.append(queue.get_nowait())
-    return items
-
-
-def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The first failure of a task group (the one that cancelled the others)."""
-    first = group.exceptions[0]
-    return _first(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def _pending(config: TournamentConfig, plans: PlanIndex, done: DoneSet) -> list[EntrantConfig]:
@@ -547,15 +390,7 @@ def _pending(config: TournamentConfig, plans: PlanIndex, done: DoneSet) -> list[
     return [e for e in config.entrants if done.count(e.name) < planned.get(e.name, 0)]
 
 
-def _providers(
-    config: TournamentConfig, game: GameEntry, entrants: Iterable[EntrantConfig]
-) -> list[ProviderOptions]:
-    """The provider options of every LLM seat of ``entrants``."""
-    specs = (spec for entrant in entrants for _, spec in entrant.seat_specs(game).values())
-    return llm_providers(specs, config.providers)
-
-
-def _notifier(progress: Progress | None) -> Any:
+def _notifier(progress: Progress | None) -> Notify:
     """Where a seat's first failure is written: the progress stream, as a warning."""
 
     def notify(text: str) -> None:
@@ -573,38 +408,6 @@ def _notifier(progress: Progress | None) -> Any:
     return notify
 
 
-async def _play_one(
-    config: TournamentConfig,
-    game: GameEntry,
-    folder: ResultsFolder,
-    plan: EpisodePlan,
-    seats: dict[str, Seat],
-) -> EpisodeSummary:
-    """Play ``plan`` on the event loop into its partial record; its results line."""
-    state = start_state(config, game, plan)
-    # no reader follows a partial record: its lines need not be flushed one by one
-    writer = RecordWriter(folder.partial_path(plan.episode_id), flush_lines=False)
-    try:
-        with call_scope(plan.episode_id):  # the cache keys this episode's calls apart
-            outcome = await run_episode(
-                game,
-                state,
-                seats,
-                episode_id=plan.episode_id,
-                seed=plan.seed,
-                variant=plan.variant,
-                writer=writer,
-            )
-    finally:
-        # flushed off the event loop; fsynced as the episode settles
-        await asyncio.to_thread(writer.close, sync=False)
-    # summarising a long record (model replies of up to 1 MiB) would stall the loop
-    return await asyncio.to_thread(
-        summarize_played, game, outcome, writer.sha256,
-        entrant=plan.entrant.name, repetition=plan.repetition,
-    )  # fmt: skip
-
-
 __all__ = [
     "EpisodePlan",
     "TournamentOutcome",
@@ -612,9 +415,12 @@ __all__ = [
     "check_max_cost",
     "count_episodes",
     "entrant_game_config",
+    "execute",
     "game_of",
     "iter_episodes",
     "parse_shard",
     "plan_episodes",
+    "prepare",
+    "prompt_hashes",
     "run_tournament",
 ]

@@ -178,12 +178,13 @@ def test_a_folder_from_before_agent_code_counted_resumes_without_playing_again(
 ) -> None:
     """An old folder, made as the harness of its time made it: its python entrant's
     identity without the code (or no identities at all), no ``sources``."""
+    import harness.tournament.prepare as prepare_module
     import harness.tournament.run as run_module
 
     agent, config, out = make(tmp_path)
     with monkeypatch.context() as patch:
         patch.setattr(
-            run_module,
+            prepare_module,
             "entrant_identities",
             lambda game, config, hashes, sources=None: entrant_identities(game, config, hashes),
         )

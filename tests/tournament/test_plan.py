@@ -13,7 +13,7 @@ import pytest
 from harness.records import AgentInfo
 from harness.registry import get_game
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
-from harness.tournament import run as run_module
+from harness.tournament import commit
 from harness.tournament.config import TournamentConfig
 from harness.tournament.manifest import Manifest
 from harness.tournament.narrow import Narrowing
@@ -24,7 +24,8 @@ from harness.tournament.plan import (
     iter_episodes,
     plan_episodes,
 )
-from harness.tournament.run import _play_all, run_tournament
+from harness.tournament.playing import play_all
+from harness.tournament.run import run_tournament
 from harness.tournament.store import ResultsFolder
 
 GAME = get_game("lighthouse")
@@ -214,7 +215,7 @@ def test_workers_pull_episodes_only_as_they_get_free(tmp_path: Path) -> None:
 
     async def go() -> None:
         todo = counting(iter_episodes(cfg), pulled)
-        playing = asyncio.create_task(_play_all(cfg, GAME, folder, todo, seats, 4, None))
+        playing = asyncio.create_task(play_all(cfg, GAME, folder, todo, seats, 4, None))
         await settle()
         # four episodes wait at their first tick; nothing else was taken from the plan
         assert (gate.waiting, len(pulled)) == (4, 4)
@@ -240,7 +241,7 @@ def test_every_episode_pulled_is_committed_once(tmp_path: Path) -> None:
         for entrant in cfg.entrants
     }
     pulled: list[str] = []
-    asyncio.run(_play_all(cfg, GAME, folder, counting(iter_episodes(cfg), pulled), seats, 3, None))
+    asyncio.run(play_all(cfg, GAME, folder, counting(iter_episodes(cfg), pulled), seats, 3, None))
     committed = [s.episode_id for s in folder.summaries()]
     assert sorted(committed) == sorted(pulled)
     assert len(committed) == len(set(committed)) == 20
@@ -274,8 +275,8 @@ def test_episodes_that_finish_together_share_a_commit(
     folder = CountingFolder(tmp_path / "out")
     folder.batches = []
     folder.open(Manifest(game="lighthouse", config_hash=cfg.config_hash(), shard="1/1"))
-    monkeypatch.setattr(run_module, "COMMIT_EVERY", 3600.0)  # a turn never comes by time
-    asyncio.run(_play_all(cfg, GAME, folder, iter_episodes(cfg), baseline_seats(cfg), 4, None))
+    monkeypatch.setattr(commit, "COMMIT_EVERY", 3600.0)  # a turn never comes by time
+    asyncio.run(play_all(cfg, GAME, folder, iter_episodes(cfg), baseline_seats(cfg), 4, None))
     assert len(folder.summaries()) == 20
     # the first batch is committed at once; the rest wait for the committer's next turn,
     # which comes early when its queue is full (4 x 4 workers) or the plan runs out
@@ -293,13 +294,13 @@ def test_a_cancelled_run_still_commits_what_finished(
     folder = CountingFolder(tmp_path / "out")
     folder.batches = []
     folder.open(Manifest(game="lighthouse", config_hash=cfg.config_hash(), shard="1/1"))
-    monkeypatch.setattr(run_module, "COMMIT_EVERY", 3600.0)
+    monkeypatch.setattr(commit, "COMMIT_EVERY", 3600.0)
     pulled: list[str] = []
 
     async def go() -> None:
         todo = counting(iter_episodes(cfg), pulled)
         playing = asyncio.create_task(
-            _play_all(cfg, GAME, folder, todo, baseline_seats(cfg), 2, None)
+            play_all(cfg, GAME, folder, todo, baseline_seats(cfg), 2, None)
         )
         while len(pulled) < 12:  # episodes finish and wait for the committer's next turn
             await asyncio.sleep(0)
