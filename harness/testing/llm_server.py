@@ -29,10 +29,14 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from pydantic import JsonValue
+
+from harness.models import JsonObject
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ class Fail:
     """An HTTP error status with an optional JSON body and headers."""
 
     status: int
-    body: dict[str, Any] = field(default_factory=lambda: {"error": {"message": "scripted"}})
+    body: Mapping[str, object] = field(default_factory=lambda: {"error": {"message": "scripted"}})
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
 
@@ -117,9 +121,9 @@ class Drop:
 
 
 Action = Reply | Fail | Raw | Endless | Hang | Drop
-Handler = Callable[[str, dict[str, Any]], Action]
+Handler = Callable[[str, JsonObject], Action]
 #: Decides whether a request's structured-output shape is refused: a Fail, or None.
-ShapeRule = Callable[[str, dict[str, Any]], "Fail | None"]
+ShapeRule = Callable[[str, JsonObject], "Fail | None"]
 
 #: llama-cpp-python's words when ``response_format.type`` is not one it knows.
 LLAMA_CPP_PYTHON_MESSAGE = (
@@ -129,12 +133,13 @@ LLAMA_CPP_PYTHON_MESSAGE = (
 )
 
 
-def _format_type(body: dict[str, Any]) -> str | None:
+def _format_type(body: JsonObject) -> str | None:
     shape = body.get("response_format")
-    return shape.get("type") if isinstance(shape, dict) else None
+    kind = shape.get("type") if isinstance(shape, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
-def llama_cpp_python(path: str, body: dict[str, Any]) -> Fail | None:
+def llama_cpp_python(path: str, body: JsonObject) -> Fail | None:
     """llama-cpp-python's server: ``json_object`` (with or without a schema) or plain text;
     any other ``response_format`` gets an HTTP 500 with a validation message."""
     kind = _format_type(body)
@@ -144,7 +149,7 @@ def llama_cpp_python(path: str, body: dict[str, Any]) -> Fail | None:
     return Fail(500, body={"error": {"message": message, "type": "internal_server_error"}})
 
 
-def json_object_schema_only(path: str, body: dict[str, Any]) -> Fail | None:
+def json_object_schema_only(path: str, body: JsonObject) -> Fail | None:
     """A server that takes nothing but ``{"type": "json_object", "schema": {...}}`` (HTTP 400)."""
     shape = body.get("response_format")
     if isinstance(shape, dict) and shape.get("type") == "json_object" and "schema" in shape:
@@ -153,7 +158,7 @@ def json_object_schema_only(path: str, body: dict[str, Any]) -> Fail | None:
     return Fail(400, body={"error": {"message": message, "type": "invalid_request_error"}})
 
 
-def json_schema_only(path: str, body: dict[str, Any]) -> Fail | None:
+def json_schema_only(path: str, body: JsonObject) -> Fail | None:
     """A server that wants a JSON Schema (OpenAI's ``json_schema``, or Anthropic's
     ``output_config``) on every request (HTTP 400 otherwise)."""
     if _format_type(body) == "json_schema" or "output_config" in body:
@@ -163,9 +168,15 @@ def json_schema_only(path: str, body: dict[str, Any]) -> Fail | None:
 
 
 class _Server(ThreadingHTTPServer):
+    """The HTTP server of one :class:`ScriptedLLMServer`, which its handlers answer for."""
+
     # The standard library queues only 5 pending connections; a burst of concurrent
     # clients opening connections would see some of them reset.
     request_queue_size = 256
+
+    def __init__(self, scripted: ScriptedLLMServer, port: int) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.scripted = scripted
 
 
 @dataclass(frozen=True)
@@ -215,7 +226,7 @@ class ScriptedLLMServer:
         self.streamed: list[int] = []
         """The bytes each ended endless response had sent."""
         # port 0: a free one, picked by the system
-        self._httpd = _Server(("127.0.0.1", port), self._handler_class())
+        self._httpd = _Server(self, port)
         self._httpd.daemon_threads = True
         # a short poll: stop() returns within 50 ms, not the standard 0.5 s
         self._thread = threading.Thread(
@@ -259,129 +270,140 @@ class ScriptedLLMServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _next(self, path: str, body: dict[str, Any]) -> Action:
+    def _next(self, path: str, body: JsonObject) -> Action:
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
         default = self.default
         return default(path, body) if callable(default) else default
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
+    def _answer(self, path: str, body: JsonObject) -> Action:
+        """What a request gets: its shape refused, or the next scripted action."""
+        refused = self.shapes(path, body) if self.shapes else None
+        return refused or self._next(path, body)
 
-        class _Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # Headers and body go out in separate writes: without this, Nagle's
-            # algorithm and delayed ACKs add ~40 ms to every response.
-            disable_nagle_algorithm = True
+    @contextlib.contextmanager
+    def _received(self, seen: SeenRequest) -> Iterator[None]:
+        """A request kept and counted in flight while it is answered (waiting included)."""
+        with self._lock:
+            if self.keep_requests:
+                self.requests.append(seen)
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.in_flight -= 1
 
-            def log_message(self, format: str, *args: Any) -> None:  # quiet
-                return
+    @contextlib.contextmanager
+    def _serving(self) -> Iterator[None]:
+        """A request worked on: one at a time when ``serial``, counted while it is."""
+        with self._one_at_a_time if self.serial else contextlib.nullcontext():
+            with self._lock:
+                self.serving += 1
+                self.peak_serving = max(self.peak_serving, self.serving)
+            try:
+                yield
+            finally:
+                with self._lock:
+                    self.serving -= 1
 
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length", "0"))
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
-                with server._lock:
-                    if server.keep_requests:
-                        server.requests.append(
-                            SeenRequest(
-                                self.path,
-                                {k.lower(): v for k, v in self.headers.items()},
-                                body,
-                                time.monotonic(),
-                            )
-                        )
-                    server.in_flight += 1
-                    server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
-                try:
-                    gate = server._one_at_a_time if server.serial else contextlib.nullcontext()
-                    with gate:
-                        with server._lock:
-                            server.serving += 1
-                            server.peak_serving = max(server.peak_serving, server.serving)
-                        try:
-                            refused = server.shapes(self.path, body) if server.shapes else None
-                            self._act(refused or server._next(self.path, body), body)
-                        finally:
-                            with server._lock:
-                                server.serving -= 1
-                finally:
-                    with server._lock:
-                        server.in_flight -= 1
-
-            def _act(self, action: Action, body: dict[str, Any]) -> None:
-                delay = getattr(action, "delay_s", 0.0)
-                if delay:
-                    server._stopping.wait(delay)
-                if isinstance(action, Hang):
-                    server._stopping.wait(action.seconds)
-                    self.close_connection = True
-                    return
-                if isinstance(action, Drop):
-                    self.close_connection = True
-                    with contextlib.suppress(OSError):
-                        self.connection.shutdown(socket.SHUT_RDWR)
-                    return
-                if isinstance(action, Fail):
-                    self._send(action.status, json.dumps(action.body).encode(), action.headers)
-                    return
-                if isinstance(action, Raw):
-                    self._send(action.status, action.body, action.headers, action.content_type)
-                    return
-                if isinstance(action, Endless):
-                    self._stream(action)
-                    return
-                self._send(200, completion_body(self.path, body, action), {})
-
-            def _send(
-                self,
-                status: int,
-                payload: bytes,
-                headers: dict[str, str],
-                content_type: str = "application/json",
-            ) -> None:
-                self.send_response(status)
-                self.send_header("content-type", content_type)
-                self.send_header("content-length", str(len(payload)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def _stream(self, action: Endless) -> None:
-                self.close_connection = True
-                self.send_response(action.status)
-                self.send_header("content-type", action.content_type)
-                if action.declared is not None:
-                    self.send_header("content-length", str(action.declared))
-                else:
-                    self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                frame = (
-                    (lambda data: data)
-                    if action.declared is not None
-                    else (lambda data: b"%x\r\n%s\r\n" % (len(data), data))
-                )
-                sent = 0
-                try:
-                    self.wfile.write(frame(action.prefix))
-                    sent += len(action.prefix)
-                    while not server._stopping.is_set():
-                        self.wfile.write(frame(action.chunk))
-                        sent += len(action.chunk)
-                except OSError:  # the client closed the connection: what it should do
-                    with server._lock:
-                        server.hung_up += 1
-                        server.streamed.append(sent)
-
-        return _Handler
+    def _ended_stream(self, sent: int) -> None:
+        """The client hung up an endless response after ``sent`` bytes."""
+        with self._lock:
+            self.hung_up += 1
+            self.streamed.append(sent)
 
 
-def _anthropic_content(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
+class _Handler(BaseHTTPRequestHandler):
+    """One connection's requests, answered as the server's script says."""
+
+    server: _Server
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: without this, Nagle's
+    # algorithm and delayed ACKs add ~40 ms to every response.
+    disable_nagle_algorithm = True
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        return
+
+    def do_POST(self) -> None:
+        scripted = self.server.scripted
+        length = int(self.headers.get("content-length", "0"))
+        raw = self.rfile.read(length)
+        try:
+            parsed = json.loads(raw or b"{}")
+        except ValueError:
+            parsed = {}
+        body: JsonObject = parsed if isinstance(parsed, dict) else {}
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        seen = SeenRequest(self.path, headers, body, time.monotonic())
+        with scripted._received(seen), scripted._serving():
+            self._act(scripted._answer(self.path, body), body)
+
+    def _act(self, action: Action, body: JsonObject) -> None:
+        stopping = self.server.scripted._stopping
+        delay = getattr(action, "delay_s", 0.0)
+        if delay:
+            stopping.wait(delay)
+        if isinstance(action, Hang):
+            stopping.wait(action.seconds)
+            self.close_connection = True
+        elif isinstance(action, Drop):
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+        elif isinstance(action, Fail):
+            self._send(action.status, json.dumps(action.body).encode(), action.headers)
+        elif isinstance(action, Raw):
+            self._send(action.status, action.body, action.headers, action.content_type)
+        elif isinstance(action, Endless):
+            self._stream(action)
+        else:
+            self._send(200, completion_body(self.path, body, action), {})
+
+    def _send(
+        self,
+        status: int,
+        payload: bytes,
+        headers: dict[str, str],
+        content_type: str = "application/json",
+    ) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(payload)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _stream(self, action: Endless) -> None:
+        self.close_connection = True
+        self.send_response(action.status)
+        self.send_header("content-type", action.content_type)
+        if action.declared is not None:
+            self.send_header("content-length", str(action.declared))
+        else:
+            self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        frame = (
+            (lambda data: data)
+            if action.declared is not None
+            else (lambda data: b"%x\r\n%s\r\n" % (len(data), data))
+        )
+        sent = 0
+        try:
+            self.wfile.write(frame(action.prefix))
+            sent += len(action.prefix)
+            while not self.server.scripted._stopping.is_set():
+                self.wfile.write(frame(action.chunk))
+                sent += len(action.chunk)
+        except OSError:  # the client closed the connection: what it should do
+            self.server.scripted._ended_stream(sent)
+
+
+def _anthropic_content(body: JsonObject, text: str) -> list[JsonValue]:
     """A text block; or, when a tool is forced and the text is a JSON object, its call."""
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "tool":
@@ -395,10 +417,10 @@ def _anthropic_content(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}]
 
 
-def _anthropic_usage(reply: Reply) -> dict[str, Any]:
+def _anthropic_usage(reply: Reply) -> JsonObject:
     """``reply``'s counts as Anthropic reports them: its input without the cache's parts."""
     read, write = reply.cached_tokens, reply.cache_write_tokens
-    usage: dict[str, Any] = {
+    usage: JsonObject = {
         "input_tokens": reply.input_tokens - (read or 0) - (write or 0),
         "output_tokens": reply.output_tokens,
     }
@@ -415,7 +437,7 @@ def _anthropic_usage(reply: Reply) -> dict[str, Any]:
     return usage
 
 
-def completion_body(path: str, body: dict[str, Any], reply: Reply) -> bytes:
+def completion_body(path: str, body: JsonObject, reply: Reply) -> bytes:
     """The JSON bytes of the completion ``reply`` stands for, its usage verbatim if given."""
     doc = _completion(path, body, reply)
     if reply.usage_json is None:
@@ -425,22 +447,23 @@ def completion_body(path: str, body: dict[str, Any], reply: Reply) -> bytes:
     return (text[:-1] + ', "usage": ' + reply.usage_json + "}").encode()
 
 
-def _completion(path: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+def _completion(path: str, body: JsonObject, reply: Reply) -> JsonObject:
     model = body.get("model", "scripted-model")
     if path.endswith("/messages"):
         content = _anthropic_content(body, reply.text)
-        stop = "tool_use" if content[0]["type"] == "tool_use" else "end_turn"
+        first = content[0]
+        used_tool = isinstance(first, dict) and first.get("type") == "tool_use"
         return {
             "id": "msg_scripted",
             "type": "message",
             "role": "assistant",
             "model": model,
             "content": content,
-            "stop_reason": reply.stop_reason or stop,
+            "stop_reason": reply.stop_reason or ("tool_use" if used_tool else "end_turn"),
             "stop_sequence": None,
             "usage": _anthropic_usage(reply),
         }
-    usage: dict[str, Any] = {
+    usage: JsonObject = {
         "prompt_tokens": reply.input_tokens,
         "completion_tokens": reply.output_tokens,
         "total_tokens": reply.input_tokens + reply.output_tokens,
