@@ -42,6 +42,7 @@ from harness.errors import FolderError
 from harness.json_reply import StrictJsonError, strict_loads
 from harness.llm.types import Completion, CompletionRequest, Usage
 from harness.llm.wire import stop_reason
+from harness.models import JsonObject
 from harness.text import MAX_REPLY_BYTES, ClippedReply, clip_reply, scrub_surrogates
 
 #: The cache's file name in a results folder.
@@ -88,7 +89,7 @@ def current_episode() -> str | None:
 
 def call_key(request: CompletionRequest, *, kind: str, base_url: str | None, scope: str) -> str:
     """The cache key of ``request`` sent to ``kind`` at ``base_url`` within ``scope``."""
-    document: dict[str, Any] = {
+    document: JsonObject = {
         "v": KEY_VERSION,
         "kind": kind,
         "baseUrl": base_url,

@@ -21,6 +21,7 @@ from harness.llm.keys import check_api_key
 from harness.llm.sdk_errors import classify
 from harness.llm.types import Completion, CompletionRequest, Transport
 from harness.llm.wire import openai_completion, read_completion_async
+from harness.models import JsonObject
 
 
 def _http_client(transport: Transport) -> httpx2.AsyncClient:
@@ -87,7 +88,7 @@ class OpenAIProvider:
         await self._client.close()
 
 
-def _response_format(request: CompletionRequest) -> dict[str, Any] | None:
+def _response_format(request: CompletionRequest) -> JsonObject | None:
     """``response_format`` for the request's shape (see :mod:`harness.llm.shapes`)."""
     shape, schema = request.sent_shape, request.json_schema
     if shape == "json_schema":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from typing import Any, Self
+from typing import Self
 
 from harness.errors import FatalProviderError, RefusedRequestError
 from harness.llm.cache import CallCache, call_key, current_episode
@@ -35,6 +35,7 @@ from harness.llm.scripted import ScriptedProvider
 from harness.llm.secrets import redact
 from harness.llm.shapes import Shape, apply_shape, candidates
 from harness.llm.types import CompletionRequest, Message, Provider
+from harness.models import JsonObject
 from harness.protocol import GameEntry
 from harness.records import (
     LENGTH_STOP_REASONS,
@@ -60,7 +61,7 @@ class LLMSeat:
         options: LLMSeatOptions,
         prompts: PromptSet,
         limiter: CallLimiter | None = None,
-        reply_schema: dict[str, Any] | None = None,
+        reply_schema: JsonObject | None = None,
         negotiation: Negotiation | None = None,
         cache: CallCache | None = None,
         notify: Notify | None = None,

@@ -24,9 +24,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from harness.llm.types import CompletionRequest, Message
+from harness.models import JsonObject
 
 Shape = Literal["json_schema", "json_object_schema", "json_object", "tool", "prompt"]
 #: Every shape, for validation and help texts.
@@ -71,7 +72,7 @@ def candidates(kind: str, setting: bool | str) -> tuple[Shape, ...]:
     return (shape,)
 
 
-def schema_instruction(schema: dict[str, Any]) -> str:
+def schema_instruction(schema: JsonObject) -> str:
     """The text that puts ``schema`` in the prompt, for shapes that need it there."""
     return (
         "Reply with one JSON object, and nothing else, that matches this JSON Schema:\n"
@@ -90,7 +91,7 @@ def apply_shape(request: CompletionRequest, shape: Shape | None) -> CompletionRe
     return replace(shaped, messages=schema_in_prompt(request.messages, request.json_schema))
 
 
-def schema_in_prompt(messages: Sequence[Message], schema: dict[str, Any]) -> tuple[Message, ...]:
+def schema_in_prompt(messages: Sequence[Message], schema: JsonObject) -> tuple[Message, ...]:
     """``messages`` with ``schema`` in the prompt, as the shapes that need it there send it:
     appended to the system prompt, or as one when there is none."""
     instruction = schema_instruction(schema)

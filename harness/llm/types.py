@@ -6,12 +6,13 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from harness.llm.shapes import Shape
 
 from harness.defaults import CALL_TIMEOUT_SECONDS, MAX_TOKENS
+from harness.models import JsonObject
 from harness.text import ClippedReply, scrub_surrogates
 
 Role = Literal["system", "user", "assistant"]
@@ -140,7 +141,7 @@ class CompletionRequest:
     temperature: float | None = None
     max_tokens: int = MAX_TOKENS
     seed: int | None = None
-    json_schema: dict[str, Any] | None = None
+    json_schema: JsonObject | None = None
     timeout_s: float = CALL_TIMEOUT_SECONDS
     shape: Shape | None = None
 
