@@ -12,21 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
+from harness.splitmix import GAMMA, MASK64, mix
+
 T = TypeVar("T")
 
-#: SplitMix64's increment, the 64-bit golden-ratio constant.
-GAMMA = 0x9E3779B97F4A7C15
-MASK64 = (1 << 64) - 1
 #: Seeds are integers 0..2**53 - 1, exactly representable as a JSON number (H4).
 MAX_SEED = (1 << 53) - 1
-
-
-def mix(z: int) -> int:
-    """SplitMix64's output function on a 64-bit word."""
-    z &= MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return z ^ (z >> 31)
 
 
 def to_hex(word: int) -> str:

@@ -7,19 +7,10 @@ the generator needs no hidden state: a game state carries only ``seed`` and
 
 from __future__ import annotations
 
-#: SplitMix64's increment, the 64-bit golden-ratio constant.
-GAMMA = 0x9E3779B97F4A7C15
-MASK64 = (1 << 64) - 1
+from harness.splitmix import GAMMA, MASK64, mix
+
 #: Seeds are integers 0..2**53 - 1, exactly representable as a JSON number (RR10).
 MAX_SEED = (1 << 53) - 1
-
-
-def mix(z: int) -> int:
-    """SplitMix64's output function on a 64-bit word."""
-    z &= MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return z ^ (z >> 31)
 
 
 def output(seed: int, k: int) -> int:
