@@ -52,6 +52,22 @@ MERGED = "merged"
 JsonObject = dict[str, JsonValue]
 
 
+class _Lenient(StrictModel):
+    """A model read from a folder's manifest: a value not of its field's type reads as
+    the field's absence (its default), so a damaged part does not hide the rest."""
+
+    @field_validator("*", mode="wrap")
+    @classmethod
+    def _or_absent(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            field = cls.model_fields[info.field_name or ""]
+            return field.get_default(call_default_factory=True)
+
+
 class HistoryEntry(StrictModel):
     """An earlier config the folder was run with, until it changed."""
 
@@ -93,7 +109,7 @@ class RunEntrant(StrictModel):
         return team
 
 
-class RunConfig(StrictModel):
+class RunConfig(_Lenient):
     """What reports read of the config as run; a part that is unreadable reads as absent."""
 
     model_config = ConfigDict(extra="ignore")
@@ -119,25 +135,10 @@ class RunConfig(StrictModel):
             if isinstance(e, dict) and isinstance(e.get("name"), str)
         ]
 
-    @field_validator("*", mode="wrap")
-    @classmethod
-    def _or_absent(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Any:
-        return _or_default(cls.model_fields[info.field_name or ""], value, handler)
-
     @property
     def entrant_names(self) -> list[str]:
         """The entrants' names, in the config's order."""
         return [e.name for e in self.entrants]
-
-
-def _or_default(field: Any, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """``value`` validated, or the field's default when it is not of the field's type."""
-    try:
-        return handler(value)
-    except ValidationError:
-        return field.get_default(call_default_factory=True)
 
 
 def _strings(value: Any) -> Any:
@@ -159,7 +160,7 @@ _WHEN_SET = (
 )
 
 
-class Manifest(StrictModel):
+class Manifest(_Lenient):
     """A results folder's manifest.json (see the module docstring)."""
 
     # a newer harness's keys are kept, and written back as they were
@@ -264,14 +265,6 @@ class Manifest(StrictModel):
                 and isinstance(e.get("at", ""), str | None)
             ]
         return data
-
-    @field_validator("*", mode="wrap")
-    @classmethod
-    def _or_absent(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Any:
-        # a value not of its field's type reads as the field's absence
-        return _or_default(cls.model_fields[info.field_name or ""], value, handler)
 
     # -- what readers take from it ----------------------------------------------------
 
