@@ -34,6 +34,12 @@ from tests.test_episode import stable_lines
 
 GAMES = [get_game(name) for name in game_names()]
 SEEDS = range(12)
+#: The seeds every sweep below plays: the first three in the default run, the rest
+#: with the slow sweeps (CI runs both, so every seed is played there).
+SWEEPS = [
+    pytest.param(SEEDS[:3], id="seeds0-2"),
+    pytest.param(SEEDS[3:], id="seeds3-11", marks=pytest.mark.slow),
+]
 # every wallClock object is flat: its value is the one place two runs may differ
 WALL_CLOCK = re.compile(r'"wallClock": \{[^{}]*\}')
 
@@ -54,22 +60,23 @@ def seat_teams(game: GameEntry, state: Any) -> list[dict[str, Seat]]:
     return teams
 
 
-def episodes(game: GameEntry) -> list[tuple[str, int, dict[str, Seat]]]:
+def episodes(game: GameEntry, seeds: range) -> list[tuple[str, int, dict[str, Seat]]]:
     return [
         (variant, seed, seats)
         for variant in game.variants
-        for seed in SEEDS
+        for seed in seeds
         for seats in seat_teams(
             game, game.rules.new_state(game.rules.make_config(variant, {}), seed)
         )
     ]
 
 
+@pytest.mark.parametrize("seeds", SWEEPS)
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
-def test_each_line_is_written_as_its_model_dumps_it(game: GameEntry) -> None:
+def test_each_line_is_written_as_its_model_dumps_it(game: GameEntry, seeds: range) -> None:
     adapter = game.codec.record_adapter
     kinds: set[str] = set()
-    for variant, seed, seats in episodes(game):
+    for variant, seed, seats in episodes(game, seeds):
         state = game.rules.new_state(game.rules.make_config(variant, {}), seed)
         outcome = play_scripted(game, state, seats, episode_id="e", seed=seed, variant=variant)
         for doc in outcome.docs:
@@ -111,13 +118,14 @@ def test_the_outcomes_lines_are_the_written_record_validated(tmp_path: Path) -> 
     assert list(outcome.lines) == open_record(path).lines()
 
 
+@pytest.mark.parametrize("seeds", SWEEPS)
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_a_results_line_from_the_written_objects_is_the_one_its_record_gives(
-    game: GameEntry, tmp_path: Path
+    game: GameEntry, seeds: range, tmp_path: Path
 ) -> None:
     # the run summarises the objects it wrote; an audit reads the file back, validates
     # it and summarises that: the two must agree on every episode
-    for n, (variant, seed, seats) in enumerate(episodes(game)):
+    for n, (variant, seed, seats) in enumerate(episodes(game, seeds)):
         episode = episode_id(f"team{n}", variant, seed, 0)
         state = game.rules.new_state(game.rules.make_config(variant, {}), seed)
         path = tmp_path / f"{episode}.jsonl"
@@ -175,10 +183,13 @@ def write(
         )
 
 
+@pytest.mark.parametrize("seeds", SWEEPS)
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
-def test_the_scripted_loop_writes_the_event_loops_records(game: GameEntry, tmp_path: Path) -> None:
+def test_the_scripted_loop_writes_the_event_loops_records(
+    game: GameEntry, seeds: range, tmp_path: Path
+) -> None:
     played = 0
-    for index, (variant, seed, seats) in enumerate(episodes(game)):
+    for index, (variant, seed, seats) in enumerate(episodes(game, seeds)):
         paths, outcomes = [], []
         for how in ("plain loop", "event loop", "tasks"):
             path = tmp_path / f"{index}-{how}.jsonl"
@@ -192,7 +203,7 @@ def test_the_scripted_loop_writes_the_event_loops_records(game: GameEntry, tmp_p
             assert outcome.state == outcomes[0].state
             assert outcome.results == outcomes[0].results
         played += 1
-    assert played == len(game.variants) * len(SEEDS) * len(
+    assert played == len(game.variants) * len(seeds) * len(
         game.baseline_names(game.seat_groups[0].role)
     )
 
@@ -232,8 +243,11 @@ def test_the_scripted_loop_refuses_a_seat_that_is_not_scripted() -> None:
         play_scripted(game, state, seats, episode_id="e")
 
 
+@pytest.mark.parametrize("seeds", SWEEPS)
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
-def test_a_baselines_decision_is_what_the_parser_makes_of_its_reply(game: GameEntry) -> None:
+def test_a_baselines_decision_is_what_the_parser_makes_of_its_reply(
+    game: GameEntry, seeds: range
+) -> None:
     """Where a bot gives its decision with its text, the seat skips the parser: the two
     must agree on every observation the bots meet."""
     decided = {
@@ -246,7 +260,7 @@ def test_a_baselines_decision_is_what_the_parser_makes_of_its_reply(game: GameEn
         assert {name for _, name in decided} == {"lantern", "silent", "wallhug", "scout"}
     checked: dict[tuple[str, str], int] = dict.fromkeys(decided, 0)
     spoke = 0
-    for variant, seed, seats in episodes(game):
+    for variant, seed, seats in episodes(game, seeds):
         state = game.rules.new_state(game.rules.make_config(variant, {}), seed)
         roles = {spec.seat: spec.role for spec in game.rules.seats(state)}
         while not game.rules.is_over(state):

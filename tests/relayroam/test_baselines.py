@@ -58,14 +58,13 @@ def test_vent_aware_greedy_calibration_rr22(chamber: int, score: int, phase: str
         assert end.end_reason == "depleted"
 
 
+# seed 0 in the default run, seeds 1 and 2 with the slow sweeps
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(2, marks=pytest.mark.slow)])  # fmt: skip
 @pytest.mark.parametrize("policy", [greedy, vent_aware_greedy])
-def test_baselines_never_beat_the_optimum(policy: Policy) -> None:
-    for seed in (0, 1, 2):
-        for chamber in range(1, 7):
-            assert (
-                run_chamber(policy, chamber, seed).score
-                <= solve_seeded_chamber(seed, chamber).score
-            )
+def test_baselines_never_beat_the_optimum(policy: Policy, seed: int) -> None:
+    for chamber in range(1, 7):
+        assert run_chamber(policy, chamber, seed).score <= solve_seeded_chamber(seed, chamber).score
 
 
 def test_ties_go_to_relays_first() -> None:

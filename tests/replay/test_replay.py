@@ -62,6 +62,7 @@ def test_the_golden_records_include_retries_fallbacks_and_a_deadline() -> None:
     assert "deadline" in reasons
 
 
+@pytest.mark.slow  # the whole smoke tournament, 300 episodes, played and replayed
 def test_a_fresh_smoke_tournament_replays_clean(tmp_path: Path) -> None:
     out = tmp_path / "smoke"
     assert (
