@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Self
 
@@ -50,6 +51,7 @@ def check_seat_keys(
     check_keys(llm_providers(specs, providers), environ)
 
 
+@dataclass(eq=False)
 class Seating:
     """The seats of one run, from specs to closed (see the module's docstring).
 
@@ -61,29 +63,23 @@ class Seating:
     naming it calls that client). Use it as ``async with Seating(...) as seating:``.
     """
 
-    def __init__(
-        self,
-        game: GameEntry,
-        *,
-        providers: Mapping[str, ProviderOptions],
-        environ: Mapping[str, str] | None = None,
-        cache: CallCache | None = None,
-        notify: Notify | None = None,
-        search: tuple[Path, ...] = (),
-        clients: Mapping[str, Provider] | None = None,
-    ) -> None:
-        self.game = game
-        self.providers = providers
-        self._environ = environ
-        self._cache = cache
-        self._search = search
-        self._clients = clients
-        self._factory = SeatFactory(environ, cache=cache, notify=notify)
-        self._seated: list[Seat] = []
+    game: GameEntry
+    _: KW_ONLY
+    providers: Mapping[str, ProviderOptions]
+    environ: Mapping[str, str] | None = None
+    cache: CallCache | None = None
+    notify: Notify | None = None
+    search: tuple[Path, ...] = ()
+    clients: Mapping[str, Provider] | None = None
+    _factory: SeatFactory = field(init=False, repr=False)
+    _seated: list[Seat] = field(init=False, repr=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._factory = SeatFactory(self.environ, cache=self.cache, notify=self.notify)
 
     def check_keys(self, specs: Iterable[SeatLike]) -> None:
         """:func:`check_seat_keys` for ``specs``, with this seating's providers."""
-        check_seat_keys(specs, self.providers, self._environ)
+        check_seat_keys(specs, self.providers, self.environ)
 
     def seat(self, specs: SeatSpecs) -> dict[str, Seat]:
         """A seat for every seat id of ``specs``, their keys checked first; each is
@@ -94,8 +90,8 @@ class Seating:
             specs,
             factory=self._factory,
             providers=self.providers,
-            search=self._search,
-            clients=self._clients,
+            search=self.search,
+            clients=self.clients,
         )
         self._seated.extend(seats.values())
         return seats
@@ -126,8 +122,8 @@ class Seating:
             try:
                 await self._factory.aclose()
             finally:
-                if self._cache is not None:
-                    self._cache.close()
+                if self.cache is not None:
+                    self.cache.close()
 
     async def __aenter__(self) -> Self:
         return self

@@ -205,22 +205,16 @@ class _Found:
         return self.sorting.done
 
 
+@dataclass
 class _Run:
     """One run under its folder's lock: read the folder, seat, open the folder, play."""
 
-    def __init__(
-        self,
-        prepared: Prepared,
-        folder: ResultsFolder,
-        progress: Progress | None,
-        environ: Mapping[str, str] | None,
-    ) -> None:
-        self.prepared = prepared
-        self.folder = folder
-        self.progress = progress
-        self.environ = environ
-        self.written = False
-        """Whether anything was written to the folder (a refused run leaves no trace)."""
+    prepared: Prepared
+    folder: ResultsFolder
+    progress: Progress | None
+    environ: Mapping[str, str] | None
+    written: bool = False
+    """Whether anything was written to the folder (a refused run leaves no trace)."""
 
     async def play(self) -> TournamentOutcome:
         """Play what the folder lacks; what the run did."""
