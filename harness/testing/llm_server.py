@@ -370,23 +370,24 @@ class _Handler(BaseHTTPRequestHandler):
         headers: dict[str, str],
         content_type: str = "application/json",
     ) -> None:
+        self._head(status, content_type, {"content-length": str(len(payload)), **headers})
+        self.wfile.write(payload)
+
+    def _head(self, status: int, content_type: str, headers: dict[str, str]) -> None:
         self.send_response(status)
         self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(payload)))
         for key, value in headers.items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(payload)
 
     def _stream(self, action: Endless) -> None:
         self.close_connection = True
-        self.send_response(action.status)
-        self.send_header("content-type", action.content_type)
-        if action.declared is not None:
-            self.send_header("content-length", str(action.declared))
-        else:
-            self.send_header("transfer-encoding", "chunked")
-        self.end_headers()
+        length = (
+            {"content-length": str(action.declared)}
+            if action.declared is not None
+            else {"transfer-encoding": "chunked"}
+        )
+        self._head(action.status, action.content_type, length)
         frame = (
             (lambda data: data)
             if action.declared is not None
