@@ -51,16 +51,16 @@ STORE = (
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "tournament concurrency unbounded",
-        "harness/tournament/run.py",
-        "            for _ in range(width):\n                group.create_task(worker(group))",
-        "            for _ in range(width * 1000):\n                group.create_task(worker(group))",
+        "harness/tournament/playing.py",
+        "            for _ in range(width):\n                group.create_task(players.on_loop(todo))",
+        "            for _ in range(width * 1000):\n                group.create_task(players.on_loop(todo))",
         CLAIMS,
     ),
     Mutation(
         "tournament concurrency always 1",
-        "harness/tournament/run.py",
-        "            for _ in range(width):\n                group.create_task(worker(group))",
-        "            for _ in range(1):\n                group.create_task(worker(group))",
+        "harness/tournament/playing.py",
+        "            for _ in range(width):\n                group.create_task(players.on_loop(todo))",
+        "            for _ in range(1):\n                group.create_task(players.on_loop(todo))",
         CLAIMS,
     ),
     Mutation(
