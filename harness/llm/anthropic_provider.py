@@ -82,13 +82,8 @@ class AnthropicProvider:
             raw = await self._client.messages.with_raw_response.create(**kwargs)
         except (anthropic.AnthropicError, BadResponseError, UnicodeDecodeError) as exc:
             raise classify(exc, self.name) from None
-        response = raw.http_response
         return await read_completion_async(
-            self.name,
-            anthropic_completion,
-            response.content,
-            request,
-            response.headers.get("content-type"),
+            self.name, anthropic_completion, raw.http_response, request
         )
 
     async def aclose(self) -> None:

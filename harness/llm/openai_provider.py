@@ -75,14 +75,7 @@ class OpenAIProvider:
             raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
         except (openai.OpenAIError, BadResponseError, UnicodeDecodeError) as exc:
             raise classify(exc, self.name) from None
-        response = raw.http_response
-        return await read_completion_async(
-            self.name,
-            openai_completion,
-            response.content,
-            request,
-            response.headers.get("content-type"),
-        )
+        return await read_completion_async(self.name, openai_completion, raw.http_response, request)
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from harness.errors import BadResponseError
 from harness.json_reply import MAX_JSON_DEPTH, StrictJsonError, json_type, wire_loads
@@ -268,14 +268,26 @@ def read_completion(
         ) from None
 
 
+class HttpResponse(Protocol):
+    """What a completion is read from: an SDK's raw HTTP response (its body read)."""
+
+    @property
+    def content(self) -> bytes:
+        """The body."""
+        ...
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """The response's headers (``content-type`` among them)."""
+        ...
+
+
 async def read_completion_async(
-    provider: str,
-    reader: Reader,
-    body: bytes,
-    request: CompletionRequest,
-    content_type: str | None = None,
+    provider: str, reader: Reader, response: HttpResponse, request: CompletionRequest
 ) -> Completion:
-    """:func:`read_completion`, in a worker thread for a body over :data:`OFF_LOOP_BYTES`."""
+    """:func:`read_completion` of ``response``'s body, under its content type; in a worker
+    thread for a body over :data:`OFF_LOOP_BYTES`."""
+    body, content_type = response.content, response.headers.get("content-type")
     if len(body) > OFF_LOOP_BYTES:
         return await asyncio.to_thread(
             read_completion, provider, reader, body, request, content_type
@@ -289,6 +301,7 @@ __all__ = [
     "MAX_MODEL_CHARS",
     "MAX_STOP_REASON_CHARS",
     "OFF_LOOP_BYTES",
+    "HttpResponse",
     "NotACompletion",
     "Reader",
     "anthropic_completion",
