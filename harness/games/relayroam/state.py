@@ -16,7 +16,7 @@ from typing import Any, Literal, get_args
 from harness.errors import RecordError
 from harness.games.relayroam.layouts import Layout, Pos, layout_for
 from harness.games.relayroam.rng import MAX_SEED, output
-from harness.json_reply import StrictJsonError, strict_loads
+from harness.json_reply import StrictJsonError, json_type, strict_loads
 from harness.models import JsonObject
 from harness.text import show_value
 
@@ -442,17 +442,9 @@ def _id_list(data: dict[str, Any], key: str) -> frozenset[str]:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
+    """The JSON name of ``value``'s type with its article: ``null``, ``a number``, ..."""
+    kind = json_type(value)
+    return kind if kind == "null" else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
 __all__ = [
