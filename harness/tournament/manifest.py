@@ -303,7 +303,7 @@ class Manifest(_Lenient):
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def manifest_schema() -> dict[str, Any]:
+def manifest_schema() -> JsonObject:
     """The JSON Schema of a manifest (published as docs/schemas/manifest.schema.json)."""
     return Manifest.model_json_schema(by_alias=True, mode="serialization")
 

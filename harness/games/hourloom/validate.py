@@ -264,7 +264,7 @@ def _sealed_problem(s: State) -> str | None:
     return None
 
 
-def _object(data: Any, where: str, keys: frozenset[str]) -> dict[str, Any]:
+def _object(data: object, where: str, keys: frozenset[str]) -> dict[str, object]:
     if not isinstance(data, dict):
         raise HourloomStateError(f"{where}: must be a JSON object, got {_show(data)}")
     missing = sorted(keys - data.keys())

@@ -8,6 +8,7 @@ retry hint can quote it to the model (decision R5).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from harness.games.lighthouse.state import KeeperDecision, Move, RunnerDecision
@@ -100,7 +101,9 @@ def _json_object(text: str, shape: str) -> dict[str, Any] | ParseFailure:
     return decode_json_object(text, expect=f"expected {shape}")
 
 
-def _check_types(obj: dict[str, Any], types: dict[str, type], shape: str) -> ParseFailure | None:
+def _check_types(
+    obj: Mapping[str, object], types: dict[str, type], shape: str
+) -> ParseFailure | None:
     for key, expected in types.items():
         if key in obj and not isinstance(obj[key], expected):
             wanted = "a boolean (true or false)" if expected is bool else "a string"

@@ -9,6 +9,7 @@ ASCII) uses the rules' camelCase names (RR1) and is what a state token signs (RR
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, get_args
@@ -417,12 +418,12 @@ def _phase_problem(state: State, layout: Layout) -> str | None:
 
 
 def _int_field(
-    data: dict[str, Any], key: str, low: int, high: int | None, *, where: str | None = None
+    data: Mapping[str, object], key: str, low: int, high: int | None, *, where: str | None = None
 ) -> int:
     value = data[key]
     name = where or key
     # bool is an int in Python but true/false is not a JSON integer.
-    if type(value) is not int:
+    if not isinstance(value, int) or isinstance(value, bool):
         raise StateError(f"state: {name} must be an integer, got {_show(value)}")
     if value < low or (high is not None and value > high):
         bound = f"{low}..{high}" if high is not None else f"{low} or more"
@@ -430,7 +431,7 @@ def _int_field(
     return value
 
 
-def _id_list(data: dict[str, Any], key: str) -> frozenset[str]:
+def _id_list(data: Mapping[str, object], key: str) -> frozenset[str]:
     value = data[key]
     if not isinstance(value, list) or not all(
         isinstance(v, str) and len(v) >= 2 and v[1:].isdigit() and v[1:].isascii() for v in value
