@@ -378,32 +378,13 @@ def summarize(
         for info, agent in zip(infos, agents, strict=True)
     }
     fallbacks = 0
-    batch = BatchStats()
-    ticks = calls = 0
-    call_ms = tick_ms = 0.0
-    first_calls = False
+    batches = _Batches()
     clock_key, seats_key = _TICK.wall_clock, _TICK.seats
     source_key, calls_key = _TURN.source, _TURN.calls
-    c = _TICK_CLOCK
     for line in docs[1:-1]:
         clock = line.get(clock_key)
         if clock is not None:
-            clock = json_object(clock)
-            first = clock.get(c.first_calls)
-            # the requests sent together (see harness.timing); a record from before
-            # ticks counted them gives the old figures, so that its line still matches
-            fields = (
-                (c.calls, c.call_ms, c.tick_ms)
-                if first is None
-                else (c.first_calls, c.first_call_ms, c.first_span_ms)
-            )
-            first_calls |= first is not None
-            made = json_int(clock[fields[0]])
-            if made >= 2:
-                ticks += 1
-                calls += made
-                call_ms += json_number(clock[fields[1]])
-                tick_ms += json_number(clock[fields[2]])
+            batches.add(json_object(clock))
         for seat_id, turn in json_object(line[seats_key]).items():
             turn = json_object(turn)
             tally = tallies[seat_id]
@@ -418,10 +399,6 @@ def summarize(
             if made_calls:
                 for call in json_objects(made_calls):
                     tally.count_call(call)
-    if ticks or first_calls:
-        batch = BatchStats(
-            ticks=ticks, calls=calls, call_ms=call_ms, tick_ms=tick_ms, first_calls=first_calls
-        )
     results = json_object(end[_END.results])
     scores = [json_number(score) for score in json_list(results[_RESULTS.scores])]
     seed, variant = header[_HEADER.seed], header[_HEADER.variant]
@@ -438,8 +415,45 @@ def summarize(
         seats={seat_id: tally.stats() for seat_id, tally in tallies.items()},
         fallback_free=fallbacks == 0,
         identity=record_identity([_details(agent) for agent in agents]),
-        batch=batch,
+        batch=batches.stats(),
     )
+
+
+@dataclass
+class _Batches:
+    """The requests a record's ticks sent together (see :mod:`harness.timing`), summed
+    under the names :class:`BatchStats` gives them."""
+
+    ticks: int = 0
+    calls: int = 0
+    call_ms: float = 0.0
+    tick_ms: float = 0.0
+    first_calls: bool = False
+
+    def add(self, clock: JsonObject) -> None:
+        """One tick's wall clock: its batch counts when it sent two requests or more."""
+        c = _TICK_CLOCK
+        first = clock.get(c.first_calls)
+        # a record from before ticks counted the requests sent together gives the old
+        # figures, so that its line still matches
+        fields = (
+            (c.calls, c.call_ms, c.tick_ms)
+            if first is None
+            else (c.first_calls, c.first_call_ms, c.first_span_ms)
+        )
+        self.first_calls |= first is not None
+        made = json_int(clock[fields[0]])
+        if made >= 2:
+            self.ticks += 1
+            self.calls += made
+            self.call_ms += json_number(clock[fields[1]])
+            self.tick_ms += json_number(clock[fields[2]])
+
+    def stats(self) -> BatchStats:
+        """The sums as a results line keeps them (the defaults when no tick counted)."""
+        if not (self.ticks or self.first_calls):
+            return BatchStats()
+        return BatchStats.model_validate(asdict(self))
 
 
 def _details(agent: JsonObject) -> dict[str, str]:
