@@ -95,6 +95,12 @@ def add_run_parser(sub: Any) -> None:
         help="stop admitting episodes before the folder's recorded cost could pass USD "
         "(default: the config's max_cost, else no cap)",
     )
+    _add_narrowing(run_p)
+    run_p.set_defaults(func=run)
+
+
+def _add_narrowing(run_p: argparse.ArgumentParser) -> None:
+    """``--seeds``, ``--entrants`` and ``--limit``: what of the config a run plays now."""
     run_p.add_argument(
         "--seeds", metavar="A:B", help="only the config's seeds in [A, B) (default: all)"
     )
@@ -105,7 +111,6 @@ def add_run_parser(sub: Any) -> None:
         metavar="N",
         help="play at most N episodes now (default: all that are left)",
     )
-    run_p.set_defaults(func=run)
 
 
 def add_report_parser(sub: Any) -> None:
