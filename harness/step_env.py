@@ -26,11 +26,11 @@ import concurrent.futures
 import contextlib
 import weakref
 from collections.abc import Awaitable, Coroutine, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from harness.agents.call import AgentAnswer, AgentInput, answer_of
+from harness.agents.seat import first_input, retried_input
 from harness.errors import ConfigError, HarnessError, RulesError
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.protocol import GameEntry, ParseFailure
@@ -102,29 +102,11 @@ class _StepSeat:
     async def _turn(self, request: SeatRequest) -> SeatReply:
         seat = request.seat.seat
         try:
-            io, observation = request.io, request.observation
             prompts = self._prompts
-            first = AgentInput(
-                game=self._game.name,
-                seat=seat,
-                role=request.seat.role,
-                tick=request.tick,
-                observation=observation,
-                text=prompts.observation.fill(observation=io.render_observation(observation)),
-                system=prompts.system.text,
-                episode_id=request.episode_id,
-            )
+            first = first_input(self._game.name, prompts, request)
 
             async def ask(retry: Retry | None) -> Asked:
-                given = first
-                if retry is not None:
-                    problem = retry.problem.message
-                    given = replace(
-                        first,
-                        retry_of=retry.reply,
-                        problem=problem,
-                        hint=prompts.retry_hint.fill(problem=problem),
-                    )
+                given = retried_input(first, prompts, retry)
                 return _asked(await self._episode.reply_to(seat, given))
 
             return await play_turn(request, ask, AGENT_SOURCES)

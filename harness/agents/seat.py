@@ -79,28 +79,10 @@ class PythonSeat:
 
     async def decide(self, request: SeatRequest) -> SeatReply:
         budget = request.deadline if request.deadline is not None else float("inf")
-        game, io, observation = self._game, request.io, request.observation
-        first = AgentInput(
-            game=game.name,
-            seat=request.seat.seat,
-            role=request.seat.role,
-            tick=request.tick,
-            observation=observation,
-            text=self._prompts.observation.fill(observation=io.render_observation(observation)),
-            system=self._prompts.system.text,
-            episode_id=request.episode_id,
-        )
+        first = first_input(self._game.name, self._prompts, request)
 
         async def ask(retry: Retry | None) -> Asked:
-            given = first
-            if retry is not None:
-                problem = retry.problem.message
-                given = replace(
-                    first,
-                    retry_of=retry.reply,
-                    problem=problem,
-                    hint=self._prompts.retry_hint.fill(problem=problem),
-                )
+            given = retried_input(first, self._prompts, retry)
             return self._asked(await self._runner.call(given, self._timeout, budget))
 
         return await play_turn(request, ask, AGENT_SOURCES)
@@ -122,6 +104,36 @@ class PythonSeat:
         return Asked(failure="error", error=shown_error(answer.error or "the call failed"))
 
 
+def first_input(game: str, prompts: PromptSet, request: SeatRequest) -> AgentInput:
+    """What an agent is handed for ``request``'s turn in ``game``: the observation, and
+    the text a model would read of it."""
+    io, observation = request.io, request.observation
+    return AgentInput(
+        game=game,
+        seat=request.seat.seat,
+        role=request.seat.role,
+        tick=request.tick,
+        observation=observation,
+        text=prompts.observation.fill(observation=io.render_observation(observation)),
+        system=prompts.system.text,
+        episode_id=request.episode_id,
+    )
+
+
+def retried_input(first: AgentInput, prompts: PromptSet, retry: Retry | None) -> AgentInput:
+    """``first`` for the turn's first ask; for its retry, ``first`` with the reply that
+    could not be used, the problem and the hint."""
+    if retry is None:
+        return first
+    problem = retry.problem.message
+    return replace(
+        first,
+        retry_of=retry.reply,
+        problem=problem,
+        hint=prompts.retry_hint.fill(problem=problem),
+    )
+
+
 def reply_text(game: GameEntry, result: Any) -> str | ParseFailure:
     """An agent's answer as reply text: text as is, a decision as its JSON.
 
@@ -135,4 +147,4 @@ def reply_text(game: GameEntry, result: Any) -> str | ParseFailure:
     return ParseFailure("not_a_reply", answer.problem or "")
 
 
-__all__ = ["Isolation", "PythonSeat", "reply_text"]
+__all__ = ["Isolation", "PythonSeat", "first_input", "reply_text", "retried_input"]
