@@ -45,7 +45,7 @@ CLAIMS = ("tests/tournament/test_claims.py",)
 STORE = (
     "tests/tournament/test_integrity.py",
     "tests/tournament/test_run.py",
-    "tests/test_replay_integrity.py",
+    "tests/replay/test_integrity.py",
 )
 
 MUTATIONS: tuple[Mutation, ...] = (
@@ -87,15 +87,15 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "input tokens zeroed in a results line",
         "harness/summary.py",
-        '_add(stats, "input_tokens", tokens_in or 0)',
-        '_add(stats, "input_tokens", 0)',
+        "self.input_tokens += json_int(tokens_in or 0)",
+        "self.input_tokens += 0",
         CLAIMS,
     ),
     Mutation(
         "retries not counted in a results line",
         "harness/summary.py",
-        '_add(stats, "retries", 1)',
-        '_add(stats, "retries", 0)',
+        "tally.retries += 1",
+        "tally.retries += 0",
         CLAIMS,
     ),
     Mutation(
@@ -204,6 +204,31 @@ def _apply(copy: Path, mutation: Mutation) -> None:
     path.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
 
 
+#: pytest's exit codes: tests failed; and those meaning no test ran (interrupted,
+#: internal error, usage error such as a missing file, nothing collected).
+_PYTEST_FAILED = 1
+_PYTEST_NOT_RUN = frozenset({2, 3, 4, 5})
+
+
+def stale_reason(mutation: Mutation, root: Path = ROOT) -> str | None:
+    """Why ``mutation`` no longer fits the tree at ``root`` (None: it still does).
+
+    Its text must occur exactly once in its file and every test file it names must
+    exist, else running it would prove nothing.
+    """
+    path = root / mutation.path
+    if not path.is_file():
+        return f"{mutation.path} does not exist"
+    found = path.read_text(encoding="utf-8").count(mutation.old)
+    if found != 1:
+        return f"its text occurs {found} times in {mutation.path}"
+    # A test may name one test in its file ("file.py::name"); the file must exist.
+    missing = [t for t in mutation.tests if not (root / t.split("::")[0]).is_file()]
+    if missing:
+        return f"no such test file: {', '.join(missing)}"
+    return None
+
+
 def run_one(mutation: Mutation, *, full: bool) -> tuple[bool, str]:
     """(killed, the last lines pytest printed) for one mutation, in a scratch copy."""
     with tempfile.TemporaryDirectory(prefix="mutant-") as scratch:
@@ -232,7 +257,10 @@ def run_one(mutation: Mutation, *, full: bool) -> tuple[bool, str]:
             text=True,
         )
         tail = "\n".join(result.stdout.strip().splitlines()[-3:])
-        return result.returncode != 0, tail
+        if result.returncode in _PYTEST_NOT_RUN:
+            # A usage error or nothing collected kills nothing: the list has rotted.
+            raise SystemExit(f"mutation {mutation.name!r}: pytest ran no tests ({tail})")
+        return result.returncode == _PYTEST_FAILED, tail
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,6 +275,10 @@ def main(argv: list[str] | None = None) -> int:
         for m in chosen:
             print(f"{m.name}  ({m.path})")
         return 0
+    stale = [(m.name, why) for m in chosen if (why := stale_reason(m)) is not None]
+    if stale:
+        lines = "\n".join(f"  {name}: {why}" for name, why in stale)
+        raise SystemExit(f"update the list in tests/mutations.py:\n{lines}")
     survived = []
     for mutation in chosen:
         killed, tail = run_one(mutation, full=args.full)
