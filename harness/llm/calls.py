@@ -8,7 +8,8 @@
   however odd, defeats the deadline.
 - ``asyncio.timeout`` bounds each attempt by min(call timeout, time left).
 - Each attempt takes its own slot from the (provider, model) limiter, so a retry
-  waits its turn like any other call.
+  waits its turn like any other call; under a tokens-per-minute limit it counts for
+  its bound (:func:`token_bound`) until its answer says what it cost.
 - A :class:`FatalProviderError` (auth, not found) propagates: the run must stop.
   Transient failures that outlast the deadline, unusable responses, and requests
   the server refused as invalid (:class:`RefusedRequestError`, never retried) come
@@ -194,11 +195,13 @@ async def call_llm(
             if bound <= 0:
                 raise TimeoutError
             async with asyncio.timeout(bound):
-                async with limiter.slot():
+                async with limiter.slot(token_bound(request)) as admission:
                     sent = time.perf_counter()
                     report.wait_s += sent - asked
                     try:
-                        return await provider.complete(replace(request, timeout_s=bound))
+                        completion = await provider.complete(replace(request, timeout_s=bound))
+                        admission.settle(tokens_spent(completion.usage))
+                        return completion
                     finally:
                         report.request_s += time.perf_counter() - sent
         except TimeoutError:
@@ -230,6 +233,22 @@ async def call_llm(
         if cache is not None and cache_key is not None:
             await cache.put(cache_key, report.completion)
     return report
+
+
+def token_bound(request: CompletionRequest) -> int:
+    """What ``request`` may cost in tokens before it is sent, for a tokens-per-minute
+    limit: its input as the budget estimates it (:func:`input_tokens_priced`) plus its
+    ``max_tokens`` (every output token it may be given)."""
+    return input_tokens_priced(request) + request.max_tokens
+
+
+def tokens_spent(usage: Usage) -> int | None:
+    """What an answer cost against a tokens-per-minute limit: its input and output
+    tokens, or None when either count is unknown (the call's bound stays)."""
+    counted = usage.checked()
+    if counted.input_tokens is None or counted.output_tokens is None:
+        return None
+    return counted.input_tokens + counted.output_tokens
 
 
 def check_completion(completion: Completion) -> Completion:
@@ -268,5 +287,7 @@ __all__ = [
     "check_completion",
     "checked",
     "input_tokens_priced",
+    "token_bound",
+    "tokens_spent",
     "usable_hint",
 ]

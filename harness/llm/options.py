@@ -75,6 +75,13 @@ class ProviderOptions(StrictModel):
     )
     requests_per_period: int | None = Field(None, ge=1, description="Rate limit, per model.")
     period_seconds: float = seconds_field(defaults.RATE_PERIOD_SECONDS)
+    tokens_per_minute: int | None = Field(
+        None,
+        ge=1,
+        exclude_if=lambda v: v is None,
+        description="Tokens a minute, per model: input and max_tokens before a call, "
+        "corrected to the answer's usage after (docs/llm.md).",
+    )
     max_in_flight: int | None = Field(
         defaults.MAX_IN_FLIGHT, ge=1, description="Calls in flight, per model."
     )

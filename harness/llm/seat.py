@@ -74,6 +74,7 @@ class LLMSeat:
                 requests=options.provider.requests_per_period,
                 period_s=options.provider.period_seconds,
                 in_flight=options.provider.max_in_flight,
+                tokens_per_minute=options.provider.tokens_per_minute,
             )
         )
         self.negotiation = negotiation or Negotiation(
@@ -278,7 +279,10 @@ class SeatFactory:
             f"{p.kind}:{p.base_url or ''}",
             options.model,
             Limits(
-                requests=p.requests_per_period, period_s=p.period_seconds, in_flight=p.max_in_flight
+                requests=p.requests_per_period,
+                period_s=p.period_seconds,
+                in_flight=p.max_in_flight,
+                tokens_per_minute=p.tokens_per_minute,
             ),
         )
         key = (p.kind, p.base_url, options.model, str(options.structured_output))
