@@ -50,18 +50,10 @@ def _plain(header: list[str], rows: list[list[str]]) -> str:
     return f'<div class="wide">{table}</div>'
 
 
-def crossplay_html(section: Crossplay | None) -> list[str]:
-    """The cross-play section of the index page; nothing for a folder without a design."""
-    if section is None:
-        return []
+def _matrix_html(section: Crossplay) -> list[str]:
+    """The heat map (each row with its mean over partners and its worst partner) and
+    the columns' table of the same."""
     rows, cols = section.row_group, section.column_group
-    parts = [
-        '<section id="crossplay">',
-        f"<h2>Cross-play: {_e(rows)} x {_e(cols)}</h2>",
-        *(f'<p class="method">{_inline(line)}</p>' for line in notes(section)),
-    ]
-    if not section.matrix:
-        return [*parts, "</section>"]
     means = [c.score.mean for c in section.matrix if c.score.mean is not None]
     low, high = (min(means), max(means)) if means else (0.0, 0.0)
     cell = {(c.row, c.column): c.score for c in section.matrix}
@@ -74,25 +66,28 @@ def crossplay_html(section: Crossplay | None) -> list[str]:
         + f"<td>{_e(by_row[r].worst_partner)}: {_e(ci(by_row[r].worst))}</td></tr>"
         for r in section.rows
     )
-    parts.append(
+    by_col = {c.member: c for c in section.by_column}
+    return [
         f'<div class="wide"><table id="crossplay-matrix"><thead><tr><th>{_e(rows)} \\ '
         f"{_e(cols)}</th>{head}<th>mean over partners</th><th>worst partner</th></tr>"
-        f"</thead><tbody>{body}</tbody></table></div>"
-    )
-    by_col = {c.member: c for c in section.by_column}
-    parts.append(
+        f"</thead><tbody>{body}</tbody></table></div>",
         _plain(
             [cols, f"mean over {rows}s", f"worst {rows}"],
             [
                 [c, ci(by_col[c].mean), f"{by_col[c].worst_partner}: {ci(by_col[c].worst)}"]
                 for c in section.columns
             ],
-        )
-    )
+        ),
+    ]
+
+
+def _decomposition_html(section: Crossplay) -> list[str]:
+    """The two-way decomposition's table and the interaction test's line."""
+    rows, cols = section.row_group, section.column_group
     inter = {(i.row, i.column): i.interaction for i in section.interactions}
     effects = {e.member: e.effect for e in section.row_effects}
-    parts.append(f"<h3>Two-way decomposition (grand mean {_e(ci(section.grand))})</h3>")
-    parts.append(
+    parts = [
+        f"<h3>Two-way decomposition (grand mean {_e(ci(section.grand))})</h3>",
         _plain(
             [rows, f"{rows} effect", *section.columns],
             [
@@ -100,8 +95,8 @@ def crossplay_html(section: Crossplay | None) -> list[str]:
                 for r in section.rows
             ]
             + [[f"{cols} effect", "", *(ci(e.effect) for e in section.column_effects)]],
-        )
-    )
+        ),
+    ]
     test = section.interaction_test
     if test is not None:
         p = "-" if test.p is None else f"{test.p:.4f}"
@@ -110,6 +105,13 @@ def crossplay_html(section: Crossplay | None) -> list[str]:
             f"of squares, a root mean square of {_e(ci(test.rms))} points; {_e(test.method)} "
             f"({test.resamples:,} flips): p = {p}.</p>"
         )
+    return parts
+
+
+def _leads_html(section: Crossplay) -> list[str]:
+    """The leads by column and the self-play gaps, where the design has them."""
+    rows, cols = section.row_group, section.column_group
+    parts = []
     if section.leads:
         parts.append(f"<h3>Leads by {_e(cols)} team</h3>")
         parts.append(
@@ -135,8 +137,21 @@ def crossplay_html(section: Crossplay | None) -> list[str]:
                 ],
             )
         )
-    parts.append("</section>")
     return parts
+
+
+def crossplay_html(section: Crossplay | None) -> list[str]:
+    """The cross-play section of the index page; nothing for a folder without a design."""
+    if section is None:
+        return []
+    parts = [
+        '<section id="crossplay">',
+        f"<h2>Cross-play: {_e(section.row_group)} x {_e(section.column_group)}</h2>",
+        *(f'<p class="method">{_inline(line)}</p>' for line in notes(section)),
+    ]
+    if section.matrix:
+        parts += [*_matrix_html(section), *_decomposition_html(section), *_leads_html(section)]
+    return [*parts, "</section>"]
 
 
 __all__ = ["crossplay_html"]

@@ -226,6 +226,139 @@ def _common_cells(tables: Sequence[Mapping[Cell, float]]) -> tuple[list[Cell], i
     return sorted(common), len(union)
 
 
+@dataclass(frozen=True)
+class _Estimates:
+    """The section's figures at the data (``point``) and in each resample (``drawn``,
+    None with fewer than two seeds): every interval of the section comes from here."""
+
+    point: _Figures
+    drawn: _Figures | None
+
+    def interval(self, pick: str, *index: int) -> SeedInterval:
+        """The interval of the figure named ``pick`` (at ``index`` of its array)."""
+        value = getattr(self.point, pick)
+        value = value() if callable(value) else value
+        draws = None
+        if self.drawn is not None:
+            got = getattr(self.drawn, pick)
+            got = got() if callable(got) else got
+            draws = got[(slice(None), *index)]
+        return _interval(float(value[index]) if index else float(value), draws)
+
+    def robustness(
+        self, axis: int, members: list[str], partners: list[str]
+    ) -> list[PartnerRobustness]:
+        """Each member's mean over its partners and its worst partner; ``axis`` -1 takes
+        a row over its columns, -2 a column over its rows."""
+        out = []
+        for k, member in enumerate(members):
+            line = self.point.matrix[k] if axis == -1 else self.point.matrix[:, k]
+            worst = int(np.argmin(line))  # the first of equal lows: a stable choice
+            lows = None
+            means = None
+            if self.drawn is not None:
+                m = self.drawn.matrix
+                stack = m[:, k, :] if axis == -1 else m[:, :, k]
+                lows, means = stack.min(axis=1), stack.mean(axis=1)
+            out.append(
+                PartnerRobustness(
+                    member=member,
+                    mean=_interval(float(line.mean()), means),
+                    worst_partner=partners[worst],
+                    worst=_interval(float(line.min()), lows),
+                )
+            )
+        return out
+
+    def leads(self, rows: list[str], columns: list[str]) -> list[Lead]:
+        """For every two rows, the leader's lead with each column and its changes."""
+        leads = []
+        means = self.point.row_means
+        for i in range(len(rows)):
+            for k in range(i + 1, len(rows)):
+                a, b = (k, i) if means[k] > means[i] else (i, k)
+                line = self.point.matrix[a] - self.point.matrix[b]
+                stack = None
+                if self.drawn is not None:
+                    stack = self.drawn.matrix[:, a, :] - self.drawn.matrix[:, b, :]
+                by_column = {
+                    c: _interval(float(line[j]), None if stack is None else stack[:, j])
+                    for j, c in enumerate(columns)
+                }
+                changes = [
+                    LeadChange(
+                        start=columns[j],
+                        to=columns[m],
+                        change=_interval(
+                            float(line[m] - line[j]),
+                            None if stack is None else stack[:, m] - stack[:, j],
+                        ),
+                    )
+                    for j in range(len(columns))
+                    for m in range(j + 1, len(columns))
+                ]
+                leads.append(
+                    Lead(row=rows[a], versus=rows[b], by_column=by_column, changes=changes)
+                )
+        return leads
+
+    def self_play(self, layout: CrossplayLayout) -> list[SelfPlayGap]:
+        """The self-play minus cross-play gap of every same-model combination."""
+        rows, columns = layout.rows, layout.columns
+        gaps = []
+        for i, r in enumerate(rows):
+            for j, c in enumerate(columns):
+                if (r, c) not in layout.same_model or len(rows) * len(columns) < 2:
+                    continue
+                own, cross, gap = self.point.gap(i, j)
+                d_own = d_cross = d_gap = None
+                if self.drawn is not None:
+                    d_own, d_cross, d_gap = self.drawn.gap(i, j)
+                gaps.append(
+                    SelfPlayGap(
+                        row=r,
+                        column=c,
+                        self_play=_interval(float(own), d_own),
+                        cross_play=_interval(float(cross), d_cross),
+                        gap=_interval(float(gap), d_gap),
+                    )
+                )
+        return gaps
+
+    def interaction(
+        self, sums: Floats, counts: Floats, *, resamples: int, seed: int
+    ) -> InteractionTest:
+        """The interaction's permutation test and size."""
+        statistic, p = interaction_test(sums, counts, resamples=resamples, seed=seed)
+        drawn = self.drawn
+        return InteractionTest(
+            method="sign-flip permutation over seeds of each seed's double-centred matrix",
+            statistic=statistic,
+            p=p,
+            resamples=resamples,
+            share=_interval(float(self.point.share()), None if drawn is None else drawn.share()),
+            rms=_interval(float(self.point.rms()), None if drawn is None else drawn.rms()),
+        )
+
+
+def _seed_sums(
+    layout: CrossplayLayout, cells: Mapping[str, Mapping[Cell, float]], common: list[Cell]
+) -> tuple[Floats, Floats]:
+    """Each seed's cell sums per combination (seeds, R, C) and its cell counts."""
+    seeds = sorted({s for s, _ in common})
+    place = {s: i for i, s in enumerate(seeds)}
+    sums = np.zeros((len(seeds), len(layout.rows), len(layout.columns)))
+    counts = np.zeros(len(seeds))
+    for s, _ in common:
+        counts[place[s]] += 1
+    for i, r in enumerate(layout.rows):
+        for j, c in enumerate(layout.columns):
+            table = cells[layout.entrants[(r, c)]]
+            for cell in common:
+                sums[place[cell[0]], i, j] += table[cell]
+    return sums, counts
+
+
 def crossplay_section(
     layout: CrossplayLayout,
     cells: Mapping[str, Mapping[Cell, float]],
@@ -239,7 +372,7 @@ def crossplay_section(
     missing = [n for n in names if not cells.get(n)]
     present = [cells[n] for n in names if n not in missing]
     common, union = _common_cells(present) if present else ([], 0)
-    seeds = sorted({s for s, _ in common})
+    seeds = len({s for s, _ in common})
     base = Crossplay(
         row_group=layout.row_group,
         column_group=layout.column_group,
@@ -247,7 +380,7 @@ def crossplay_section(
         columns=columns,
         missing=missing,
         cells=len(common) if not missing else 0,
-        seeds=len(seeds) if not missing else 0,
+        seeds=seeds if not missing else 0,
         all_cells=union,
         method=method_text(resamples, seed),
         matrix=[],
@@ -263,106 +396,15 @@ def crossplay_section(
     )
     if missing or not common:
         return base  # a matrix with a hole has no decomposition: the report says so
-    place = {s: i for i, s in enumerate(seeds)}
-    sums = np.zeros((len(seeds), len(rows), len(columns)))
-    counts = np.zeros(len(seeds))
-    for s, _ in common:
-        counts[place[s]] += 1
-    for i, r in enumerate(rows):
-        for j, c in enumerate(columns):
-            table = cells[layout.entrants[(r, c)]]
-            for cell in common:
-                sums[place[cell[0]], i, j] += table[cell]
-    point = _Figures(sums.sum(axis=0) / counts.sum())
-    drawn: _Figures | None = None
-    if len(seeds) >= 2:
-        rng = np.random.default_rng(seed)
-        drawn = _Figures(_resampled(rng, sums, counts, resamples))
-
-    def iv(pick: str, *index: int) -> SeedInterval:
-        value = getattr(point, pick)
-        value = value() if callable(value) else value
-        draws = None
-        if drawn is not None:
-            got = getattr(drawn, pick)
-            got = got() if callable(got) else got
-            draws = got[(slice(None), *index)]
-        return _interval(float(value[index]) if index else float(value), draws)
-
-    def robust(axis: int, members: list[str], partners: list[str]) -> list[PartnerRobustness]:
-        # axis -1: a row over its columns; -2: a column over its rows
-        out = []
-        for k, member in enumerate(members):
-            line = point.matrix[k] if axis == -1 else point.matrix[:, k]
-            worst = int(np.argmin(line))  # the first of equal lows: a stable choice
-            lows = None
-            means = None
-            if drawn is not None:
-                stack = drawn.matrix[:, k, :] if axis == -1 else drawn.matrix[:, :, k]
-                lows, means = stack.min(axis=1), stack.mean(axis=1)
-            out.append(
-                PartnerRobustness(
-                    member=member,
-                    mean=_interval(float(line.mean()), means),
-                    worst_partner=partners[worst],
-                    worst=_interval(float(line.min()), lows),
-                )
-            )
-        return out
-
+    sums, counts = _seed_sums(layout, cells, common)
+    drawn = None
+    if seeds >= 2:
+        drawn = _Figures(_resampled(np.random.default_rng(seed), sums, counts, resamples))
+    est = _Estimates(_Figures(sums.sum(axis=0) / counts.sum()), drawn)
     test = None
     if len(rows) >= 2 and len(columns) >= 2:
-        statistic, p = interaction_test(sums, counts, resamples=resamples, seed=seed)
-        test = InteractionTest(
-            method="sign-flip permutation over seeds of each seed's double-centred matrix",
-            statistic=statistic,
-            p=p,
-            resamples=resamples,
-            share=_interval(float(point.share()), None if drawn is None else drawn.share()),
-            rms=_interval(float(point.rms()), None if drawn is None else drawn.rms()),
-        )
-    leads = []
-    means = point.row_means
-    for i in range(len(rows)):
-        for k in range(i + 1, len(rows)):
-            a, b = (k, i) if means[k] > means[i] else (i, k)
-            line = point.matrix[a] - point.matrix[b]
-            stack = None if drawn is None else drawn.matrix[:, a, :] - drawn.matrix[:, b, :]
-            by_column = {
-                c: _interval(float(line[j]), None if stack is None else stack[:, j])
-                for j, c in enumerate(columns)
-            }
-            changes = [
-                LeadChange(
-                    start=columns[j],
-                    to=columns[m],
-                    change=_interval(
-                        float(line[m] - line[j]),
-                        None if stack is None else stack[:, m] - stack[:, j],
-                    ),
-                )
-                for j in range(len(columns))
-                for m in range(j + 1, len(columns))
-            ]
-            leads.append(Lead(row=rows[a], versus=rows[b], by_column=by_column, changes=changes))
-    gaps = []
-    for i, r in enumerate(rows):
-        for j, c in enumerate(columns):
-            if (r, c) not in layout.same_model or len(rows) * len(columns) < 2:
-                continue
-            own, cross, gap = point.gap(i, j)
-            d_own = d_cross = d_gap = None
-            if drawn is not None:
-                d_own, d_cross, d_gap = drawn.gap(i, j)
-            gaps.append(
-                SelfPlayGap(
-                    row=r,
-                    column=c,
-                    self_play=_interval(float(own), d_own),
-                    cross_play=_interval(float(cross), d_cross),
-                    gap=_interval(float(gap), d_gap),
-                )
-            )
+        test = est.interaction(sums, counts, resamples=resamples, seed=seed)
+    iv = est.interval
     return base.model_copy(
         update={
             "matrix": [
@@ -372,8 +414,8 @@ def crossplay_section(
                 for i, r in enumerate(rows)
                 for j, c in enumerate(columns)
             ],
-            "by_row": robust(-1, rows, columns),
-            "by_column": robust(-2, columns, rows),
+            "by_row": est.robustness(-1, rows, columns),
+            "by_column": est.robustness(-2, columns, rows),
             "grand": iv("grand"),
             "row_effects": [
                 Effect(member=r, effect=iv("row_effects", i)) for i, r in enumerate(rows)
@@ -387,8 +429,8 @@ def crossplay_section(
                 for j, c in enumerate(columns)
             ],
             "interaction_test": test,
-            "leads": leads,
-            "self_play": gaps,
+            "leads": est.leads(rows, columns),
+            "self_play": est.self_play(layout),
         }
     )
 
