@@ -44,6 +44,8 @@ Source = Literal[
     "python",
     "python_retry",
     "fallback_error",
+    "human",
+    "human_retry",
 ]
 """Where a decision came from (decision R7). ``fallback_refused``: the rules refused the
 model's action twice (games with refusals, e.g. Relayroam); ``fallback_length``: the
@@ -51,12 +53,15 @@ second reply did not parse either and was cut by the length limit (its call's
 ``stopReason`` one of :data:`LENGTH_STOP_REASONS`), counted apart from
 ``fallback_parse``, whose replies were whole; ``scripted``: given
 directly, as in a hand-written record replayed; ``python`` and ``python_retry``: a
-Python agent's reply (after the retry hint); ``fallback_error``: the agent raised.
+Python agent's reply (after the retry hint); ``fallback_error``: the agent raised;
+``human`` and ``human_retry``: a person's reply, typed on a page (decision L4; a tick
+their timer ran out on is ``fallback_timeout``).
 
 Every source named ``fallback_*`` is the role's baseline answering for a seat whose
 own answer could not be used, and every ``*_retry`` the seat's answer after the
 retry with a hint: the sets below are derived from this one list by those names."""
-AgentKind = Literal["baseline", "llm", "scripted", "python"]
+AgentKind = Literal["baseline", "llm", "scripted", "python", "human"]
+"""Who plays a seat; ``human``: a person, by the name they chose (decision L4)."""
 
 #: The stop reasons (a call's ``stopReason``) that say the reply was cut by the length
 #: limit: OpenAI's ``length``, Anthropic's ``max_tokens``, Inspect's ``model_length``
@@ -95,6 +100,9 @@ MODEL_SOURCES = TurnSources("llm", "llm_retry", "fallback_api")
 #: A Python agent's turns: ``python``, ``python_retry``; a call that raised is
 #: ``fallback_error``.
 AGENT_SOURCES = TurnSources("python", "python_retry", "fallback_error")
+#: A person's turns (decision L4): ``human``, ``human_retry``; a tick their per-tick
+#: timer ran out on is ``fallback_timeout`` (a person's turn has no other failure).
+HUMAN_SOURCES = TurnSources("human", "human_retry", "fallback_timeout")
 
 # Covariant: a line is immutable, so a game's line (its header with its config, ...) is
 # a line of the envelope's base models too (harness.protocol.RecordLine).
@@ -110,12 +118,13 @@ class RecordModel(StrictModel):
 
 
 class AgentInfo(RecordModel):
-    """Who plays a seat: a baseline by name, an LLM with its provider and model, or a
-    Python agent by import path."""
+    """Who plays a seat: a baseline by name, an LLM with its provider and model, a
+    Python agent by import path, or a person by the name they chose (``human``)."""
 
     kind: AgentKind
     name: str = Field(
-        description="e.g. 'lantern', 'wallhug', 'openai:gpt-4o-mini' or 'my_agents:keeper'"
+        description="e.g. 'lantern', 'wallhug', 'openai:gpt-4o-mini', 'my_agents:keeper' "
+        "or, for a person, the name they chose"
     )
     details: dict[str, str] = Field(
         default_factory=dict, description="Agent settings worth keeping, e.g. prompt sha256."
@@ -126,6 +135,17 @@ class AgentInfo(RecordModel):
         description="The text of each prompt file the agent reads, by its sha256. Not written "
         "with the agent: the header keeps each text once, in ``prompts``.",
     )
+
+
+#: What a seat's label adds to a person's name, so that a human entrant never reads as
+#: a bot or a model in a report (decision L4).
+HUMAN_MARK = " (human)"
+
+
+def agent_label(kind: str, name: str) -> str:
+    """A seat's agent as reports and tables show it: its name, and for a person
+    ``Ada (human)``."""
+    return f"{name}{HUMAN_MARK}" if kind == "human" else name
 
 
 class SeatInfo(RecordModel):
@@ -572,6 +592,8 @@ _CUT = "; the line stops inside a value (cut short?)"
 __all__ = [
     "AGENT_SOURCES",
     "FALLBACK_SOURCES",
+    "HUMAN_MARK",
+    "HUMAN_SOURCES",
     "LENGTH_STOP_REASONS",
     "MODEL_SOURCES",
     "PLAIN_SOURCES",
@@ -599,6 +621,7 @@ __all__ = [
     "TickWallClock",
     "TurnSources",
     "TurnWallClock",
+    "agent_label",
     "decode_line",
     "dump_doc",
     "dump_line",

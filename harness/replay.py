@@ -40,6 +40,7 @@ from harness.protocol import (
 from harness.reader import HAND_WRITTEN, HAND_WRITTEN_VERSION, open_record
 from harness.records import (
     AGENT_SOURCES,
+    HUMAN_SOURCES,
     LENGTH_STOP_REASONS,
     MODEL_SOURCES,
     SOURCES,
@@ -221,8 +222,12 @@ class RecordedSeat:
         # A call without a reply ended the turn: its recorded failure is what happened.
         last = calls[-1] if len(calls) > len(replies) else None
         failure = last.get(_CALL_FAILURE) if isinstance(last, dict) else None
-        # a Python agent's replies carry its own tags
-        tags = AGENT_SOURCES if self._agent.kind == "python" else MODEL_SOURCES
+        # a Python agent's and a person's replies carry their own tags
+        tags = {"python": AGENT_SOURCES, "human": HUMAN_SOURCES}.get(
+            self._agent.kind, MODEL_SOURCES
+        )
+        if self._agent.kind == "human" and recorded_source == "fallback_timeout":
+            failure = "timeout"  # a person's timer ran out: no call records it
         # the last answered call gave the last reply: its stop reason says if it was cut
         answered = [c for c in calls if isinstance(c, dict) and c.get(_CALL_FAILURE) is None]
         cut = bool(answered) and answered[-1].get(_CALL_STOP_REASON) in LENGTH_STOP_REASONS

@@ -5,12 +5,15 @@ In a tournament config (TOML) a seat is one of::
     { baseline = "lantern" }                          the role's scripted baseline
     { provider = "openai", model = "gpt-4o-mini" }    a model, through a [providers] entry
     { python = "my_agents:keeper" }                   your own agent: a Python callable
+    { human = "Ada" }                                 a person, on a page (lighthouse serve)
 
 On the command line the same three are strings, which :func:`parse_seat_arg` turns
 into the same models: ``lantern`` (``baseline`` is the role's first baseline),
 ``openai:MODEL`` or ``anthropic:MODEL`` (the LLM flags fill in the rest, and name
 the provider's settings), and ``python:MODULE:CALLABLE``. Every default comes from
-:mod:`harness.defaults`.
+:mod:`harness.defaults`. A person's seat (``human``) is played on a page, never by a
+run: a run plays the rest of a config and leaves a human entrant's episodes to the
+page (``lighthouse add`` joins them to a results folder).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from pydantic import (
 from harness import defaults
 from harness.errors import ConfigError
 from harness.llm.options import LLMSeatOptions, LLMSettings, PromptFiles, ProviderOptions
+from harness.records import AgentInfo
 from harness.validation import StrictModel, format_validation_error, seconds_field, short_repr
 
 #: ``MODULE:CALLABLE``: a dotted module path, a colon, a dotted attribute path. Each
@@ -119,8 +123,49 @@ class PythonSeatConfig(StrictModel):
         return "none" if self.python.startswith(f"{MAIN_MODULE}:") else "process"
 
 
+#: A person's name as a seat shows it: a letter or digit, then up to 39 letters, digits,
+#: spaces and ``_ . ' -``. No ``:``, so it never reads as ``PROVIDER:MODEL``.
+HUMAN_NAME = re.compile(r"[^\W_][\w .'-]{0,39}")
+
+
+class HumanSeatConfig(StrictModel):
+    """A seat played by a person on a page (decision L4), e.g. ``{ human = "Ada" }``.
+
+    The person's replies are judged as any seat's are: parsed, sent back once with a
+    hint, then the role's baseline (``human``, ``human_retry``, ``fallback_parse``).
+    There is no wall-clock play budget; with ``tick_seconds`` a tick left unanswered
+    that long is the seat's fallback, tagged ``fallback_timeout``.
+    """
+
+    human: str = Field(
+        description="The player's chosen name: a letter or digit, then up to 39 letters, "
+        "digits, spaces and _ . ' -",
+        max_length=40,
+    )
+    tick_seconds: float | None = seconds_field(
+        None,
+        description="A per-tick timer, at most a day: a tick the person leaves unanswered "
+        "that long is the role's baseline (fallback_timeout). None: no timer.",
+    )
+
+    @field_validator("human")
+    @classmethod
+    def _is_a_name(cls, value: str) -> str:
+        if not HUMAN_NAME.fullmatch(value) or value != value.rstrip():
+            raise ValueError(
+                f"{short_repr(value)} is not a player's name: a letter or digit, then up to "
+                "39 letters, digits, spaces and _ . ' - (no trailing space)"
+            )
+        return value
+
+    def agent(self) -> AgentInfo:
+        """The seat's agent, as its record's header names it."""
+        details = {} if self.tick_seconds is None else {"tickSeconds": f"{self.tick_seconds:g}"}
+        return AgentInfo(kind="human", name=self.human, details=details)
+
+
 #: The union's tags, as pydantic puts them in an error's path (a file does not spell them).
-SEAT_TAGS = frozenset({"baseline seat", "LLM seat", "python seat"})
+SEAT_TAGS = frozenset({"baseline seat", "LLM seat", "python seat", "human seat"})
 
 
 def _seat_kind(value: Any) -> str | None:
@@ -128,6 +173,8 @@ def _seat_kind(value: Any) -> str | None:
         return "baseline seat"
     if isinstance(value, PythonSeatConfig) or (isinstance(value, dict) and "python" in value):
         return "python seat"
+    if isinstance(value, HumanSeatConfig) or (isinstance(value, dict) and "human" in value):
+        return "human seat"
     if isinstance(value, LLMSeatConfig | dict):
         return "LLM seat"
     return None  # not a table: SEAT_SHAPES says what a seat is
@@ -135,17 +182,18 @@ def _seat_kind(value: Any) -> str | None:
 
 #: What a seat is, for a value that is not one (a bare "lantern", a number).
 SEAT_SHAPES = (
-    'a seat is a table: { baseline = "NAME" }, { provider = "NAME", model = "MODEL" } '
-    'or { python = "MODULE:CALLABLE" }'
+    'a seat is a table: { baseline = "NAME" }, { provider = "NAME", model = "MODEL" }, '
+    '{ python = "MODULE:CALLABLE" } or { human = "NAME" }'
 )
 
 SeatConfig = Annotated[
     Annotated[BaselineSeatConfig, Tag("baseline seat")]
     | Annotated[LLMSeatConfig, Tag("LLM seat")]
-    | Annotated[PythonSeatConfig, Tag("python seat")],
+    | Annotated[PythonSeatConfig, Tag("python seat")]
+    | Annotated[HumanSeatConfig, Tag("human seat")],
     Discriminator(_seat_kind, custom_error_type="seat_shape", custom_error_message=SEAT_SHAPES),
 ]
-"""One seat's spec: a baseline, a model or a Python callable."""
+"""One seat's spec: a baseline, a model, a Python callable or a person."""
 
 
 def cli_providers(
@@ -206,10 +254,12 @@ def parse_seat_arg(
 
 __all__ = [
     "CLI_PROVIDERS",
+    "HUMAN_NAME",
     "IMPORT_PATH",
     "SEAT_SHAPES",
     "SEAT_TAGS",
     "BaselineSeatConfig",
+    "HumanSeatConfig",
     "LLMSeatConfig",
     "PythonSeatConfig",
     "SeatConfig",

@@ -36,6 +36,7 @@ from harness.records import (
     SeatTurn,
     TickLine,
     TickWallClock,
+    agent_label,
     json_int,
     json_list,
     json_number,
@@ -373,7 +374,8 @@ def summarize(
     agents = [json_object(info[_SEAT.agent]) for info in infos]
     tallies = {
         json_text(info[_SEAT.seat]): _Tally(
-            json_text(info[_SEAT.role]), json_text(agent[_AGENT.name])
+            json_text(info[_SEAT.role]),
+            agent_label(json_text(agent[_AGENT.kind]), json_text(agent[_AGENT.name])),
         )
         for info, agent in zip(infos, agents, strict=True)
     }

@@ -16,6 +16,7 @@ from harness.protocol import ParseFailure
 from harness.records import (
     AGENT_SOURCES,
     FALLBACK_SOURCES,
+    HUMAN_SOURCES,
     MODEL_SOURCES,
     PLAIN_SOURCES,
     RETRY_SOURCES,
@@ -40,37 +41,42 @@ def test_the_sets_of_sources_are_derived_from_the_one_list() -> None:
     assert get_args(Source) == SOURCES
     assert {s for s in SOURCES if s.startswith("fallback")} == FALLBACK_SOURCES
     assert "fallback_error" in FALLBACK_SOURCES  # a Python agent's: counted everywhere
-    assert {"llm_retry", "python_retry"} == RETRY_SOURCES
-    assert {"baseline", "llm", "python"} == PLAIN_SOURCES
+    assert {"llm_retry", "python_retry", "human_retry"} == RETRY_SOURCES
+    assert {"baseline", "llm", "python", "human"} == PLAIN_SOURCES
     # every reader uses these very sets: none keeps a list of its own
     assert summary.FALLBACK_SOURCES is FALLBACK_SOURCES
     assert summary.RETRY_SOURCES is RETRY_SOURCES
     # a turn not its seat's own is a fallback, one rule for every reader (play's too)
     assert {s for s in SOURCES if summary.not_own(s)} == FALLBACK_SOURCES
     assert closing.TurnCount is summary.TurnCount  # type: ignore[attr-defined]
-    for tags in (MODEL_SOURCES, AGENT_SOURCES):
+    for tags in (MODEL_SOURCES, AGENT_SOURCES, HUMAN_SOURCES):
         assert tags.first in PLAIN_SOURCES
         assert tags.retry in RETRY_SOURCES
         assert tags.failed in FALLBACK_SOURCES
 
 
 @pytest.mark.parametrize(
-    ("replies", "failure", "model", "agent"),
+    ("replies", "failure", "model", "agent", "human"),
     [
-        ([None], None, "llm", "python"),
-        ([ParseFailure("not_json", "x"), None], None, "llm_retry", "python_retry"),
-        ([], "timeout", "fallback_timeout", "fallback_timeout"),
-        ([], "error", "fallback_api", "fallback_error"),
-        ([ParseFailure("not_json", "x")], "server", "fallback_api", "fallback_error"),
+        ([None], None, "llm", "python", "human"),
+        ([ParseFailure("not_json", "x"), None], None, "llm_retry", "python_retry", "human_retry"),
+        ([], "timeout", "fallback_timeout", "fallback_timeout", "fallback_timeout"),
+        ([], "error", "fallback_api", "fallback_error", "fallback_timeout"),
+        ([ParseFailure("not_json", "x")], "server", "fallback_api", "fallback_error",
+         "fallback_timeout"),
+        ([ParseFailure("not_json", "x"), ParseFailure("not_json", "y")], None,
+         "fallback_parse", "fallback_parse", "fallback_parse"),
         ([ParseFailure("not_json", "x"), ParseFailure("refused:wall", "y")], None,
-         "fallback_refused", "fallback_refused"),
+         "fallback_refused", "fallback_refused", "fallback_refused"),
     ],
 )  # fmt: skip
 def test_a_seat_kinds_tags_name_its_turns(
-    replies: list[ParseFailure | None], failure: str | None, model: str, agent: str
+    replies: list[ParseFailure | None], failure: str | None, model: str, agent: str, human: str
 ) -> None:
     assert turn_source(replies, failure, MODEL_SOURCES) == model
     assert turn_source(replies, failure, AGENT_SOURCES) == agent
+    # a person's turn (decision L4): the same rule, and a timer that ran out is a timeout
+    assert turn_source(replies, failure, HUMAN_SOURCES) == human
 
 
 def keeper_request(deadline: float | None = None) -> SeatRequest:

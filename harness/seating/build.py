@@ -23,11 +23,16 @@ from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.llm.seat import SeatFactory
 from harness.llm.types import Provider
 from harness.protocol import GameEntry
-from harness.seat_spec import BaselineSeatConfig, LLMSeatConfig, PythonSeatConfig
+from harness.seat_spec import (
+    BaselineSeatConfig,
+    HumanSeatConfig,
+    LLMSeatConfig,
+    PythonSeatConfig,
+)
 from harness.seats import BaselineSeat, Seat
 
 #: A seat's spec as the builder takes it: a spec model, or a callable to play the seat.
-SeatLike = BaselineSeatConfig | LLMSeatConfig | PythonSeatConfig | Agent
+SeatLike = BaselineSeatConfig | LLMSeatConfig | PythonSeatConfig | HumanSeatConfig | Agent
 _Spec = TypeVar("_Spec")
 
 
@@ -64,8 +69,9 @@ def seats_of_groups(
 
 
 def prompt_files(game: GameEntry, role: str, spec: SeatLike) -> PromptFiles | None:
-    """The prompt files a seat reads (models and Python agents), or None (baselines)."""
-    if isinstance(spec, BaselineSeatConfig):
+    """The prompt files a seat reads (models and Python agents), or None (baselines,
+    people)."""
+    if isinstance(spec, BaselineSeatConfig | HumanSeatConfig):
         return None
     given = spec.prompts if isinstance(spec, LLMSeatConfig | PythonSeatConfig) else None
     return given or default_prompt_files(game.name, role)
@@ -125,6 +131,12 @@ def build_seat(
             prompts=PromptSet.load(spec.prompts or default_prompt_files(game.name, role)),
             name=spec.python,
             timeout_seconds=spec.timeout_seconds,
+        )
+    if isinstance(spec, HumanSeatConfig):
+        raise ConfigError(
+            f"{role}: {spec.human!r} is a person: a human seat is played on the page of "
+            "lighthouse serve, never by a run (lighthouse add joins its record to a "
+            "results folder)"
         )
     if callable(spec):  # a callable object cannot cross to another process as itself
         return PythonSeat(

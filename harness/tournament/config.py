@@ -57,6 +57,7 @@ from harness.registry import game_names, get_game
 from harness.seat_spec import (
     SEAT_TAGS,
     BaselineSeatConfig,
+    HumanSeatConfig,
     LLMSeatConfig,
     PythonSeatConfig,
     SeatConfig,
@@ -122,6 +123,15 @@ class EntrantConfig(StrictModel):
     def seat_specs(self, game: GameEntry) -> dict[str, tuple[str, SeatConfig]]:
         """Every seat id of ``game`` with its role and spec (the entrant is resolved)."""
         return seats_of_groups(game, self.seats)
+
+    def has_human(self) -> bool:
+        """Whether a person plays one of its seats: a run leaves its episodes to the page
+        (``lighthouse serve``), which ``lighthouse add`` joins to the folder."""
+        return any(
+            isinstance(spec, HumanSeatConfig)
+            for specs in self.seats.values()
+            for spec in (specs if isinstance(specs, list) else [specs])
+        )
 
 
 class SeedRange(StrictModel):
@@ -475,6 +485,8 @@ def _resolve_seat(
                 f"choose one of {list(game.baseline_names(role))}"
             )
         return seat
+    if isinstance(seat, HumanSeatConfig):
+        return seat  # a person: nothing to import or read
     if isinstance(seat, PythonSeatConfig):
         try:  # imported now, so a missing agent stops the run before anything is written
             load_agent(seat.python, (base.resolve(), Path.cwd()))

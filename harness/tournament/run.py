@@ -329,6 +329,8 @@ class _Run:
         scripted = (
             {e.name for e in entrants if entrant_is_scripted(p.game, e)} if p.workers else set()
         )
+        # a human entrant's episodes are left for the page to play
+        people = {e.name for e in p.config.entrants if e.has_human()}
         async with contextlib.AsyncExitStack() as stack:
             pool: ScriptedPool | None = None
             if scripted:
@@ -339,7 +341,11 @@ class _Run:
                 p.game,
                 self.folder,
                 # a stream of one kind never scans the whole plan for nothing
-                (plan for plan in done.todo() if plan.entrant.name not in scripted)
+                (
+                    plan
+                    for plan in done.todo()
+                    if plan.entrant.name not in scripted and plan.entrant.name not in people
+                )
                 if len(scripted) < len(entrants)
                 else iter(()),
                 seats,
@@ -379,9 +385,15 @@ def _check_can_play(
 
 def _pending(config: TournamentConfig, plans: PlanIndex, done: DoneSet) -> list[EntrantConfig]:
     """The entrants with episodes left to play, in config order: counted, not listed (a
-    million-seed plan is not walked to find them)."""
+    million-seed plan is not walked to find them). A human entrant has none a run can
+    play (decision L4)."""
     planned = plans.entrant_counts()
-    return [e for e in config.entrants if done.count(e.name) < planned.get(e.name, 0)]
+    return [
+        e
+        for e in config.entrants
+        # a person's episodes are played on a page and joined by lighthouse add
+        if done.count(e.name) < planned.get(e.name, 0) and not e.has_human()
+    ]
 
 
 def _notifier(progress: Progress | None) -> Notify:

@@ -177,7 +177,8 @@ def test_malformed_configs_give_one_clear_error(
     [
         (('keeper = { baseline = "lantern" }', 'keeper = 7'),
          "t.toml: entrant 'lantern', keeper: a seat is a table: { baseline = \"NAME\" }, "
-         "{ provider = \"NAME\", model = \"MODEL\" } or { python = \"MODULE:CALLABLE\" }; got 7"),
+         "{ provider = \"NAME\", model = \"MODEL\" }, { python = \"MODULE:CALLABLE\" } "
+         "or { human = \"NAME\" }; got 7"),
         (('keeper = { baseline = "lantern" }', "keeper = [1]"), "t.toml: entrant 'lantern', keeper.0: a seat is a table"),
         (('prompts = { system = "p/k.md", observation = "p/o.md", retry_hint = "p/r.md" }', "prompts = 3"),
          "t.toml: entrant 'model', keeper.prompts: should be a table (key = value, ...), got 3"),
