@@ -137,6 +137,7 @@ COMMANDS: dict[str, Command] = {
     "run": Command(tournament.RUN_HELP, tournament.add_run_parser),
     "report": Command(tournament.REPORT_HELP, tournament.add_report_parser),
     "merge": Command(tournament.MERGE_HELP, tournament.add_merge_parser),
+    "add": Command(tournament.ADD_HELP, tournament.add_add_parser),
     "leaderboard": Command(leaderboard.HELP, leaderboard.add_parser),
     "replay": Command(replay.HELP, replay.add_parser),
     "view": Command(view.HELP, view.add_parser),

@@ -1,4 +1,4 @@
-"""``lighthouse run``, ``report`` and ``merge``: tournaments and their results."""
+"""``lighthouse run``, ``report``, ``merge`` and ``add``: tournaments and their results."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ CEILING_HELP = (
 RUN_HELP = "play a tournament config; resumes where it stopped"
 REPORT_HELP = "report on a results folder"
 MERGE_HELP = "join the results folders of a tournament's shards"
+ADD_HELP = "add a person's episode (played in lighthouse serve) to a results folder"
 
 
 def add_run_parser(sub: Any) -> None:
@@ -165,6 +166,34 @@ def add_merge_parser(sub: Any) -> None:
         "--out", type=Path, required=True, metavar="DIR", help="the new, merged folder"
     )
     merge.set_defaults(func=merge_command)
+
+
+def add_add_parser(sub: Any) -> None:
+    """Register ``add``."""
+    add = sub.add_parser(
+        "add",
+        help=ADD_HELP,
+        description="Add the record of an episode a person played (on the page of "
+        "lighthouse serve) to a results folder, as an entrant of its own: a human "
+        "baseline in the same report as the models and bots. The record must replay "
+        "clean and be of one of the folder's seeds, variants and rules; the entrant's "
+        "seats are the record's (a person, baselines at the rest).",
+        epilog=examples(
+            "lighthouse add results/smoke ada-seed3.jsonl --as ada",
+            "lighthouse report results/smoke",
+        ),
+    )
+    add.add_argument("dir", type=Path, metavar="DIR", help="the results folder")
+    add.add_argument("record", type=Path, metavar="RECORD", help="the episode's record file")
+    add.add_argument(
+        "--as",
+        dest="entrant",
+        required=True,
+        metavar="NAME",
+        help="the entrant's name in the folder (a new entrant, or one the folder has "
+        "with the same seats)",
+    )
+    add.set_defaults(func=add_command)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -345,6 +374,27 @@ def _check_plot(path: Path) -> None:
         )
     if not path.parent.is_dir():
         raise ConfigError(f"--plot: there is no folder {path.parent} to write {path.name} into")
+
+
+def add_command(args: argparse.Namespace) -> int:
+    """Add a person's episode to a results folder."""
+    from harness.results import read_results
+    from harness.tournament.join import add_record
+
+    joined = add_record(args.dir, args.record, entrant=args.entrant)
+    done = read_results(args.dir).completeness
+    made = "a new entrant" if joined.new_entrant else "an entrant the folder had"
+    print(
+        f"added {joined.episode_id} to {args.dir} as {made}; {done.summary()}",
+        file=sys.stderr,
+    )
+    if joined.new_entrant:
+        print(
+            "to keep it when you run the folder's config file again, add to that file:\n"
+            + joined.toml,
+            file=sys.stderr,
+        )
+    return 0
 
 
 def merge_command(args: argparse.Namespace) -> int:
