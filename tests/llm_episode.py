@@ -39,6 +39,7 @@ KEY_ENV = "LIGHTHOUSE_VIEWER_TEST_KEY"
 
 _RUNNER = re.compile(r"You are (\w+)\. Tick (\d+) of")
 _KEEPER = re.compile(r"^Tick (\d+) of", re.M)
+_TICK = re.compile(r"Tick \d+ of")
 
 
 @dataclass(frozen=True)
@@ -64,11 +65,18 @@ class _Answers:
 
     def __call__(self, path: str, body: dict[str, Any]) -> Action:
         messages = body["messages"]
-        text = messages[1]["content"]
+        # the tick's own prompt: the last user message that shows a tick (before it, a
+        # seat with history sends earlier ticks; after it, a retry sends its hint)
+        at = next(
+            i
+            for i in range(len(messages) - 1, -1, -1)
+            if messages[i]["role"] == "user" and _TICK.search(messages[i]["content"])
+        )
+        text = messages[at]["content"]
         runner = _RUNNER.search(text)
         if runner is not None:
             seat, tick = self.seats[runner.group(1)], int(runner.group(2))
-            if seat == "runner1" and tick == RETRY_TICK and len(messages) == 2:
+            if seat == "runner1" and tick == RETRY_TICK and at == len(messages) - 1:
                 return Reply(NOT_A_MOVE)
         else:
             keeper = _KEEPER.search(text)
@@ -77,8 +85,9 @@ class _Answers:
         return Reply(self.ticks[tick]["seats"][seat]["raw"])
 
 
-def record_llm_episode(path: Path) -> Recorded:
-    """Play the episode (see the module) and write its record to ``path``."""
+def record_llm_episode(path: Path, **settings: object) -> Recorded:
+    """Play the episode (see the module) and write its record to ``path``; ``settings``
+    are further seat options (``history=2``, say)."""
     story = GAME.codec.start_state(_header())
     with ScriptedLLMServer(default=_Answers()) as server:
         options = LLMSeatOptions.model_validate(
@@ -90,6 +99,7 @@ def record_llm_episode(path: Path) -> Recorded:
                 },
                 "model": "scripted-model",
                 "call_timeout_seconds": 10.0,
+                **settings,
             }
         )
 

@@ -103,6 +103,19 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: off, or auto with --structured)",
     )
     parser.add_argument(
+        "--history",
+        type=at_least(0),
+        metavar="K",
+        help="send model seats their last K ticks (prompts and replies) as a conversation "
+        "(default: 0, each tick alone)",
+    )
+    parser.add_argument(
+        "--prompt-cache",
+        action="store_true",
+        help="ask the provider to cache the prompts' stable start (Anthropic cache_control, "
+        "OpenAI prompt_cache_key)",
+    )
+    parser.add_argument(
         "--transport",
         choices=("aiohttp", "httpx"),
         help=f"the SDKs' HTTP transport (default: {defaults.TRANSPORT})",
@@ -144,6 +157,8 @@ def seat_configs(game: GameEntry, args: argparse.Namespace) -> dict[str, SeatCon
         "temperature": args.temperature,
         "max_tokens": args.max_tokens,
         "structured_output": _structured(args),
+        "history": getattr(args, "history", None),
+        "prompt_cache": True if getattr(args, "prompt_cache", False) else None,
         "call_timeout_seconds": timeout,
         # None: the default for the episode's model seats (see harness.llm.deadlines)
         "allowance_seconds": args.allowance,

@@ -49,16 +49,14 @@ class AnthropicProvider:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         kwargs: dict[str, Any] = {
             "model": request.model,
-            "messages": [
-                {"role": m.role, "content": m.content}
-                for m in request.messages
-                if m.role != "system"
-            ],
+            "messages": _messages(request),
             "max_tokens": request.max_tokens,
             "timeout": request.timeout_s,
         }
         if system:
             kwargs["system"] = system
+            if request.cache is not None:  # the first breakpoint: the system prompt
+                kwargs["system"] = [{"type": "text", "text": system, "cache_control": _EPHEMERAL}]
         if request.temperature is not None:
             # anthropic 2.x no longer lists sampling parameters; servers that still take
             # them (older models, compatible gateways) get it in the body.
@@ -88,6 +86,26 @@ class AnthropicProvider:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+#: A cache breakpoint (Anthropic's default lifetime, five minutes).
+_EPHEMERAL = {"type": "ephemeral"}
+
+
+def _messages(request: CompletionRequest) -> list[dict[str, Any]]:
+    """The conversation in Messages' shape. With a cache hint past the system prompt,
+    the message that ends the start the next call sends again carries the second
+    breakpoint (a text block with ``cache_control``): two of the four Anthropic allows."""
+    through = request.cache.through if request.cache is not None else 0
+    out: list[dict[str, Any]] = []
+    for index, m in enumerate(request.messages):
+        if m.role == "system":
+            continue
+        content: Any = m.content
+        if through and index == through:
+            content = [{"type": "text", "text": m.content, "cache_control": _EPHEMERAL}]
+        out.append({"role": m.role, "content": content})
+    return out
 
 
 __all__ = ["AnthropicProvider"]

@@ -68,6 +68,8 @@ class OpenAIProvider:
             kwargs["temperature"] = request.temperature
         if request.seed is not None:
             kwargs["seed"] = request.seed
+        if request.cache is not None:
+            kwargs["prompt_cache_key"] = request.cache.key
         response_format = _response_format(request)
         if response_format is not None:
             kwargs["response_format"] = response_format

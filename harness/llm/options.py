@@ -33,6 +33,9 @@ DEFAULT_KEY_ENV: dict[ProviderKind, str | None] = {
     "inspect": None,
     "scripted": None,
 }
+#: The most earlier ticks a seat may be sent (``history``): each adds a prompt and a
+#: reply (at most 4000 runes) to every call.
+MAX_HISTORY = 100
 #: What to install for a provider of kind ``inspect``.
 INSPECT_EXTRA = "pip install 'lighthouse-harness[inspect]'"
 
@@ -147,6 +150,22 @@ class LLMSettings(StrictModel):
         "Default: call_timeout_seconds * (model seats in the episode + 1), see docs/llm.md.",
     )
 
+    history: int = Field(
+        0,
+        ge=0,
+        le=MAX_HISTORY,
+        exclude_if=lambda v: v == 0,
+        description="Earlier ticks sent as a conversation: the seat's last K prompts and "
+        "replies before this tick's; 0 (the default) sends each tick alone.",
+    )
+    prompt_cache: bool = Field(
+        False,
+        exclude_if=lambda v: not v,
+        description="Ask the provider to cache the prompt's stable start: Anthropic "
+        "cache_control breakpoints, OpenAI prompt_cache_key. Changes what a call costs, "
+        "never its answer.",
+    )
+
     @model_validator(mode="after")
     def _allowance_covers_a_call(self) -> Self:
         if self.allowance_seconds is not None and (
@@ -170,6 +189,7 @@ class LLMSeatOptions(LLMSettings):
 __all__ = [
     "DEFAULT_KEY_ENV",
     "INSPECT_EXTRA",
+    "MAX_HISTORY",
     "LLMSeatOptions",
     "LLMSettings",
     "PriceOptions",

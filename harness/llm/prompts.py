@@ -94,10 +94,40 @@ def fill(template: str, **values: str) -> str:
     return Template(template).safe_substitute(values)
 
 
-def first_messages(system: str, observation_template: str, observation: str) -> tuple[Message, ...]:
-    """A tick's first messages: the system prompt, then the observation template filled in."""
+@dataclass(frozen=True)
+class Exchange:
+    """One earlier tick of a seat's conversation (seat option ``history``): the user
+    message it was first sent that tick, and the model's last reply of the tick as a
+    record keeps it (:attr:`~harness.records.ModelReply.raw`), cut to
+    :data:`RETRY_ECHO_RUNES` like a retry's echo. Both can be made again from a record,
+    so a conversation sent with history hashes the same when rebuilt."""
+
+    prompt: str
+    reply: str
+
+    @classmethod
+    def of(cls, prompt: str, reply: str) -> Exchange:
+        """The exchange of a tick that sent ``prompt`` and was last answered ``reply``."""
+        return cls(prompt, truncate_runes(reply, RETRY_ECHO_RUNES))
+
+
+def first_messages(
+    system: str,
+    observation_template: str,
+    observation: str,
+    history: Sequence[Exchange] = (),
+) -> tuple[Message, ...]:
+    """A tick's first messages: the system prompt, the earlier ticks of ``history``
+    (oldest first, each a user and an assistant turn), then the observation template
+    filled in. The stable part (the system prompt) leads, so a provider can cache it."""
+    earlier = [
+        message
+        for past in history
+        for message in (Message("user", past.prompt), Message("assistant", past.reply))
+    ]
     return (
         Message("system", system),
+        *earlier,
         Message("user", fill(observation_template, observation=observation)),
     )
 
@@ -127,6 +157,7 @@ def _read(path: Path, field: str) -> Prompt:
 __all__ = [
     "PROMPTS_DIR",
     "RETRY_ECHO_RUNES",
+    "Exchange",
     "Prompt",
     "PromptSet",
     "default_prompt_files",

@@ -1,16 +1,19 @@
 """The LLM seat: observation -> prompt -> provider -> parse, retry once, else fall back.
 
-Each tick's call is stateless: the seat sends its system prompt and the rendered
-observation, nothing from earlier ticks (what a seat remembers is its notes, which
-the observation carries). On a parse failure the seat retries exactly once, sending
-back its failed reply and a hint that names the problem (decision R5); a second
-failure, or a provider that cannot answer within the seat's allowance, falls back to
-the role's scripted baseline on the same observation, tagged with its source (R7).
+By default each tick's call is stateless: the seat sends its system prompt and the
+rendered observation, nothing from earlier ticks (what a seat remembers is its notes,
+which the observation carries). With ``history = K`` it also sends its last K ticks
+as a conversation between the two (:mod:`harness.llm.memory`). On a parse failure
+the seat retries exactly once, sending back its failed reply and a hint that names
+the problem (decision R5); a second failure, or a provider that cannot answer within
+the seat's allowance, falls back to the role's scripted baseline on the same
+observation, tagged with its source (R7).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Self
 
@@ -20,11 +23,13 @@ from harness.llm.calls import CallReport, RetryPolicy, call_llm
 from harness.llm.deadlines import default_allowance
 from harness.llm.factory import make_provider
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
+from harness.llm.memory import SeatMemory
 from harness.llm.negotiate import Negotiation
 from harness.llm.options import LLMSeatOptions, ProviderOptions
 from harness.llm.pricing import Price
 from harness.llm.prompts import (
     RETRY_ECHO_RUNES,
+    Exchange,
     PromptSet,
     default_prompt_files,
     first_messages,
@@ -34,7 +39,7 @@ from harness.llm.schema_reply import schema_reply
 from harness.llm.scripted import ScriptedProvider
 from harness.llm.secrets import redact
 from harness.llm.shapes import Shape, apply_shape, candidates
-from harness.llm.types import CompletionRequest, Message, Provider
+from harness.llm.types import CacheHint, CompletionRequest, Message, Provider
 from harness.models import JsonObject
 from harness.protocol import GameEntry
 from harness.records import (
@@ -93,7 +98,13 @@ class LLMSeat:
         details = {"provider": options.provider.kind, "model": options.model, **prompts.hashes()}
         if options.provider.base_url:
             details["baseUrl"] = options.provider.base_url
+        if options.history:
+            details["history"] = str(options.history)
+        if options.prompt_cache:
+            details["promptCache"] = "true"
         self._details = details
+        self._memory = SeatMemory(options.history)
+        self._cache_key = _prompt_cache_key(options, prompts) if options.prompt_cache else None
 
     @property
     def agent(self) -> AgentInfo:
@@ -111,21 +122,27 @@ class LLMSeat:
         budget = request.deadline if request.deadline is not None else float("inf")
         deadline = min(loop.time() + self.allowance_s, budget)
         prompts = self.prompts
-        scope = (
-            f"{request.episode_id or current_episode() or ''}/{request.seat.seat}/{request.tick}"
-        )
+        episode, seat = request.episode_id or current_episode() or "", request.seat.seat
+        scope = f"{episode}/{seat}/{request.tick}"
         messages: tuple[Message, ...] = ()
+        prompt = ""  # the tick's own user message, as its first request sent it
+        hint: CacheHint | None = None
 
         async def ask(retry: Retry | None) -> Asked:
-            nonlocal messages
+            nonlocal messages, prompt, hint
             if retry is None:
                 rendered = request.io.render_observation(request.observation)
-                messages = first_messages(prompts.system.text, prompts.observation.text, rendered)
+                history = self._memory.recall(episode, seat)
+                messages = first_messages(
+                    prompts.system.text, prompts.observation.text, rendered, history
+                )
+                prompt = messages[-1].content
+                hint = self._cache_hint(messages, history)
             else:
                 messages = retry_messages(
                     messages, retry.reply, prompts.retry_hint.text, retry.problem.message
                 )
-            reports = await self._call(messages, deadline, scope)
+            reports = await self._call(messages, deadline, scope, hint)
             calls = tuple(_call_record(r) for r in reports)
             report = reports[-1]
             if report.failure is not None:
@@ -138,10 +155,16 @@ class LLMSeat:
             cut = completion.stop_reason in LENGTH_STOP_REASONS
             return Asked(text=completion.text, clipped=completion.clipped, calls=calls, cut=cut)
 
-        return await play_turn(request, ask, MODEL_SOURCES)
+        reply = await play_turn(request, ask, MODEL_SOURCES)
+        if reply.replies:  # a tick the model answered: remembered as the record keeps it
+            self._memory.remember(episode, seat, prompt, reply.replies[-1].raw)
+        return reply
 
     def request(
-        self, messages: tuple[Message, ...], max_tokens: int | None = None
+        self,
+        messages: tuple[Message, ...],
+        max_tokens: int | None = None,
+        cache: CacheHint | None = None,
     ) -> CompletionRequest:
         """The request this seat sends for ``messages``, before its shape is applied."""
         return CompletionRequest(
@@ -152,13 +175,34 @@ class LLMSeat:
             seed=self.options.seed,
             json_schema=self._schema,
             timeout_s=self.options.call_timeout_seconds,
+            cache=cache,
         )
 
+    def _cache_hint(
+        self, messages: tuple[Message, ...], history: tuple[Exchange, ...]
+    ) -> CacheHint | None:
+        """The prompt cache this tick's calls ask for (None: ``prompt_cache`` is off).
+
+        The system prompt is always sent again. While the history is still filling
+        (fewer than K earlier ticks), the next tick sends this whole prompt again
+        before its own, so the start runs through this tick's prompt; once it is full,
+        the next tick drops its oldest tick, and only the system prompt stays the same
+        (a breakpoint later would pay for cache writes never read).
+        """
+        if self._cache_key is None:
+            return None
+        growing = len(history) < self.options.history
+        return CacheHint(self._cache_key, len(messages) - 1 if growing else 0)
+
     async def _call(
-        self, messages: tuple[Message, ...], deadline: float, scope: str
+        self,
+        messages: tuple[Message, ...],
+        deadline: float,
+        scope: str,
+        cache: CacheHint | None = None,
     ) -> list[CallReport]:
         """One call (or, while the shape is being found, one per shape tried)."""
-        base = self.request(messages)
+        base = self.request(messages, cache=cache)
         provider = self.options.provider
 
         async def send(shape: Shape | None) -> CallReport:
@@ -193,6 +237,14 @@ class LLMSeat:
                 "the turn fell back (this seat's later failures are only in the record)"
             )
         )
+
+
+def _prompt_cache_key(options: LLMSeatOptions, prompts: PromptSet) -> str:
+    """The seat's ``prompt_cache_key``: the same for every seat sending this system
+    prompt to this model (so their calls, which share that start, meet one cache), and
+    saying nothing of the prompt itself."""
+    text = f"{options.provider.kind}\n{options.model}\n{prompts.system.sha256}"
+    return "lighthouse-" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _call_record(report: CallReport) -> CallRecord:

@@ -129,11 +129,28 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class CacheHint:
+    """Where a request's prompt may be cached by the provider (seat option ``prompt_cache``).
+
+    ``key`` is the same for every call of one seat's prompts (OpenAI's
+    ``prompt_cache_key``, which routes calls sharing a start to the same cache);
+    ``through`` is the index of the last message of the start that the seat's next
+    call will send again (0: the system prompt alone), where Anthropic's
+    ``cache_control`` breakpoints go. Neither changes the answer: the call cache's
+    key leaves the hint out.
+    """
+
+    key: str
+    through: int = 0
+
+
+@dataclass(frozen=True)
 class CompletionRequest:
     """One call's inputs.
 
     ``json_schema``: the reply's schema, sent in the way ``shape`` says (see
     :mod:`harness.llm.shapes`); a schema without a shape is sent as ``json_schema``.
+    ``cache``: the provider's prompt cache asked for (None: not asked).
     """
 
     model: str
@@ -144,6 +161,7 @@ class CompletionRequest:
     json_schema: JsonObject | None = None
     timeout_s: float = CALL_TIMEOUT_SECONDS
     shape: Shape | None = None
+    cache: CacheHint | None = None
 
     @property
     def sent_shape(self) -> Shape | None:
@@ -193,6 +211,7 @@ class Provider(Protocol):
 __all__ = [
     "MAX_TOKEN_COUNT",
     "TOKEN_BYTES",
+    "CacheHint",
     "Completion",
     "CompletionRequest",
     "Message",

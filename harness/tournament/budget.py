@@ -9,7 +9,9 @@ attempts, not calls, and are not billed.
 (:data:`TOKEN_BYTES`) of the messages a turn sends at most: the system prompt and
 the rendered first observation (the largest over the config's variants, first seed)
 sent twice, plus the failed reply echoed back (at most ``max_tokens``) and the retry
-hint with an allowance of :data:`PROBLEM_BYTES` for the problem it names. Output
+hint with an allowance of :data:`PROBLEM_BYTES` for the problem it names. A seat sent
+its last K ticks (``history = K``) sends each call K more exchanges, each estimated
+as the first observation and a reply of ``max_tokens``. Output
 tokens are bounded by ``max_tokens`` per call. Observations grow a little as notes
 and messages accumulate (Lighthouse: up to about 1.3x the first one's size), which
 the every-turn-retried path more than covers in practice; the input side stays an
@@ -135,17 +137,16 @@ def episode_bounds(
                 continue
             options = config.seat_options(spec)
             prompts = PromptSet.load(options.prompts or default_prompt_files(game.name, role))
-            first = max(
-                estimate_tokens(
-                    prompts.system.text
-                    + prompts.observation.fill(
-                        observation=game.seat_io.render_observation(
-                            game.rules.observe(state, seat_id)
-                        )
-                    )
+            shown = [
+                prompts.observation.fill(
+                    observation=game.seat_io.render_observation(game.rules.observe(state, seat_id))
                 )
                 for state, _ in starts
-            )
+            ]
+            first = max(estimate_tokens(prompts.system.text + text) for text in shown)
+            if options.history:  # each earlier tick: a prompt as large as the first, a reply
+                largest = max(estimate_tokens(text) for text in shown)
+                first += options.history * (largest + options.max_tokens)
             hint = estimate_tokens(prompts.retry_hint.text) + PROBLEM_BYTES // TOKEN_BYTES
             turns = ticks or 0
             per_turn_in = CALLS_PER_TURN * first + options.max_tokens + hint

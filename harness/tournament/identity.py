@@ -15,9 +15,9 @@ decides how its episodes are played:
   agent plays its entrant's episodes again.
 
 Left out: the entrant's name (it names the identity), the seeds, variants and
-repetitions (they choose episodes, not how one is played), and a provider's rate
-limits, key variable, transport and prices (they change how fast or what a call
-costs, not what it answers).
+repetitions (they choose episodes, not how one is played), a provider's rate
+limits, key variable, transport and prices, and a seat's ``prompt_cache`` (they
+change how fast or what a call costs, not what it answers).
 
 The identity is computed from the JSON a manifest keeps (the config as run, its
 prompts' sha256 by path and its agents' code by module), so a folder written before
@@ -54,6 +54,8 @@ from harness.tournament.sources import module_of
 
 #: Provider options that decide what answers a call (the rest decide how fast).
 _PROVIDER_KEYS = ("kind", "baseUrl")
+#: LLM seat options that decide what a call costs, never what it answers.
+_COST_KEYS = frozenset({"prompt_cache", "promptCache"})
 #: Prompt fields of a seat spec, and the shipped default's attribute for each.
 _PROMPT_FIELDS = {"system": "system", "observation": "observation", "retryHint": "retry_hint"}
 
@@ -111,7 +113,7 @@ def _seat(
     if prompts is None:
         return None
     return {
-        **{k: v for k, v in spec.items() if k != "provider"},
+        **{k: v for k, v in spec.items() if k != "provider" and k not in _COST_KEYS},
         "provider": {k: _get(provider, k) for k in _PROVIDER_KEYS},
         "prompts": prompts,
     }

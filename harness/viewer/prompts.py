@@ -11,6 +11,11 @@ the LLM seat sends (:func:`~harness.llm.prompts.first_messages`,
 possible requests was sent (with or without the reply's schema in the system prompt,
 first try or retry) and whether the one made again is exactly it.
 
+A seat sent its earlier ticks (agent detail ``history``: K) is followed the same way:
+each tick's first user message and the last reply the record keeps make the
+:class:`~harness.llm.prompts.Exchange` the seat remembered, and the last K of them go
+before the next tick's prompt, as the seat sent them.
+
 Records written before the header kept the texts find them among the shipped prompt
 files by their hash; their calls carry no hash, so their prompts are shown unchecked.
 """
@@ -18,6 +23,7 @@ files by their hash; their calls carry no hash, so their prompts are shown unche
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -25,7 +31,8 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from harness.errors import HarnessError, RecordError
-from harness.llm.prompts import PROMPTS_DIR, first_messages, retry_messages
+from harness.llm.options import MAX_HISTORY
+from harness.llm.prompts import PROMPTS_DIR, Exchange, first_messages, retry_messages
 from harness.llm.shapes import SCHEMA_IN_PROMPT, schema_in_prompt
 from harness.llm.types import Message, messages_sha256
 from harness.models import JsonObject
@@ -87,6 +94,8 @@ class _Templates:
     retry_hint: str
     schema_in_prompt: bool
     """Whether, when no call says so, the schema went in the system prompt."""
+    history: int = 0
+    """How many earlier ticks the seat sent before each tick's prompt."""
 
 
 def shipped_prompts(game: str) -> dict[str, str]:
@@ -116,7 +125,9 @@ def _templates(header: AnyHeader, notes: list[str]) -> dict[str, _Templates]:
             continue
         system, observation, hint = (t or "" for t in texts)
         shape = details.get("structuredOutput")
-        found[info.seat] = _Templates(system, observation, hint, shape in SCHEMA_IN_PROMPT)
+        found[info.seat] = _Templates(
+            system, observation, hint, shape in SCHEMA_IN_PROMPT, _history(details.get("history"))
+        )
     return found
 
 
@@ -156,6 +167,7 @@ def _replay(
     rules, io, codec = game.rules, game.seat_io, game.codec
     state = codec.start_state(header_of(lines))
     schemas: dict[str, JsonObject] = {}
+    memory = {seat: deque[Exchange](maxlen=t.history) for seat, t in seats.items() if t.history}
     for line in ticks_of(lines):
         prompts = turns.setdefault(line.tick, {})
         asked = set(rules.active_seats(state))
@@ -169,7 +181,11 @@ def _replay(
             if role not in schemas:
                 schemas[role] = io.reply_schema(role)
             observation = io.render_observation(rules.observe(state, seat))
-            prompts[seat] = _prompt(templates, observation, turn, schemas[role])
+            past = memory.get(seat)
+            prompts[seat] = _prompt(templates, observation, turn, schemas[role], past or ())
+            if past is not None and turn.replies:  # as the seat remembered the tick
+                own = first_messages(templates.system, templates.observation, observation)
+                past.append(Exchange.of(own[-1].content, turn.replies[-1].raw))
         decisions = {
             seat: codec.decision_from_json(turn.decision.model_dump(mode="json", by_alias=True))
             for seat, turn in line.seats.items()
@@ -177,11 +193,22 @@ def _replay(
         state, _ = rules.resolve(state, decisions)
 
 
+def _history(value: str | None) -> int:
+    """The ``history`` agent detail as a count (0: none, or not one a seat could have)."""
+    if value is None or not value.isascii() or not value.isdigit() or len(value) > 3:
+        return 0
+    return min(int(value), MAX_HISTORY)
+
+
 def _prompt(
-    templates: _Templates, observation: str, turn: SeatTurn[BaseModel], schema: JsonObject
+    templates: _Templates,
+    observation: str,
+    turn: SeatTurn[BaseModel],
+    schema: JsonObject,
+    history: Sequence[Exchange] = (),
 ) -> SentPrompt:
     """The messages of the turn's last request, checked against every call's hash."""
-    plain = first_messages(templates.system, templates.observation, observation)
+    plain = first_messages(templates.system, templates.observation, observation, history)
     firsts = [plain, schema_in_prompt(plain, schema)]
     candidates = list(firsts)
     replies = turn.replies

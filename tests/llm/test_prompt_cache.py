@@ -1,0 +1,110 @@
+"""Seat option ``prompt_cache``: through the real SDKs, Anthropic requests carry
+``cache_control`` breakpoints where the next call's prompt starts the same, OpenAI
+requests a stable ``prompt_cache_key``; neither without the option, neither changes
+the call cache's key or the seat's identity."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.llm.cache import call_key
+from harness.llm.types import CacheHint, CompletionRequest, Message
+from harness.testing.llm_server import ScriptedLLMServer
+from tests.llm.conftest import play_llm
+
+EPHEMERAL = {"type": "ephemeral"}
+HISTORY = 2
+
+
+def keeper(body: dict[str, Any]) -> bool:
+    return "You are the KEEPER" in json.dumps(body)
+
+
+def text_of(message: dict[str, Any]) -> str:
+    content = message["content"]
+    text: str = content[0]["text"] if isinstance(content, list) else content
+    return text
+
+
+def breakpoints(body: dict[str, Any]) -> list[str]:
+    """Where a Messages request has cache_control: 'system', or the message's index."""
+    found = []
+    system = body.get("system")
+    if isinstance(system, list):
+        found += ["system" for block in system if block.get("cache_control") == EPHEMERAL]
+    for index, message in enumerate(body["messages"]):
+        content = message["content"]
+        if isinstance(content, list):
+            found += [str(index) for b in content if b.get("cache_control") == EPHEMERAL]
+    return found
+
+
+def test_anthropic_requests_carry_cache_control_on_the_stable_start(
+    server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    played = play_llm(
+        server, "anthropic", tmp_path / "a.jsonl", max_ticks=5, history=HISTORY,
+        prompt_cache=True,
+    )  # fmt: skip
+    bodies = [r.body for r in server.requests if keeper(r.body)]
+    assert len(bodies) == len(played.ticks()) == 5
+    for tick, body in enumerate(bodies):
+        assert "prompt_cache_key" not in body  # not Anthropic's
+        marks = breakpoints(body)
+        assert len(marks) <= 4  # Anthropic's limit
+        last = str(len(body["messages"]) - 1)
+        if tick < HISTORY:  # the history still grows: the next call repeats all of this
+            assert marks == ["system", last]
+        else:  # the next call drops the oldest tick: only the system prompt repeats
+            assert marks == ["system"]
+        # the block's text is the message, as without caching
+        assert "Tick" in text_of(body["messages"][-1])
+    assert bodies[0]["system"][0]["text"].startswith("You are the KEEPER")
+    # what was cached is what the next call started with
+    assert text_of(bodies[1]["messages"][0]) == text_of(bodies[0]["messages"][0])
+    assert played.lines[0]["seats"][0]["agent"]["details"]["promptCache"] == "true"
+
+
+def test_openai_requests_carry_one_prompt_cache_key_per_system_prompt(
+    server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    play_llm(
+        server, "openai", tmp_path / "o.jsonl", llm_seats=("keeper", "runner1", "runner2"),
+        max_ticks=3, prompt_cache=True,
+    )  # fmt: skip
+    keys = {keeper(r.body): {r.body["prompt_cache_key"]} for r in server.requests}
+    by_role: dict[bool, set[str]] = {True: set(), False: set()}
+    for r in server.requests:
+        by_role[keeper(r.body)].add(r.body["prompt_cache_key"])
+        assert "cache_control" not in json.dumps(r.body)  # not OpenAI's
+    assert keys
+    # one key for the keeper, one shared by the runners (who share a system prompt)
+    assert len(by_role[True]) == len(by_role[False]) == 1
+    assert by_role[True] != by_role[False]
+    assert all(k.startswith("lighthouse-") and len(k) <= 64 for k in by_role[True])
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_without_the_option_nothing_is_asked(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str
+) -> None:
+    played = play_llm(server, sdk, tmp_path / "n.jsonl", max_ticks=2, history=HISTORY)
+    for r in server.requests:
+        assert "prompt_cache_key" not in r.body
+        assert "cache_control" not in json.dumps(r.body)
+        if sdk == "anthropic":
+            assert isinstance(r.body["system"], str)
+    assert "promptCache" not in played.lines[0]["seats"][0]["agent"]["details"]
+
+
+def test_the_hint_leaves_the_call_cache_key_as_it_was() -> None:
+    plain = CompletionRequest(model="m", messages=(Message("system", "s"), Message("user", "u")))
+    hinted = replace(plain, cache=CacheHint("lighthouse-x", 1))
+    assert call_key(plain, kind="anthropic", base_url=None, scope="e/keeper/0") == call_key(
+        hinted, kind="anthropic", base_url=None, scope="e/keeper/0"
+    )
