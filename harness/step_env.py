@@ -25,7 +25,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import weakref
-from collections.abc import Awaitable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -35,7 +35,7 @@ from harness.errors import ConfigError, HarnessError, RulesError
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.protocol import GameEntry, ParseFailure
 from harness.records import AGENT_SOURCES, AgentInfo, RecordWriter
-from harness.seats import SeatReply, SeatRequest
+from harness.seats import Seat, SeatReply, SeatRequest
 from harness.turn import Asked, Retry, play_turn
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ class _PausingLoop(asyncio.SelectorEventLoop):
 class _StepSeat:
     """A seat whose replies come from :meth:`Stepping.step` (see the module's docstring)."""
 
-    def __init__(self, episode: _Episode, game: GameEntry, role: str) -> None:
+    def __init__(self, episode: SteppedEpisode, game: GameEntry, role: str) -> None:
         self._episode = episode
         self._game = game
         self._prompts = PromptSet.load(default_prompt_files(game.name, role))
@@ -123,36 +123,35 @@ def _asked(answer: AgentAnswer) -> Asked:
     )
 
 
-class _Episode:
-    """One episode being stepped: the runner's coroutine on a loop of its own, and the
-    seats waiting for a reply."""
+#: How a stepped episode starts: handed the seats the caller steps, by seat id, the
+#: coroutine that plays the whole episode with them (``Env.aplay``, say).
+EpisodeStart = Callable[[Mapping[str, Seat]], Coroutine[Any, Any, Any]]
 
-    def __init__(
-        self,
-        env: Env,
-        seed: int,
-        given: Mapping[str, GroupArg],
-        providers: Mapping[str, ProviderOptions | Mapping[str, Any]] | None,
-        record: Path | str | None,
-    ) -> None:
-        game = env.game
+
+class SteppedEpisode:
+    """One episode being stepped: the runner's coroutine on a loop of its own, and the
+    seats waiting for a reply.
+
+    ``stepped`` names the seats the caller answers; ``start`` is handed them and
+    plays the episode. :attr:`result` is what that coroutine returned, once it ends.
+    """
+
+    def __init__(self, game: GameEntry, stepped: Collection[str], start: EpisodeStart) -> None:
         self.game = game
         self.loop = _PausingLoop()
         self._changed = asyncio.Event()
         self._open: set[str] = set()
         self._waiting: dict[str, tuple[AgentInput, asyncio.Future[Any]]] = {}
         self.order = [seat for group in game.seat_groups for seat in group.seats]
-        stepped = {
+        seats = {
             seat: _StepSeat(self, game, group.role)
             for group in game.seat_groups
-            if group.key not in given
             for seat in group.seats
+            if seat in stepped
         }
-        self._result: PlayResult | None = None
+        self._result: Any = None
         self._failed: BaseException | None = None
-        self.task: asyncio.Task[PlayResult] = self.loop.create_task(
-            env.aplay(seed, seats=given, providers=providers, record=record, seated=stepped)
-        )
+        self.task: asyncio.Task[Any] = self.loop.create_task(start(seats))
         self.task.add_done_callback(lambda _: self._changed.set())
         # an episode left without close() is closed when it is dropped, so that its
         # tasks end on their loop rather than be torn down by the garbage collector
@@ -190,7 +189,8 @@ class _Episode:
         return self.task.done()
 
     @property
-    def result(self) -> PlayResult | None:
+    def result(self) -> Any:
+        """What the episode's coroutine returned; None until it ends."""
         return self._result
 
     def settle(self) -> None:
@@ -277,7 +277,7 @@ class Stepping:
     """
 
     seed: int | None
-    _episode: _Episode | None = None
+    _episode: SteppedEpisode | None = None
 
     def reset(
         self,
@@ -307,7 +307,14 @@ class Stepping:
                 f"of {keys} to step it"
             )
         self.close()
-        self._episode = episode = _Episode(env, chosen, given, providers, record)
+        stepped = [
+            seat for group in env.game.seat_groups if group.key not in given for seat in group.seats
+        ]
+
+        def start(seated: Mapping[str, Seat]) -> Coroutine[Any, Any, PlayResult]:
+            return env.aplay(chosen, seats=given, providers=providers, record=record, seated=seated)
+
+        self._episode = episode = SteppedEpisode(env.game, stepped, start)
         episode.settle()
         return episode.observations
 
@@ -356,12 +363,13 @@ class Stepping:
     @property
     def result(self) -> PlayResult | None:
         """The episode's results and record, once it is over (as :meth:`Env.play` returns)."""
-        return self._stepping().result
+        result: PlayResult | None = self._stepping().result
+        return result
 
     def record(self, path: Path | str | None = None) -> tuple[dict[str, Any], ...]:
         """The episode's record lines (header, one per tick, end), once it is over; with
         ``path``, also written there as a record file (``lighthouse replay`` reads it)."""
-        result = self._stepping().result
+        result = self.result
         if result is None:
             raise RulesError("the episode is not over yet: record() is ready once env.done")
         if path is not None:
@@ -375,10 +383,10 @@ class Stepping:
         if self._episode is not None:
             self._episode.close()
 
-    def _stepping(self) -> _Episode:
+    def _stepping(self) -> SteppedEpisode:
         if self._episode is None:
             raise RulesError("no episode yet: reset() starts one")
         return self._episode
 
 
-__all__ = ["STEP_AGENT", "Stepping"]
+__all__ = ["STEP_AGENT", "EpisodeStart", "SteppedEpisode", "Stepping"]
