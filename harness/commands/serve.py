@@ -40,7 +40,7 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
-HELP = "serve the games' HTTP APIs and playable pages (Relayroam, Hourloom)"
+HELP = "serve the games' HTTP APIs and playable pages (Lighthouse, Relayroam, Hourloom)"
 
 
 def add_parser(sub: Any) -> None:
@@ -57,9 +57,9 @@ def add_parser(sub: Any) -> None:
         "serve",
         help=HELP,
         description="Serve every game's JSON API and a page to play it in the browser; "
-        "http://HOST:PORT/ lists them. Game states travel with each request (Relayroam's "
-        "signed with a key kept across restarts, see --key-file), so the server keeps no "
-        "sessions.",
+        "http://HOST:PORT/ lists them. Game states travel with each request (Lighthouse's "
+        "and Relayroam's signed with a key kept across restarts, see --key-file), so the "
+        "server keeps no sessions. Lighthouse's API is in docs/serve.md.",
         epilog=examples(
             "lighthouse serve                      # then open http://127.0.0.1:8000/",
             "lighthouse serve --host 0.0.0.0 --port 8080 --max-connections 500",

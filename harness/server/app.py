@@ -38,6 +38,7 @@ import base64
 import hashlib
 import json
 import re
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -56,12 +57,16 @@ from harness.protocol import HttpApi, RequestRefused
 from harness.server.hosts import MISDIRECTED, AllowedHosts
 from harness.server.index import API_ROOT, index_html
 from harness.server.limits import DEFAULT_BODY_TIMEOUT, LOG, ServerLimits
+from harness.server.stepped import INIT_PARAMETERS, SteppedApi, stepped_apis
+from harness.validation import MAX_SEED
 
 #: The action body's key for the action; the other is the game's ``state_key``.
 ACTION_KEY = "action"
 #: A real action body is under 1 KiB (Relayroam) or 5 KiB (Hourloom, whose body carries
 #: the whole state); anything far larger is refused unread.
 MAX_BODY_BYTES = 64 * 1024
+#: A stepped game's body carries its token (at most 96 KiB) and a few short replies.
+STEPPED_MAX_BODY_BYTES = 256 * 1024
 _SEED = re.compile(r"[0-9]+")
 _API_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
@@ -114,11 +119,13 @@ def _parse_seed(request: Request, max_seed: int) -> int:
     return int(text)
 
 
-async def _read_body(request: Request, timeout: float, envelope: str) -> bytes:
+async def _read_body(
+    request: Request, timeout: float, envelope: str, limit: int = MAX_BODY_BYTES
+) -> bytes:
     """The request body, read chunk by chunk within ``timeout`` seconds.
 
-    Over :data:`MAX_BODY_BYTES` is a 413 (refused unread), past the deadline a 408;
-    a client that goes away meanwhile raises :class:`_ClientGone`.
+    Over ``limit`` bytes (default :data:`MAX_BODY_BYTES`) is a 413 (refused unread),
+    past the deadline a 408; a client that goes away meanwhile raises :class:`_ClientGone`.
     """
     chunks: list[bytes] = []
     size = 0
@@ -126,11 +133,11 @@ async def _read_body(request: Request, timeout: float, envelope: str) -> bytes:
         async with asyncio.timeout(timeout):
             async for chunk in request.stream():
                 size += len(chunk)
-                if size > MAX_BODY_BYTES:
+                if size > limit:
                     raise _Refused(
                         413,
                         "body_too_large",
-                        f"the request body is over {MAX_BODY_BYTES} bytes; an action body "
+                        f"the request body is over {limit} bytes; an action body "
                         f"is one small object {envelope}",
                     )
                 chunks.append(chunk)
@@ -164,6 +171,14 @@ def _envelope(state_key: str) -> str:
 
 def _parse_envelope(raw: bytes, state_key: str) -> tuple[object, object]:
     """The body's state and action, or :class:`_Refused` at the route boundary."""
+    body = _parse_body(raw, (state_key, ACTION_KEY))
+    return body[state_key], body[ACTION_KEY]
+
+
+def _parse_body(raw: bytes, keys: tuple[str, ...]) -> dict[str, object]:
+    """The body, a JSON object with exactly ``keys`` (the state's first, the action's
+    next, if any), or :class:`_Refused` at the route boundary."""
+    shape = "{" + ", ".join(f'"{k}": ...' for k in keys) + "}"
     try:
         body = strict_loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -172,14 +187,9 @@ def _parse_envelope(raw: bytes, state_key: str) -> tuple[object, object]:
         raise _Refused(400, "invalid_json", f"the request body is not strict JSON: {exc}") from None
     if not isinstance(body, dict):
         kind = "an array" if isinstance(body, list) else "not an object"
-        raise _Refused(
-            400,
-            "invalid_body",
-            f"the request body is {kind}; send exactly {_envelope(state_key)}",
-        )
-    keys = frozenset({state_key, ACTION_KEY})
-    missing = sorted(keys - body.keys())
-    extra = sorted(body.keys() - keys)
+        raise _Refused(400, "invalid_body", f"the request body is {kind}; send exactly {shape}")
+    missing = sorted(frozenset(keys) - body.keys())
+    extra = sorted(body.keys() - frozenset(keys))
     if missing or extra:
         parts = []
         if missing:
@@ -187,13 +197,15 @@ def _parse_envelope(raw: bytes, state_key: str) -> tuple[object, object]:
         if extra:
             shown = [json.dumps(k if len(k) <= 40 else k[:37] + "...") for k in extra[:5]]
             parts.append("unknown " + ", ".join(shown) + (", ..." if len(extra) > 5 else ""))
+        named = " and ".join(f'"{k}"' for k in keys)
+        inside = f' (the action itself goes inside "{ACTION_KEY}")' if ACTION_KEY in keys else ""
+        exactly = "exactly the keys" if len(keys) > 1 else "exactly the key"
         raise _Refused(
             400,
             "invalid_body",
-            f"the request body has {' and '.join(parts)}; it must hold exactly the keys "
-            f'"{state_key}" and "{ACTION_KEY}" (the action itself goes inside "{ACTION_KEY}")',
+            f"the request body has {' and '.join(parts)}; it must hold {exactly} {named}" + inside,
         )
-    return body[state_key], body[ACTION_KEY]
+    return body
 
 
 def _csp(page: str) -> str:
@@ -243,32 +255,107 @@ def _api_routes(name: str, api: HttpApi, key: bytes, body_timeout: float) -> lis
         Route(f"{API_ROOT}/{name}/action", action, methods=["POST"]),
     ]
     page = api.page()
-    if page is not None:
-        page_path = f"/{name}/"
-        headers = {
-            "Content-Security-Policy": _csp(page),
-            "X-Content-Type-Options": "nosniff",
-            "Cache-Control": "no-cache",
-            "Referrer-Policy": "no-referrer",
-        }
-
-        async def game_page(request: Request) -> Response:
-            return HTMLResponse(page, headers=headers)
-
-        async def to_page(request: Request) -> Response:
-            query = request.url.query
-            return RedirectResponse(page_path + (f"?{query}" if query else ""), status_code=307)
-
-        routes += [
-            Route(page_path, game_page, methods=["GET"]),
-            Route(page_path.rstrip("/"), to_page, methods=["GET"]),
-        ]
-    return routes
+    return routes if page is None else routes + _page_routes(name, page)
 
 
-def _index_route(apis: Mapping[str, HttpApi]) -> Route:
+def _page_routes(name: str, page: str) -> list[Route]:
+    """``GET /<game>/``, the game's page, and ``/<game>``, redirected there."""
+    page_path = f"/{name}/"
+    headers = {
+        "Content-Security-Policy": _csp(page),
+        "X-Content-Type-Options": "nosniff",
+        "Cache-Control": "no-cache",
+        "Referrer-Policy": "no-referrer",
+    }
+
+    async def game_page(request: Request) -> Response:
+        return HTMLResponse(page, headers=headers)
+
+    async def to_page(request: Request) -> Response:
+        query = request.url.query
+        return RedirectResponse(page_path + (f"?{query}" if query else ""), status_code=307)
+
+    return [
+        Route(page_path, game_page, methods=["GET"]),
+        Route(page_path.rstrip("/"), to_page, methods=["GET"]),
+    ]
+
+
+def _one_query(request: Request, name: str) -> str | None:
+    """The query parameter ``name`` given at most once (None: not given)."""
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        raise _Refused(400, "invalid_query", f"{name} is given more than once; give it once")
+    if values and len(values[0]) > 200:
+        raise _Refused(400, "invalid_query", f"{name} is over 200 characters long")
+    return values[0] if values else None
+
+
+def _stepped_routes(
+    name: str, api: SteppedApi, key_of: Callable[[], bytes], body_timeout: float
+) -> list[Route]:
+    """The routes of one game played step by step (:mod:`harness.server.stepped`)."""
+    state_key = api.state_key
+    envelope = _envelope(state_key)
+
+    async def init(request: Request) -> Response:
+        try:
+            unknown = sorted(set(request.query_params) - set(INIT_PARAMETERS))
+            if unknown:
+                shown = ", ".join(json.dumps(k[:40]) for k in unknown[:5])
+                raise _Refused(
+                    400,
+                    "invalid_query",
+                    f"unknown query parameter {shown}; init takes " + ", ".join(INIT_PARAMETERS),
+                )
+            seed = _parse_seed(request, MAX_SEED)
+            variant = _one_query(request, "variant")
+            seats = _one_query(request, "seats")
+            return _json(await run_in_threadpool(api.init, seed, variant, seats, key_of()))
+        except _Refused as exc:
+            return _error(exc.status, exc.error, exc.message)
+        except RequestRefused as exc:
+            return _error(400, exc.error, exc.message)
+
+    async def action(request: Request) -> Response:
+        try:
+            raw = await _read_body(request, body_timeout, envelope, STEPPED_MAX_BODY_BYTES)
+            token, act = _parse_envelope(raw, state_key)
+            # Off the event loop: the episode is played again from its replies.
+            return _json(await run_in_threadpool(api.action, token, act, key_of()))
+        except _Refused as exc:
+            return _error(exc.status, exc.error, exc.message)
+        except RequestRefused as exc:
+            return _error(400, exc.error, exc.message)
+        except _ClientGone:
+            return Response(status_code=400)  # nobody is left to read it; never sent
+
+    async def record(request: Request) -> Response:
+        try:
+            raw = await _read_body(
+                request, body_timeout, f'{{"{state_key}": ...}}', STEPPED_MAX_BODY_BYTES
+            )
+            token = _parse_body(raw, (state_key,))[state_key]
+            return _json(await run_in_threadpool(api.record, token, key_of()))
+        except _Refused as exc:
+            return _error(exc.status, exc.error, exc.message)
+        except RequestRefused as exc:
+            return _error(400, exc.error, exc.message)
+        except _ClientGone:
+            return Response(status_code=400)
+
+    routes = [
+        Route(f"{API_ROOT}/{name}/init", init, methods=["GET"]),
+        Route(f"{API_ROOT}/{name}/action", action, methods=["POST"]),
+        Route(f"{API_ROOT}/{name}/record", record, methods=["POST"]),
+    ]
+    page = api.page()
+    return routes if page is None else routes + _page_routes(name, page)
+
+
+def _index_route(apis: Mapping[str, HttpApi], stepped: Mapping[str, SteppedApi]) -> Route:
     """``GET /``: the games served and their pages (:mod:`harness.server.index`)."""
-    page = index_html(apis)
+    page = index_html(apis, stepped)
     headers = {
         "Content-Security-Policy": _csp(page),
         "X-Content-Type-Options": "nosniff",
@@ -304,15 +391,46 @@ def _served_apis() -> dict[str, HttpApi]:
     return http_apis()
 
 
+def _stepped_apis() -> dict[str, SteppedApi]:
+    """Every game of the registry without an HTTP API part of its own, played step by
+    step (Lighthouse)."""
+    from harness.registry import game_names, get_game
+
+    games = [get_game(name) for name in game_names()]
+    return stepped_apis([game for game in games if game.api is None])
+
+
+def _lazy_key(
+    key: bytes | None, api: SteppedApi, kept: Callable[[], bytes] | None
+) -> Callable[[], bytes]:
+    """The signing key of ``api``, looked for on its first request (once)."""
+    if key is not None:
+        return lambda: key
+    found: list[bytes] = []
+    lock = threading.Lock()
+
+    def key_of() -> bytes:
+        with lock:
+            if not found:
+                found.append(api.signing_key(kept))
+            return found[0]
+
+    return key_of
+
+
 def create_app(
     key: bytes | None = None,
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
     apis: Mapping[str, HttpApi] | None = None,
     kept_key: Callable[[], bytes] | None = None,
     hosts: AllowedHosts | None = None,
+    stepped: Mapping[str, SteppedApi] | None = None,
 ) -> Starlette:
     """The ASGI app serving ``apis``, game name -> API part (default: every game the
-    registry serves, :func:`harness.registry.http_apis`), and an index of them at ``/``.
+    registry serves, :func:`harness.registry.http_apis`), ``stepped``, game name -> a
+    game played step by step (default, when ``apis`` is not given either: every other
+    game of the registry, Lighthouse, :mod:`harness.server.stepped`), and an index of
+    them at ``/``.
 
     States are signed with ``key`` (default: each game's own
     :meth:`~harness.protocol.HttpApi.signing_key`, handed ``kept_key``, the key kept across
@@ -324,10 +442,16 @@ def create_app(
         raise ValueError("the state token key must be non-empty bytes")
     ServerLimits(body_timeout=body_timeout)  # the same checks as the flag's
     served = _served_apis() if apis is None else apis
-    routes: list[Route] = [_index_route(served)]
+    if stepped is None:
+        stepped = _stepped_apis() if apis is None else {}
+    routes: list[Route] = [_index_route(served, stepped)]
     for name, api in served.items():
         signing_key = key if key is not None else api.signing_key(kept_key)
         routes += _api_routes(name, api, signing_key, body_timeout)
+    for name, step_api in stepped.items():
+        # asked for on the first request: a server that is never asked for one of these
+        # games never reads the kept key for it
+        routes += _stepped_routes(name, step_api, _lazy_key(key, step_api, kept_key), body_timeout)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -349,5 +473,6 @@ __all__ = [
     "ACTION_KEY",
     "API_ROOT",
     "MAX_BODY_BYTES",
+    "STEPPED_MAX_BODY_BYTES",
     "create_app",
 ]

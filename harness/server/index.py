@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from html import escape
+from typing import TYPE_CHECKING
 
 from harness.protocol import HttpApi
+
+if TYPE_CHECKING:
+    from harness.server.stepped import SteppedApi
 
 #: The API routes of game ``<game>`` are under ``API_ROOT/<game>``.
 API_ROOT = "/api/games"
@@ -26,9 +30,24 @@ code { font-size: .9rem; color: #b8c2d8; }
 """
 
 
-def index_html(apis: Mapping[str, HttpApi]) -> str:
-    """The front page listing ``apis`` (game name -> its API part), in their order."""
+def index_html(apis: Mapping[str, HttpApi], stepped: Mapping[str, SteppedApi] | None = None) -> str:
+    """The front page listing ``apis`` (game name -> its API part), in their order, then
+    ``stepped`` (the games played step by step)."""
     items = []
+    for name, step_api in (stepped or {}).items():
+        title = escape(name.capitalize())
+        page = (
+            f'<a href="{escape(name)}/">{title}</a>: play in the browser'
+            if step_api.page() is not None
+            else f"{title} (no page)"
+        )
+        root = f"{API_ROOT}/{escape(name)}"
+        items.append(
+            f'<li data-game="{escape(name)}">{page}<br>API: <code>GET {root}/init?seed=N'
+            f"&amp;seats=keeper</code>, <code>POST {root}/action</code> with "
+            "<code>{&quot;stateToken&quot;: ..., &quot;action&quot;: {seat: reply}}</code>, "
+            f"<code>POST {root}/record</code></li>"
+        )
     for name, api in apis.items():
         title = escape(name.capitalize())
         page = (
@@ -50,7 +69,7 @@ def index_html(apis: Mapping[str, HttpApi]) -> str:
         '<title>lighthouse serve</title>\n<link rel="icon" href="data:,">\n'
         f"<style>{_STYLE}</style>\n</head>\n<body>\n<h1>Games served here</h1>\n"
         "<p>Each game's page plays it in the browser; programs use its JSON API "
-        "(docs/relayroam.md, docs/hourloom.md).</p>\n"
+        "(docs/relayroam.md, docs/hourloom.md, docs/serve.md).</p>\n"
         f"<ul>\n{games}\n</ul>\n</body>\n</html>\n"
     )
 

@@ -445,7 +445,7 @@ def test_the_registry_serves_relayroam_and_hourloom_each_with_a_page() -> None:
     from harness.registry import http_apis
 
     apis = http_apis()
-    assert list(apis) == ["relayroam", "hourloom"]  # Lighthouse has no HTTP API
+    assert list(apis) == ["relayroam", "hourloom"]  # Lighthouse: harness.server.stepped
     assert isinstance(apis["hourloom"], HourloomApi)
     assert (apis["relayroam"].state_key, apis["hourloom"].state_key) == ("stateToken", "state")
     assert all(api.page() is not None for api in apis.values())

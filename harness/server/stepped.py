@@ -1,0 +1,500 @@
+"""A game played step by step over HTTP: Lighthouse's API, stateless, by signed tokens.
+
+``init`` starts an episode in which the client plays some seats (Lighthouse: any of
+``keeper``, ``runner1`` .. ``runner3``) and the role's default baseline plays every
+other (LANTERN, WALLHUG), as the runner seats them; each ``action`` answers the seats
+waiting with one reply each and runs the episode on until the client's seats wait
+again, or it ends. Underneath is the step-by-step env (:mod:`harness.step_env`): the
+runner's own episode, its client seats answered as a Python agent's are, so a reply
+goes through the one parser, retry-with-hint and fallback (decisions R5, R7):
+
+* a reply that does not parse is sent back once: the next response has the same
+  tick, that seat alone waiting, its observation holding ``retryOf``, ``problem`` and
+  ``hint``; the client's next ``action`` is the retry (the tick's other seats have
+  answered and wait for it);
+* a retry that fails too falls back to the role's baseline for that tick, recorded
+  as ``fallback_parse`` (the first reply's source is ``python``, a good retry's
+  ``python_retry``).
+
+The server keeps nothing: the token (:mod:`harness.server.step_token`) holds the
+seed, variant, the seats played and every reply sent, and each request plays the
+episode again from them (the rules, baselines and parser are pure, so it is the same
+episode). Refusals of the request itself (a bad token, a body of the wrong shape, a
+seat the client does not play or that is not waiting, a reply too long) raise
+:class:`~harness.protocol.RequestRefused`, which the server answers with 400.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, JsonValue
+
+from harness import __version__
+from harness.agents.call import AgentInput, reply_text
+from harness.episode import EpisodeOutcome, run_episode
+from harness.errors import HarnessError
+from harness.json_reply import json_type
+from harness.llm.prompts import PromptSet, default_prompt_files
+from harness.models import JsonObject
+from harness.protocol import (
+    Baseline,
+    GameEntry,
+    GameResults,
+    RecordCodec,
+    RecordLine,
+    RequestRefused,
+    Rules,
+    SeatIO,
+    SeatSpec,
+)
+from harness.seats import Seat, baseline_seats
+from harness.server.step_token import (
+    MAX_REPLY_CHARS,
+    MAX_STEPS,
+    MAX_TOKEN_CHARS,
+    InvalidStepToken,
+    StepHistory,
+    decode_token,
+    encode_token,
+    step_key,
+)
+from harness.step_env import SteppedEpisode
+
+#: The body key of the token, as Relayroam's.
+STATE_KEY = "stateToken"
+#: The query parameters ``init`` takes.
+INIT_PARAMETERS = ("seed", "variant", "seats")
+
+
+class _WatchedRules(Rules[Any, Any, Any, Any]):
+    """A game's rules, unchanged, that remember the last state the runner asked
+    whether it is over (the state of the tick being decided, and at the end the last)."""
+
+    def __init__(self, rules: Rules[Any, Any, Any, Any]) -> None:
+        self._rules = rules
+        self.config_type = rules.config_type
+        self.state: Any = None
+
+    def new_state(self, config: Any, seed: int) -> Any:
+        return self._rules.new_state(config, seed)
+
+    def config(self, state: Any) -> Any:
+        return self._rules.config(state)
+
+    def seats(self, state: Any) -> tuple[SeatSpec, ...]:
+        return self._rules.seats(state)
+
+    def active_seats(self, state: Any) -> tuple[str, ...]:
+        return self._rules.active_seats(state)
+
+    def observe(self, state: Any, seat: str) -> Any:
+        return self._rules.observe(state, seat)
+
+    def tick(self, state: Any) -> int:
+        return self._rules.tick(state)
+
+    def resolve(self, state: Any, decisions: Mapping[str, Any]) -> tuple[Any, BaseModel]:
+        return self._rules.resolve(state, decisions)
+
+    def resolve_dumped(self, state: Any, decisions: Mapping[str, Any]) -> tuple[Any, JsonObject]:
+        return self._rules.resolve_dumped(state, decisions)
+
+    def is_over(self, state: Any) -> bool:
+        self.state = state
+        return self._rules.is_over(state)
+
+    def end_by_deadline(self, state: Any) -> Any:
+        return self._rules.end_by_deadline(state)
+
+    def results(self, state: Any) -> GameResults:
+        return self._rules.results(state)
+
+    def play_budget_seconds(self, state: Any) -> float:
+        return self._rules.play_budget_seconds(state)
+
+
+class _Watched:
+    """The game as the runner takes it (:class:`harness.episode.Playable`), its rules
+    watched."""
+
+    def __init__(self, game: GameEntry) -> None:
+        self._game = game
+        self.watched = _WatchedRules(game.rules)
+
+    @property
+    def name(self) -> str:
+        return self._game.name
+
+    @property
+    def rules(self) -> Rules[Any, Any, Any, Any]:
+        return self.watched
+
+    @property
+    def seat_io(self) -> SeatIO[Any, Any]:
+        return self._game.seat_io
+
+    @property
+    def codec(self) -> RecordCodec[Any, Any]:
+        return self._game.codec
+
+    @property
+    def baselines(self) -> Mapping[str, Mapping[str, Baseline[Any]]]:
+        return self._game.baselines
+
+    def fallback(self, role: str) -> Baseline[Any]:
+        return self._game.fallback(role)
+
+
+class _Replayed:
+    """One episode played from a history: the stepped episode, the state it stands at
+    and the tick lines so far."""
+
+    def __init__(self, game: GameEntry, history: StepHistory) -> None:
+        self.game = game
+        self.history = history
+        self._watched = _Watched(game)
+        self.ticks: list[RecordLine] = []
+        config = game.rules.make_config(history.variant, {}, None)
+        state = game.rules.new_state(config, history.seed)
+        episode_id = f"{game.name}-{history.variant}-seed{history.seed}"
+
+        async def start(seated: Mapping[str, Seat]) -> EpisodeOutcome:
+            return await run_episode(
+                self._watched,
+                state,
+                {**baseline_seats(game, state), **seated},
+                episode_id=episode_id,
+                seed=history.seed,
+                variant=history.variant,
+                on_tick=self.ticks.append,
+            )
+
+        self.episode = SteppedEpisode(game, history.plays, start)
+
+    @property
+    def state(self) -> Any:
+        outcome = self.outcome
+        return outcome.state if outcome is not None else self._watched.watched.state
+
+    @property
+    def outcome(self) -> EpisodeOutcome | None:
+        result: EpisodeOutcome | None = self.episode.result
+        return result
+
+    @property
+    def waiting(self) -> dict[str, AgentInput]:
+        return self.episode.observations
+
+    def play_to_now(self) -> None:
+        """Start the episode and answer it with every step of the history."""
+        self.episode.settle()
+        for step in self.history.steps:
+            if self.episode.done or sorted(step) != sorted(self.waiting):
+                raise InvalidStepToken(
+                    "history",
+                    "invalid state token: its replies do not fit the episode (was it issued "
+                    "by another version of the game?); start a new episode",
+                )
+            self.episode.answer(step)
+
+    def answer(self, step: Mapping[str, str]) -> None:
+        self.episode.answer(step)
+
+    def close(self) -> None:
+        self.episode.close()
+
+
+@contextmanager
+def _replayed(game: GameEntry, history: StepHistory) -> Iterator[_Replayed]:
+    played = _Replayed(game, history)
+    try:
+        played.play_to_now()
+        yield played
+    except InvalidStepToken as exc:
+        raise RequestRefused("invalid_state_token", str(exc)) from None
+    finally:
+        played.close()
+
+
+@cache
+def _prompts(game: str, role: str) -> PromptSet:
+    return PromptSet.load(default_prompt_files(game, role))
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def observation_json(value: Any) -> Any:
+    """A typed observation as JSON: a dataclass as an object with camelCase keys, an
+    enum as its value, a tuple as an array (a position ``(x, y)`` is ``[x, y]``)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            _camel(f.name): observation_json(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+        }
+    if isinstance(value, enum.Enum):
+        return observation_json(value.value)
+    if isinstance(value, tuple | list):
+        return [observation_json(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(key): observation_json(item) for key, item in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise HarnessError(f"an observation holds a {type(value).__name__}, which is not JSON")
+
+
+class SteppedApi:
+    """A game's answers to ``init``, ``action`` and ``record`` played step by step (see
+    the module's docstring); mounted by :func:`harness.server.app.create_app`."""
+
+    state_key = STATE_KEY
+
+    def __init__(self, game: GameEntry, page: Callable[[], str | None] | None = None) -> None:
+        self.game = game
+        self._page = page
+        self.seat_roles = {seat: group.role for group in game.seat_groups for seat in group.seats}
+        #: The seats ``init`` gives the client when it names none: the first group's.
+        self.default_seats = game.seat_groups[0].seats
+
+    def signing_key(self, kept: Callable[[], bytes] | None = None) -> bytes:
+        """The key tokens are signed with when the server is given none
+        (:func:`~harness.server.step_token.step_key`)."""
+        return step_key(fallback=kept)
+
+    def page(self) -> str | None:
+        """The game's page to play it in a browser, if it has one."""
+        return None if self._page is None else self._page()
+
+    # --- the routes ---
+
+    def init(self, seed: int, variant: str | None, seats: str | None, key: bytes) -> JsonObject:
+        """The first response of episode ``seed`` under ``variant`` (default: the game's
+        first) with the client playing ``seats`` (comma-separated seat ids)."""
+        game = self.game
+        chosen = game.variants[0] if variant is None else variant
+        if chosen not in game.variants:
+            raise RequestRefused(
+                "invalid_variant",
+                f"variant is {_shown(chosen)}; {game.name} has {', '.join(game.variants)}",
+            )
+        plays = self._plays(seats)
+        history = StepHistory(
+            version=__version__, game=game.name, seed=seed, variant=chosen, plays=plays, steps=()
+        )
+        with _replayed(game, history) as played:
+            return self._response(played, key)
+
+    def action(self, token: object, action: object, key: bytes) -> JsonObject:
+        """The response to ``action`` (seat id -> reply text or decision fields, for
+        every seat waiting) on the episode ``token`` holds."""
+        history = self._history(token, key)
+        if not isinstance(action, dict):
+            raise RequestRefused(
+                "invalid_action",
+                f"action is a JSON {json_type(action)}; it must be an object of seat id -> reply "
+                'for every seat waiting, e.g. {"keeper": "{\\"transmit\\": false}"}',
+            )
+        replies = {seat: self._reply_text(seat, value, history) for seat, value in action.items()}
+        with _replayed(self.game, history) as played:
+            if played.episode.done:
+                raise RequestRefused(
+                    "episode_over",
+                    "the episode is over: nothing waits for a reply; POST the token to "
+                    "record for its record, or GET init for a new episode",
+                )
+            waiting = list(played.waiting)
+            early = [seat for seat in replies if seat not in waiting]
+            if early:
+                raise RequestRefused(
+                    "seat_not_waiting",
+                    f"{', '.join(early)} {'is' if len(early) == 1 else 'are'} not waiting "
+                    f"for a reply this step; reply for exactly {', '.join(waiting)}",
+                )
+            missing = [seat for seat in waiting if seat not in replies]
+            if missing:
+                raise RequestRefused(
+                    "missing_seat",
+                    f"no reply for {', '.join(missing)}; every seat waiting ("
+                    f"{', '.join(waiting)}) needs one",
+                )
+            if len(history.steps) >= MAX_STEPS:
+                raise RequestRefused(
+                    "episode_too_large", f"an episode has {MAX_STEPS} steps at most"
+                )
+            step = {seat: replies[seat] for seat in waiting}
+            before = len(played.ticks)
+            played.answer(step)
+            grown = history.model_copy(update={"steps": (*history.steps, step)})
+            return self._response(played, key, grown, since=before)
+
+    def record(self, token: object, key: bytes) -> JsonObject:
+        """The record of the finished episode ``token`` holds (its lines, as a record
+        file holds them)."""
+        history = self._history(token, key)
+        with _replayed(self.game, history) as played:
+            outcome = played.outcome
+            if outcome is None:
+                raise RequestRefused(
+                    "episode_not_over",
+                    f"the episode is at tick {self.game.rules.tick(played.state)} and not over; "
+                    "its record is ready once a response says over: true",
+                )
+            return {"record": list(outcome.docs)}
+
+    # --- the parts ---
+
+    def _history(self, token: object, key: bytes) -> StepHistory:
+        try:
+            history = decode_token(token, key)
+        except InvalidStepToken as exc:
+            raise RequestRefused("invalid_state_token", str(exc)) from None
+        if history.game != self.game.name:
+            raise RequestRefused(
+                "invalid_state_token",
+                f"invalid state token: it is a token of {_shown(history.game)}, not "
+                f"{self.game.name}",
+            )
+        return history
+
+    def _plays(self, seats: str | None) -> tuple[str, ...]:
+        if seats is None:
+            return tuple(self.default_seats)
+        named = seats.split(",") if seats else []
+        known = list(self.seat_roles)
+        unknown = [seat for seat in named if seat not in self.seat_roles]
+        if not named or unknown:
+            what = f"{_shown(unknown[0])} is no seat" if unknown else "it names no seat"
+            raise RequestRefused(
+                "invalid_seats",
+                f"seats: {what}; give the seats you play, comma-separated, from "
+                f"{', '.join(known)} (e.g. seats=keeper or seats=runner1,runner3)",
+            )
+        if len(set(named)) != len(named):
+            raise RequestRefused("invalid_seats", "seats: a seat is named twice")
+        return tuple(seat for seat in known if seat in named)
+
+    def _reply_text(self, seat: object, value: object, history: StepHistory) -> str:
+        """The reply ``value`` for ``seat`` as the text the step env is given."""
+        if seat not in self.seat_roles:
+            raise RequestRefused(
+                "unknown_seat",
+                f"action: {_shown(seat)} is no seat of {self.game.name}; its seats are "
+                f"{', '.join(self.seat_roles)}",
+            )
+        if seat not in history.plays:
+            raise RequestRefused(
+                "seat_not_played",
+                f"action: you do not play {seat} (the baseline does); you play "
+                f"{', '.join(history.plays)}",
+            )
+        if isinstance(value, str):
+            text: str | None = value
+        elif isinstance(value, dict):
+            text = reply_text(value, self.game.codec.decision_model)
+        else:
+            text = None
+        if text is None:
+            raise RequestRefused(
+                "invalid_reply",
+                f"action.{seat} is a JSON {json_type(value)}; a reply is the reply text (a string) "
+                "or its decision fields (an object)",
+            )
+        if len(text) > MAX_REPLY_CHARS:
+            raise RequestRefused(
+                "reply_too_long",
+                f"action.{seat} is {len(text)} characters long; the API takes replies of up "
+                f"to {MAX_REPLY_CHARS} (a usable reply is far shorter)",
+            )
+        return text
+
+    def _response(
+        self,
+        played: _Replayed,
+        key: bytes,
+        history: StepHistory | None = None,
+        since: int | None = None,
+    ) -> JsonObject:
+        """The response at the point ``played`` stands, its token that of ``history``
+        (default: the one played); ``ticks`` holds the tick lines from ``since`` on
+        (default: none)."""
+        history = played.history if history is None else history
+        token = encode_token(history, key)
+        if len(token) > MAX_TOKEN_CHARS:
+            raise RequestRefused(
+                "episode_too_large",
+                f"this episode's replies no longer fit in a token of {MAX_TOKEN_CHARS} "
+                "characters; send shorter replies (notes, above all)",
+            )
+        game, rules = self.game, self.game.rules
+        state = played.state
+        over = played.episode.done
+        results = rules.results(state if over else rules.end_by_deadline(state))
+        seats = [spec.seat for spec in rules.seats(state)]
+        scores: JsonObject = dict(zip(seats, results.scores, strict=True))
+        waiting = played.waiting
+        observations: JsonObject = {}
+        for seat in () if over else rules.active_seats(state):
+            observations[seat] = self._observation(seat, rules.observe(state, seat), history)
+        for seat, given in waiting.items():
+            observations[seat] = {
+                **self._observation(seat, given.observation, history),
+                "prompt": given.text,
+                "system": given.system,
+                "retryOf": given.retry_of,
+                "problem": given.problem,
+                "hint": given.hint,
+            }
+        dumped: list[JsonValue] = [
+            line.model_dump(mode="json", by_alias=True) for line in played.ticks
+        ]
+        return {
+            STATE_KEY: token,
+            "game": game.name,
+            "seed": history.seed,
+            "variant": history.variant,
+            "plays": list(history.plays),
+            "tick": rules.tick(state),
+            "over": over,
+            "reason": results.reason if over else None,
+            "score": results.scores[0],
+            "scores": scores,
+            "waiting": list(waiting),
+            "observations": observations,
+            "legalReplies": {
+                seat: game.seat_io.reply_schema(self.seat_roles[seat]) for seat in waiting
+            },
+            "ticks": [] if since is None else dumped[since:],
+            "lastTick": dumped[-1] if dumped else None,
+            "results": results.model_dump(mode="json", by_alias=True) if over else None,
+        }
+
+    def _observation(self, seat: str, observation: Any, history: StepHistory) -> JsonObject:
+        role = self.seat_roles[seat]
+        text = self.game.seat_io.render_observation(observation)
+        return {
+            "role": role,
+            "played": seat in history.plays,
+            "prompt": _prompts(self.game.name, role).observation.fill(observation=text),
+            "observation": observation_json(observation),
+        }
+
+
+def stepped_apis(games: Sequence[GameEntry]) -> dict[str, SteppedApi]:
+    """The stepped API of each game in ``games``, by name."""
+    return {game.name: SteppedApi(game) for game in games}
+
+
+def _shown(value: object) -> str:
+    text = str(value)
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+__all__ = ["INIT_PARAMETERS", "STATE_KEY", "SteppedApi", "observation_json", "stepped_apis"]
