@@ -36,6 +36,7 @@ from harness import __version__
 from harness.errors import ConfigError, HarnessError
 from harness.json_reply import StrictJsonError, strict_loads
 from harness.models import StrictModel
+from harness.validation import MAX_SEED
 
 #: The version prefix of every token (the first dot-separated part).
 PREFIX = "ep1"
@@ -81,7 +82,7 @@ class StepHistory(StrictModel):
 
     version: str = Field(max_length=64)
     game: str = Field(max_length=64)
-    seed: int = Field(ge=0, le=2**63)
+    seed: int = Field(ge=0, le=MAX_SEED)
     variant: str = Field(max_length=64)
     plays: tuple[SeatId, ...] = Field(min_length=1, max_length=64)
     steps: tuple[dict[SeatId, ReplyText], ...] = Field(max_length=MAX_STEPS)

@@ -356,11 +356,21 @@ class SteppedApi:
             history = decode_token(token, key)
         except InvalidStepToken as exc:
             raise RequestRefused("invalid_state_token", str(exc)) from None
-        if history.game != self.game.name:
+        game = self.game
+        if history.game != game.name:
             raise RequestRefused(
                 "invalid_state_token",
-                f"invalid state token: it is a token of {_shown(history.game)}, not "
-                f"{self.game.name}",
+                f"invalid state token: it is a token of {_shown(history.game)}, not {game.name}",
+            )
+        # signed by this server, so only another version makes these fail; checked, as
+        # the episode is started from them
+        if history.variant not in game.variants or any(
+            seat not in self.seat_roles for seat in history.plays
+        ):
+            raise RequestRefused(
+                "invalid_state_token",
+                "invalid state token: its variant or seats are not this game's; start a new "
+                "episode",
             )
         return history
 
