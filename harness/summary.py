@@ -17,14 +17,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from pydantic import BaseModel, Field
 
+from harness.llm.examples import PromptExamples
 from harness.models import JsonObject
 from harness.protocol import GameResults, Report, SeatGroup
 from harness.records import (
     FALLBACK_SOURCES,
+    LENGTH_STOP_REASONS,
     RETRY_SOURCES,
     AgentInfo,
     CallRecord,
@@ -46,6 +48,33 @@ from harness.records import (
     keys,
 )
 from harness.validation import seed_problem
+
+
+class Faithfulness(RecordModel):
+    """How a model seat played an episode for itself: its own turns' replies, and why
+    each answered call stopped (docs/llm.md, "Faithfulness").
+
+    Derived from the record alone: the replies of the seat's own turns (those no
+    baseline answered for), the prompt templates its header keeps (whose example
+    replies a copy repeats, :mod:`harness.llm.examples`) and its calls' stop reasons.
+    """
+
+    own_turns: int = Field(description="Turns the seat's own replies decided.")
+    distinct: int = Field(description="Distinct reply texts among those turns (by sha256).")
+    copies: int | None = Field(
+        description="Of those turns, the replies that copy an example reply of the seat's "
+        "prompts; null when the record keeps no prompt texts (records written before "
+        "headers kept them)."
+    )
+    answered: int = Field(description="Calls answered (no failure), cached ones included.")
+    length_cut: int = Field(
+        description="Answered calls the length limit cut (a stop reason of "
+        "harness.records.LENGTH_STOP_REASONS)."
+    )
+    stop_reasons: dict[str, int] = Field(
+        description="Answered calls by stop reason, as the API said it; calls whose stop "
+        "reason is not recorded (cached answers, older records) are answered less their sum."
+    )
 
 
 class SeatStats(RecordModel):
@@ -102,6 +131,12 @@ class SeatStats(RecordModel):
     )
     request_ms: list[float] = Field(
         default_factory=list, description="Each call's time in HTTP (cached left out)."
+    )
+    faithfulness: Faithfulness | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="A seat with model calls: its own turns' replies and its calls' stop "
+        "reasons (absent for other seats, and on lines written before it was counted).",
     )
 
 
@@ -321,9 +356,12 @@ class _Tally:
     cached: int = 0
     wait_ms: list[float] = field(default_factory=list)
     request_ms: list[float] = field(default_factory=list)
+    faith: _FaithTally | None = None
 
     def stats(self) -> SeatStats:
-        return SeatStats(**asdict(self))
+        figures = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "faith"}
+        faith = self.faith.figures() if self.faith is not None and self.calls else None
+        return SeatStats(**figures, faithfulness=faith)
 
     def count_call(self, call: JsonObject) -> None:
         c, clock_keys = _CALL, _CALL_CLOCK
@@ -340,6 +378,8 @@ class _Tally:
         self.cache_write_tokens += json_int(call.get(c.cache_write_tokens) or 0)
         self.cache_write_1h_tokens += json_int(call.get(c.cache_write_1h_tokens) or 0)
         cost = call[c.cost_usd]
+        if call[c.failure] is None and self.faith is not None:
+            self.faith.count_answer(call.get(c.stop_reason))
         if cost is None and call[c.failure] is None and not call.get(c.cached):
             self.unpriced += 1  # a request answered, and no price to put on it
         self.cost_usd += json_number(cost or 0.0)
@@ -357,6 +397,60 @@ class _Tally:
             self.request_ms.append(json_number(request))
 
 
+@dataclass
+class _FaithTally:
+    """One seat's :class:`Faithfulness` as :func:`summarize` counts it."""
+
+    examples: PromptExamples | None
+    own_turns: int = 0
+    replies: set[str] = field(default_factory=set)
+    copies: int = 0
+    answered: int = 0
+    length_cut: int = 0
+    stop_reasons: Counter[str] = field(default_factory=Counter)
+
+    def count_own(self, raw: str, raw_sha256: str) -> None:
+        """One turn the seat's own reply decided."""
+        self.own_turns += 1
+        self.replies.add(raw_sha256)
+        if self.examples is not None and self.examples.copied_by(raw):
+            self.copies += 1
+
+    def count_answer(self, stop: object) -> None:
+        """One answered call, with its recorded stop reason (absent: not known)."""
+        self.answered += 1
+        if isinstance(stop, str):
+            self.stop_reasons[stop] += 1
+            self.length_cut += stop in LENGTH_STOP_REASONS
+
+    def figures(self) -> Faithfulness:
+        return Faithfulness(
+            own_turns=self.own_turns,
+            distinct=len(self.replies),
+            copies=self.copies if self.examples is not None else None,
+            answered=self.answered,
+            length_cut=self.length_cut,
+            stop_reasons=dict(sorted(self.stop_reasons.items())),
+        )
+
+
+#: The agent details that name a seat's system and observation templates (the ones
+#: whose example replies a copy repeats; harness.llm.prompts.PromptSet.hashes).
+_TEMPLATE_DETAILS = ("systemPromptSha256", "observationPromptSha256")
+
+
+def _examples(agent: JsonObject, prompts: object) -> PromptExamples | None:
+    """The example replies of a seat's prompts, from its header; None when the header
+    keeps no text of them (an older record, or a seat without prompts)."""
+    details = agent.get(_AGENT.details)
+    if not isinstance(details, dict) or not isinstance(prompts, dict):
+        return None
+    texts = [prompts.get(details.get(key)) for key in _TEMPLATE_DETAILS]
+    if not all(isinstance(t, str) for t in texts):
+        return None
+    return PromptExamples.of(t for t in texts if isinstance(t, str))
+
+
 def summarize(
     report: Report, docs: Sequence[JsonObject], *, entrant: str, repetition: int
 ) -> EpisodeSummary:
@@ -372,10 +466,12 @@ def summarize(
     header, end = docs[0], docs[-1]
     infos = json_objects(header[_HEADER.seats])
     agents = [json_object(info[_SEAT.agent]) for info in infos]
+    prompts = header.get(_HEADER.prompts)
     tallies = {
         json_text(info[_SEAT.seat]): _Tally(
             json_text(info[_SEAT.role]),
             agent_label(json_text(agent[_AGENT.kind]), json_text(agent[_AGENT.name])),
+            faith=_FaithTally(_examples(agent, prompts)),
         )
         for info, agent in zip(infos, agents, strict=True)
     }
@@ -383,6 +479,7 @@ def summarize(
     batches = _Batches()
     clock_key, seats_key = _TICK.wall_clock, _TICK.seats
     source_key, calls_key = _TURN.source, _TURN.calls
+    raw_key, sha_key = _TURN.raw, _TURN.raw_sha256
     for line in docs[1:-1]:
         clock = line.get(clock_key)
         if clock is not None:
@@ -397,6 +494,8 @@ def summarize(
             if source in FALLBACK_SOURCES:
                 fallbacks += 1
                 tally.fallbacks[source] = tally.fallbacks.get(source, 0) + 1
+            elif tally.faith is not None and turn[calls_key]:
+                tally.faith.count_own(json_text(turn[raw_key]), json_text(turn[sha_key]))
             made_calls = turn[calls_key]
             if made_calls:
                 for call in json_objects(made_calls):
@@ -479,6 +578,7 @@ __all__ = [
     "RETRY_SOURCES",
     "BatchStats",
     "EpisodeSummary",
+    "Faithfulness",
     "SeatStats",
     "TurnCount",
     "cost_text",

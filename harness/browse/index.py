@@ -20,6 +20,12 @@ from pathlib import Path
 
 from harness.browse.crossplay import crossplay_html
 from harness.browse.folder import EpisodeRow, Snapshot
+from harness.report.faithfulness import (
+    FAITHFULNESS_HEADS,
+    FAITHFULNESS_NOTE,
+    faithfulness_cells,
+    unmeasured_text,
+)
 from harness.report.model import EntrantRow, MeanInterval, Report
 from harness.report.render import (
     entrant_cells,
@@ -400,6 +406,28 @@ def _figures(report: Report) -> list[str]:
     return out
 
 
+def _faithfulness(report: Report) -> list[str]:
+    """The faithfulness section (harness/report/faithfulness.py); none without figures."""
+    rows = report.faithfulness
+    if not rows:
+        return []
+    cells = []
+    for r in rows:
+        row = [_e(c) for c in faithfulness_cells(r)]
+        if r.parrots:
+            row[6] = f'<span class="flag parrots">{row[6]}</span>'
+        cells.append(row)
+    out = [
+        '<section id="faithfulness"><h2>Faithfulness</h2>',
+        _table([_e(h) for h in FAITHFULNESS_HEADS], cells, numeric=range(2, 8)),
+        f'<p class="method">{_e(FAITHFULNESS_NOTE)}</p>',
+    ]
+    unmeasured = unmeasured_text(rows)
+    if unmeasured:
+        out.append(f"<p>{_e(unmeasured)}</p>")
+    return [*out, "</section>"]
+
+
 def _options(field: str, label: str, values: Iterable[str]) -> str:
     options = "".join(f'<option value="{_e(v)}">{_e(v)}</option>' for v in sorted(set(values)))
     return (
@@ -508,6 +536,7 @@ def index_page(snapshot: Snapshot) -> str:
     parts += _comparisons(snapshot.report)
     parts += crossplay_html(snapshot.report.crossplay)
     parts += _figures(snapshot.report)
+    parts += _faithfulness(snapshot.report)
     parts += _episodes(snapshot)
     parts.append("</main>")
     before, after = TEMPLATE.read_text(encoding="utf-8").split("__BODY__")

@@ -406,6 +406,7 @@ def build_report(
         servers=[s for n, e in by_entrant.items() if (s := _server(n, e)) is not None],
         deadlines=sum(e.reasons["deadline"] for e in by_entrant.values()),
         crossplay=_crossplay(crossplay, folded, by_entrant),
+        faithfulness=folded.faithfulness.rows(names),
         seeds=seeds,
         variants=sorted(folded.variant_names),
     )

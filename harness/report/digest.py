@@ -31,6 +31,7 @@ from typing import Any
 
 from harness.protocol import GameEntry
 from harness.report.completeness import Completeness, FinishedCount, Plan
+from harness.report.faithfulness import FaithfulnessTally
 from harness.summary import BatchStats, EpisodeSummary
 
 #: The canonical order of one entrant's episodes (the entrant itself compared first).
@@ -268,6 +269,8 @@ class Digest:
         self._clean: dict[str, EntrantDigest] = {}
         self._finished = FinishedCount(plan)
         self.episodes = 0
+        self.faithfulness = FaithfulnessTally(game.seat_groups)
+        """Every episode's model seats, for the faithfulness section."""
 
     def add(self, ep: EpisodeSummary) -> None:
         """Fold in one results line."""
@@ -286,6 +289,7 @@ class Digest:
                 clean.mirror = len(entry) == 1  # its first episode: all of them so far
             clean.add(ep, number, keep_calls=False)
         self._finished.add(ep.entrant, ep.episode_id)
+        self.faithfulness.add(ep)
         self.episodes += 1
 
     def _entrant(

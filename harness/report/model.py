@@ -22,6 +22,7 @@ from pydantic import Field
 
 from harness.models import StrictModel
 from harness.report.crossplay_model import Crossplay
+from harness.report.faithfulness import FaithfulnessRow
 from harness.report.methods import Estimate, Method, Reason
 from harness.report.selection import Selected
 
@@ -351,6 +352,13 @@ class Report(StrictModel):
         None,
         exclude_if=lambda value: value is None,  # absent from the JSON of other reports
         description="A cross-play design's matrix and decomposition (harness/report/crossplay.py).",
+    )
+    faithfulness: list[FaithfulnessRow] = Field(
+        default_factory=list,
+        exclude_if=lambda value: not value,  # absent without results lines that measure it
+        description="Per entrant and seat group with model calls: distinct replies, copies "
+        "of the prompt's examples, replies cut by length and stop reasons, beside the "
+        "fallback share (harness/report/faithfulness.py).",
     )
 
     @property

@@ -15,6 +15,11 @@ from collections.abc import Iterable, Sequence
 
 from harness.report.build import canonical_order
 from harness.report.crossplay_render import crossplay_markdown
+from harness.report.faithfulness import (
+    faithfulness_csv_cells,
+    faithfulness_csv_header,
+    faithfulness_markdown,
+)
 from harness.report.model import (
     EntrantRow,
     Leaderboard,
@@ -350,6 +355,7 @@ def to_markdown(report: Report) -> str:
         parts += _leaderboard(report, board)
     if report.crossplay is not None:
         parts += crossplay_markdown(report.crossplay)
+    parts += faithfulness_markdown(report.faithfulness)
     parts += server_section(report)
     return "\n".join(parts) + "\n"
 
@@ -419,9 +425,12 @@ def to_csv(report: Report) -> str:
     paired = {r.entrant: r for r in report.paired}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(_csv_header(report))
+    # faithfulness columns only where a results line measures it (older CSVs stay as they were)
+    groups = report.seat_groups if report.faithfulness else []
+    writer.writerow([*_csv_header(report), *faithfulness_csv_header(groups)])
     for r in report.entrants:
-        writer.writerow(_csv_row(report, r, paired.get(r.entrant)))
+        faith = faithfulness_csv_cells(report.faithfulness, r.entrant, groups)
+        writer.writerow([*_csv_row(report, r, paired.get(r.entrant)), *faith])
     return buffer.getvalue()
 
 
