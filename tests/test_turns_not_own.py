@@ -1,11 +1,15 @@
 """One notion of a turn a seat did not play itself, for every kind of seat: a Python
 agent that raises on every call, one that always returns junk, a model that never
 answers usably, and a record of them replayed are counted per entrant and seat group
-from the results lines, and ``lighthouse play`` says so after the results."""
+from the results lines, ``lighthouse play`` says so after the results, and every
+format of the report marks them and ranks them apart from the baseline that played
+for them (the browser's page: tests/browse/test_not_own_browser.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 import uuid
 from pathlib import Path
@@ -73,6 +77,11 @@ runners = {{ baseline = "wallhug" }}
 name = "lantern"
 keeper = {{ baseline = "lantern" }}
 runners = {{ baseline = "wallhug" }}
+
+[[entrants]]
+name = "fine"
+keeper = {{ python = "{module}:fine", isolation = "none" }}
+runners = {{ baseline = "wallhug" }}
 """
 
 
@@ -83,9 +92,8 @@ def agents(where: Path) -> str:
     return module
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    where = tmp_path_factory.mktemp("not-own")
+def not_own_folder(where: Path) -> Path:
+    """A tournament of the entrants above, played into ``where``/out."""
     module = agents(where)
     with ScriptedLLMServer(default=lambda path, body: Reply("no JSON here")) as server:
         config = where / "not-own.toml"
@@ -97,11 +105,86 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return not_own_folder(tmp_path_factory.mktemp("not-own"))
+
+
+#: The entrants none of whose keeper turns were their own, and how the tables flag them.
+NOT_OWN = {"broken": "all turns fell back", "junk": "all turns fell back",
+           "junk-llm": "all turns fell back"}  # fmt: skip
+
+
+def report_of(folder: Path, form: str, capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    assert main(["report", str(folder), "--format", form]) == 0
+    return capsys.readouterr().out
+
+
+def test_every_format_marks_them_and_ranks_them_apart_from_the_baseline(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(report_of(folder, "json", capsys))
+    rows = {r["entrant"]: r for r in data["entrants"]}
+    for name, flag in NOT_OWN.items():
+        assert data["fallbackFlags"][name] == flag
+        assert rows[name]["mostlyNotOwn"] is True
+        assert rows[name]["rank"] is None  # apart: never beside lantern, which played it
+        keeper = rows[name]["notOwn"]["keeper"]
+        assert keeper["notOwn"] == keeper["turns"] > 0
+    assert data["fallbackFlags"]["mixed"] == "fallback 33% of turns"  # one runner of three
+    assert rows["lantern"]["rank"] is not None
+    assert rows["mixed"]["rank"] is not None
+    assert rows["lantern"]["notOwn"]["keeper"]["notOwn"] == 0
+    # the ranked first, by rank; those apart after them
+    order = [r["entrant"] for r in data["entrants"]]
+    assert set(order[-3:]) == set(NOT_OWN)
+    # Markdown: the ranked table itself, not only a table further down
+    md = report_of(folder, "md", capsys)
+    table = md.split("## Entrants")[1].split("\n\n")[1].splitlines()
+    for name, flag in NOT_OWN.items():
+        row = next(x for x in table if x.startswith(f"| {name} "))
+        assert row.startswith(f"| {name} ⚠ {flag} |")
+        assert "| apart: not its own play | keeper " in row
+    assert "ranked apart" in md.split("## Entrants")[1].split("##")[0]
+    board = md.split("## Keeper leaderboard")[1].split("\n## ")[0]
+    for name in NOT_OWN:
+        assert f"| {name} " not in board  # not ranked beside the baseline
+    assert "| lantern | lantern |" in board
+    assert "Ranked apart, not on this board: broken ⚠ all turns fell back" in board
+    # CSV: the flag, the counts per seat group, no rank
+    csv_rows = {
+        r["entrant"]: r for r in csv.DictReader(io.StringIO(report_of(folder, "csv", capsys)))
+    }
+    for name, flag in NOT_OWN.items():
+        line = csv_rows[name]
+        assert (line["fallback_flag"], line["rank"], line["mostly_not_own"]) == (flag, "", "true")
+        assert line["not_own_keeper"] == line["turns_keeper"] != "0"
+    assert csv_rows["lantern"]["mostly_not_own"] == "false"
+
+
+def test_the_leaderboard_of_folders_ranks_them_below_and_marks_them(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["leaderboard", str(folder), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["entrants"]
+    ranks = {r["entrant"]: r["rank"] for r in rows}
+    own = [r for r in rows if not r["mostlyNotOwn"]]
+    assert {r["entrant"] for r in rows if r["mostlyNotOwn"]} == set(NOT_OWN)
+    assert max(ranks[r["entrant"]] for r in own) < min(ranks[n] for n in NOT_OWN)
+    assert all(r["flag"] == NOT_OWN[r["entrant"]] for r in rows if r["mostlyNotOwn"])
+    assert main(["leaderboard", str(folder)]) == 0
+    md = capsys.readouterr().out
+    assert "| broken ⚠ all turns fell back |" in md
+    assert "(below: not its own play)" in md
+
+
 def test_every_seat_kind_counts_its_turns_not_its_own_per_entrant_and_group(
     folder: Path,
 ) -> None:
     counts = entrant_turns(ResultsFolder(folder).summaries(), GAME.seat_groups)
-    assert sorted(counts) == ["broken", "junk", "junk-llm", "lantern", "mixed"]
+    assert sorted(counts) == ["broken", "fine", "junk", "junk-llm", "lantern", "mixed"]
     turns = counts["broken"]["keeper"].turns
     assert turns > 0
     # the agent that raises: every keeper turn its baseline's, each by fallback_error

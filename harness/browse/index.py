@@ -26,7 +26,7 @@ from harness.report.faithfulness import (
     faithfulness_cells,
     unmeasured_text,
 )
-from harness.report.model import EntrantRow, MeanInterval, Report
+from harness.report.model import EntrantRow, Leaderboard, MeanInterval, Report
 from harness.report.render import (
     entrant_cells,
     entrant_heads,
@@ -36,13 +36,17 @@ from harness.report.render import (
 )
 from harness.report.selection import describe
 from harness.report.texts import (
+    apart_line,
     board_note,
     columns_of,
+    entrant_rank_text,
     episodes_text,
     headline,
     incomplete_mark,
     interval_text,
     latency_text,
+    not_own_note,
+    not_own_text,
     p_text,
     paired_note,
     pairwise_note,
@@ -50,6 +54,7 @@ from harness.report.texts import (
     rank_text,
     reason_notes,
     score_note,
+    shows_not_own,
     too_few_line,
 )
 from harness.summary import cost_text
@@ -156,31 +161,36 @@ def _leaderboard(report: Report) -> list[str]:
     mark = incomplete_mark(report)
     flags = report.fallback_flags
     groups = report.seat_groups
-    rows = report.entrants
-    ranked = any(r.rank is not None for r in rows)
+    rows = report.entrants  # in rank order, those ranked apart last
+    ranked = any(r.rank is not None or r.mostly_not_own for r in rows)
+    mine = shows_not_own(rows)
     header = [
         *(["rank (95% simultaneous)"] if ranked else []),
         "entrant", *(_e(g) for g in groups), "episodes", "seeds",
-        *(_e(h) for h in entrant_heads(report)), "reasons",
+        *(_e(h) for h in entrant_heads(report)),
+        *(["turns not its own"] if mine else []), "reasons",
     ]  # fmt: skip
     body = [
         [
-            *([_e(rank_text(r.rank, mark))] if ranked else []),
+            *([_e(entrant_rank_text(r, mark))] if ranked else []),
             _name(r.entrant, flags),
             *(_e(r.seats.get(g, "")) for g in groups),
             _e(episodes_text(report, r)),
             str(r.seeds),
             *(_e(text) for text in entrant_cells(report, r, mark)),
+            *([_e(not_own_text(r))] if mine else []),
             _e(", ".join(f"{k} {v}" for k, v in r.reasons.items())),
         ]
         for r in rows
     ]
     first = 1 if ranked else 0
     seeds = next((r.rank.seeds for r in rows if r.rank is not None), 0)
+    told = not_own_note(rows, flags)
     out = [
         '<section id="leaderboard"><h2>Leaderboard</h2>',
         _table(header, body, numeric=[first + len(groups) + 1, first + len(groups) + 2]),
         f'<p class="method">{_inline(score_note(report, ranked, seeds))}</p>',
+        *([f'<p class="method" id="not-own">{_inline(told)}</p>'] if told else []),
         _notes(_entrant_intervals(rows), [(r.entrant, r.dropped) for r in rows]),
     ]
     if report.ceiling is not None and report.ceiling.hidden:
@@ -283,6 +293,11 @@ def _pairwise(report: Report) -> list[str]:
     ]
 
 
+def _apart(board: Leaderboard, flags: dict[str, str]) -> str:
+    """The line naming the board's entrants ranked apart (escaped), empty if none."""
+    return apart_line([_name(n, flags) for n in board.apart])
+
+
 def _boards(report: Report, flags: dict[str, str], mark: str) -> list[str]:
     out = []
     for board in report.leaderboards:
@@ -319,6 +334,7 @@ def _boards(report: Report, flags: dict[str, str], mark: str) -> list[str]:
                 numeric=[3],
             ),
             f'<p class="method">{_inline(note)}</p>',
+            *([f'<p class="method apart">{apart}</p>'] if (apart := _apart(board, flags)) else []),
             _notes([r.score for r in board.rows], []),
         ]
     return out

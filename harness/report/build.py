@@ -61,6 +61,7 @@ from harness.report.model import (
     FallbackFree,
     IntervalMethod,
     Latency,
+    NotOwnCount,
     PairedRow,
     Pairwise,
     Rank,
@@ -69,7 +70,7 @@ from harness.report.model import (
 )
 from harness.report.seeds import seed_table
 from harness.report.selection import Selected
-from harness.report.servers import flags_of, server_row
+from harness.report.servers import flags_of, mostly_not_own, server_row, worst
 from harness.report.stats import percentile
 from harness.summary import EpisodeSummary
 
@@ -113,6 +114,22 @@ def _labels(game: GameEntry, first: EpisodeSummary | None) -> dict[str, str]:
     }
 
 
+def not_own_of(game: GameEntry, entry: EntrantDigest) -> dict[str, NotOwnCount]:
+    """Each seat group's turns and those not the entrant's own, in the game's group
+    order (a group the entrant's episodes name no seat of is left out)."""
+    keys = [g.key for g in game.seat_groups]
+    keys += sorted(k for k in entry.group_turns if k not in keys)
+    out = {}
+    for key in keys:
+        if key not in entry.group_turns:
+            continue
+        sources = {s: n for (g, s), n in sorted(entry.not_own.items()) if g == key}
+        out[key] = NotOwnCount(
+            turns=entry.group_turns[key], not_own=sum(sources.values()), sources=sources
+        )
+    return out
+
+
 def _entrant_row(
     game: GameEntry,
     name: str,
@@ -122,6 +139,7 @@ def _entrant_row(
     cells: int,
 ) -> EntrantRow:
     turns, fallbacks = entry.turns, entry.fallbacks
+    groups = not_own_of(game, entry)
     return EntrantRow(
         entrant=name,
         seats=_labels(game, entry.first),
@@ -156,6 +174,8 @@ def _entrant_row(
         ceiling_ratio=figures.ceiling_ratio,
         profile=figures.profile,
         dropped=figures.dropped,
+        not_own=groups,
+        mostly_not_own=mostly_not_own(groups),
     )
 
 
@@ -201,18 +221,34 @@ def _statistics(
     planned: Mapping[str, int],
     ceiling: bool,
 ) -> _Statistics:
-    """The rows (ranked), the pairwise table and the paired rows of the full table."""
+    """The rows (ranked, in rank order), the pairwise table and the paired rows of the
+    full table. Entrants mostly not their own are ranked apart: the others' ranks are
+    over the others alone (a family of their own), so none shares a rank with the
+    baseline that played it."""
     names = list(entries)
     rows = _rows(game, table, entries, planned, ceiling)
     family = family_of(table, names)
-    ranks, _ = ranks_of(table, names, family)
-    rows = [_ranked(row, ranks.get(row.entrant)) for row in rows]
+    own = [row.entrant for row in rows if not row.mostly_not_own]
+    ranks, _ = ranks_of(table, own, family if len(own) == len(names) else None)
+    rows = rank_order([_ranked(row, ranks.get(row.entrant)) for row in rows])
     paired = paired_of(table, family, names, reference)
     return _Statistics(rows, paired, pairwise_of(family), family)
 
 
 def _ranked(row: EntrantRow, rank: Rank | None) -> EntrantRow:
     return row if rank is None else row.model_copy(update={"rank": rank})
+
+
+def rank_order(rows: Sequence[EntrantRow]) -> list[EntrantRow]:
+    """Ranked rows by rank (ties by name), then the unranked ones by name: those
+    ranked apart (mostly not their own) after those with nothing ranked."""
+    return sorted(
+        rows,
+        key=lambda r: (
+            (0, r.rank.rank) if r.rank is not None else (2 if r.mostly_not_own else 1, 0),
+            r.entrant,
+        ),
+    )
 
 
 def _fallback_free(
@@ -226,11 +262,13 @@ def _fallback_free(
     """The entrant rows and paired rows of the episodes without any fallback; the full
     table's own (without a planned count or a rank) when no episode fell back."""
     whole = {row.entrant: row for row in full.rows}
+    order = [n for n in whole if n in clean]  # the full table's (rank) order
     if set(clean) == set(whole) and all(len(e) == len(e.of or e) for e in clean.values()):
-        rows = [whole[n].model_copy(update={"planned": None, "rank": None}) for n in clean]
+        rows = [whole[n].model_copy(update={"planned": None, "rank": None}) for n in order]
         return FallbackFree(entrants=rows, paired=full.paired)
     table = seed_table(clean, folded.variant_names, None if ceiling is None else ceiling.scores)
     rows = _rows(game, table, clean, None, ceiling is not None)
+    rows.sort(key=lambda r: order.index(r.entrant))
     return FallbackFree(entrants=rows, paired=paired_of(table, None, list(clean), reference))
 
 
@@ -375,6 +413,7 @@ def build_report(
         by_entrant, folded.variant_names, None if ceiling is None else ceiling.scores
     )
     full = _statistics(game, table, by_entrant, reference, done.planned, ceiling is not None)
+    apart = {r.entrant for r in full.rows if r.mostly_not_own}
     cells, seeds = _counts(table, len(names))
     columns = game.report.report_columns()
     return Report(
@@ -399,10 +438,8 @@ def build_report(
             game, folded, _group(folded.clean, order), full, reference, ceiling
         ),
         identical=identical_entrants(names, identity),
-        leaderboards=leaderboards(game, names, labels, identity, table, full.family),
-        fallback_flags=flags_of(
-            {n: (sum(e.turns.values()), sum(e.fallbacks.values())) for n, e in by_entrant.items()}
-        ),
+        leaderboards=leaderboards(game, names, labels, identity, table, full.family, apart),
+        fallback_flags=flags_of({r.entrant: worst(r.not_own) for r in full.rows}),
         servers=[s for n, e in by_entrant.items() if (s := _server(n, e)) is not None],
         deadlines=sum(e.reasons["deadline"] for e in by_entrant.values()),
         crossplay=_crossplay(crossplay, folded, by_entrant),
@@ -412,4 +449,12 @@ def build_report(
     )
 
 
-__all__ = ["INTERVALS", "Ceiling", "build_report", "canonical_order", "legend"]
+__all__ = [
+    "INTERVALS",
+    "Ceiling",
+    "build_report",
+    "canonical_order",
+    "legend",
+    "not_own_of",
+    "rank_order",
+]

@@ -26,13 +26,13 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from harness.protocol import GameEntry
 from harness.report.completeness import Completeness, FinishedCount, Plan
 from harness.report.faithfulness import FaithfulnessTally
-from harness.summary import BatchStats, EpisodeSummary
+from harness.summary import BatchStats, EpisodeSummary, not_own
 
 #: The canonical order of one entrant's episodes (the entrant itself compared first).
 EpisodeKey = tuple[str, int, int, str]
@@ -107,8 +107,11 @@ class EntrantDigest:
         numerators: Sequence[str],
         denominators: Sequence[str],
         of: EntrantDigest | None = None,
+        groups: Mapping[str, str] | None = None,
     ) -> None:
         self.of = of
+        self.group_of: Mapping[str, str] = groups or {}
+        """Seat id -> its seat group's key (a seat none names counts under its role)."""
         """For a selection of an entrant's episodes (those without a fallback): the
         digest of all of them, whose arrays it shares, marking its own in a bitmap."""
         self.mirror = False
@@ -128,6 +131,11 @@ class EntrantDigest:
         """Turns of seats with model calls, by role."""
         self.fallbacks: Counter[str] = Counter()
         """Fallbacks of seats with model calls, by role."""
+        self.group_turns: Counter[str] = Counter()
+        """Turns of every seat, model or not, by seat group."""
+        self.not_own: Counter[tuple[str, str]] = Counter()
+        """Turns that were not the entrant's own (:func:`harness.summary.not_own`), for
+        every kind of seat, by (seat group, source)."""
         self.retries = 0
         self.rescued = 0
         self.calls = 0
@@ -173,7 +181,12 @@ class EntrantDigest:
             total.add(ep.metrics.get(key, 0.0))
         self.reasons[ep.reason] += 1
         self.fallback_free += ep.fallback_free
-        for seat in ep.seats.values():
+        for seat_id, seat in ep.seats.items():
+            group = self.group_of.get(seat_id, seat.role)
+            self.group_turns[group] += seat.turns
+            for source, n in seat.fallbacks.items():
+                if n and not_own(source):
+                    self.not_own[group, source] += n
             if seat.calls:
                 self.model_seats = True
                 self.turns[seat.role] += seat.turns
@@ -209,6 +222,7 @@ class EntrantDigest:
         self.cost = of.cost.copy()
         self.reasons, self.turns = Counter(of.reasons), Counter(of.turns)
         self.fallbacks = Counter(of.fallbacks)
+        self.group_turns, self.not_own = Counter(of.group_turns), Counter(of.not_own)
         self.latencies = array("d", of.latencies)
         self.first, self.first_key = of.first, of.first_key
         for name in _COUNTS:
@@ -263,6 +277,7 @@ class Digest:
         columns = game.report.report_columns()
         self._numerators = [c.numerator for c in columns]
         self._denominators = [c.denominator for c in columns if c.denominator is not None]
+        self._groups = {seat: g.key for g in game.seat_groups for seat in g.seats}
         self.variant_names: list[str] = []
         self._variant_numbers: dict[str, int] = {}
         self.entrants: dict[str, EntrantDigest] = {}
@@ -297,7 +312,9 @@ class Digest:
     ) -> EntrantDigest:
         found = table.get(name)
         if found is None:
-            found = table[name] = EntrantDigest(self._numerators, self._denominators, of)
+            found = table[name] = EntrantDigest(
+                self._numerators, self._denominators, of, self._groups
+            )
         return found
 
     @property

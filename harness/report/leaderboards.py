@@ -20,7 +20,7 @@ together at 95%, whatever the other boards say.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from harness.protocol import GameEntry
 from harness.report.estimates import ranks_of, shared_scores
@@ -71,7 +71,7 @@ def _board(
         )
         for m in members
     ]
-    rows.sort(key=lambda r: (r.rank, members.index(r.entrant)))
+    rows.sort(key=lambda r: (r.rank, r.entrant))
     return Leaderboard(
         group=group,
         context={k: labels[members[0]][k] for k in others},
@@ -89,11 +89,14 @@ def leaderboards(
     specs: Specs,
     table: SeedTable,
     family: Family | None = None,
+    apart: Collection[str] = (),
 ) -> list[Leaderboard]:
     """One board per seat group and per set of entrants alike in every other group.
 
     ``family``: the Holm family of every entrant in ``names``, reused by a board of
-    all of them rather than computed again.
+    all of them rather than computed again. ``apart``: entrants mostly not their own
+    (:func:`harness.report.servers.mostly_not_own`), ranked on no board but named
+    under the boards they would be on.
     """
     same: dict[str, list[str]] = {}
     for twins in identical_entrants(names, specs):
@@ -105,12 +108,14 @@ def leaderboards(
         for name in names:
             if name in specs:
                 contexts.setdefault(tuple(specs[name][k] for k in others), []).append(name)
-        for members in contexts.values():
+        for everyone in contexts.values():
+            members = [m for m in everyone if m not in apart]
             if len({specs[m][group.key] for m in members}) < 2:
                 continue  # nothing differs in this group: nothing to rank
             board = _board(group.key, others, members, labels, same, table, family)
             if board is not None:
-                boards.append(board)
+                left = [m for m in everyone if m in apart]
+                boards.append(board.model_copy(update={"apart": sorted(left)}))
     return boards
 
 

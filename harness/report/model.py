@@ -107,6 +107,21 @@ class Latency(StrictModel):
     p95: float | None
 
 
+class NotOwnCount(StrictModel):
+    """A seat group's turns, and those its entrant did not play itself: its role's
+    baseline answered because the entrant's own player (a model, a Python agent, an
+    Inspect model, or a record of one) gave no usable answer."""
+
+    turns: int
+    not_own: int
+    sources: dict[str, int] = Field(description="The turns not its own, by fallback source.")
+
+    @property
+    def share(self) -> float:
+        """The share of turns not its own (0 without turns)."""
+        return self.not_own / self.turns if self.turns else 0.0
+
+
 class EntrantRow(StrictModel):
     """One entrant's figures (or its fallback-free episodes')."""
 
@@ -156,6 +171,17 @@ class EntrantRow(StrictModel):
         None, description="The share of seeds scoring at least each threshold."
     )
     dropped: str = Field("", description="What the score left out of the entrant's cells, and why.")
+    not_own: dict[str, NotOwnCount] = Field(
+        default_factory=dict,
+        description="By seat group: its turns, and those the entrant did not play itself "
+        "(its role's baseline answered), for every kind of seat.",
+    )
+    mostly_not_own: bool = Field(
+        False,
+        description="More than half of some seat group's turns were not the entrant's own: "
+        "its score is mostly its baseline's, so it is ranked apart (rank null, listed after "
+        "the ranked entrants).",
+    )
 
 
 class PairedRow(StrictModel):
@@ -246,6 +272,11 @@ class Leaderboard(StrictModel):
     rows: list[BoardRow]
     seeds: int = Field(0, description="The seeds all of the board's entrants finished.")
     note: str = Field("", description="Why its ranks can conclude nothing, when they cannot.")
+    apart: list[str] = Field(
+        default_factory=list,
+        description="Entrants of the board ranked apart: most of a seat group's turns were "
+        "not their own (see EntrantRow.mostlyNotOwn).",
+    )
 
 
 class ServerRow(StrictModel):
@@ -342,7 +373,8 @@ class Report(StrictModel):
     )
     leaderboards: list[Leaderboard]
     fallback_flags: dict[str, str] = Field(
-        description="Entrants whose model seats fell back too often, and their flag."
+        description="Entrants a seat group of which (of any kind of seat) fell back to its "
+        "baseline on more than 10% of its turns, and their flag."
     )
     servers: list[ServerRow]
     deadlines: int = Field(description="Episodes that ran out of their play budget.")
@@ -391,6 +423,7 @@ __all__ = [
     "Latency",
     "Leaderboard",
     "MeanInterval",
+    "NotOwnCount",
     "PairedRow",
     "Pairwise",
     "PairwiseRow",

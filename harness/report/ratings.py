@@ -15,7 +15,7 @@ them, naming the groups.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,8 @@ from pydantic import Field
 from harness.errors import ConfigError
 from harness.models import StrictModel
 from harness.report.bradley_terry import bootstrap, fit, percentile_bounds
+from harness.report.model import NotOwnCount
+from harness.report.servers import flags_of, mostly_not_own, worst
 from harness.report.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, LEVEL, TIE_TOLERANCE
 
 #: A board: a seed, a variant and the rules (canonical JSON) it was played under.
@@ -40,6 +42,8 @@ class RatedInput:
     folders: tuple[str, ...]
     identity: str | None
     cells: Mapping[Board, float]
+    not_own: Mapping[str, NotOwnCount] = field(default_factory=dict)
+    """By seat group: its turns, and those the entrant did not play itself."""
 
 
 class RatedEntrant(StrictModel):
@@ -56,6 +60,19 @@ class RatedEntrant(StrictModel):
     wins: int
     ties: int
     losses: int
+    not_own: dict[str, NotOwnCount] = Field(
+        default_factory=dict,
+        description="By seat group: its turns, and those the entrant did not play itself "
+        "(its role's baseline answered), over every folder it is in.",
+    )
+    mostly_not_own: bool = Field(
+        False,
+        description="More than half of some seat group's turns were not its own: ranked "
+        "below every entrant that played its own turns, whatever its rating.",
+    )
+    flag: str = Field(
+        "", description="The fallback flag, as a report's (empty: none, or 10% or less)."
+    )
 
 
 class Ratings(StrictModel):
@@ -190,7 +207,13 @@ def rate(
         draws, share, left_out = bootstrap(meetings.by_seed, resamples=resamples, seed=seed)
         if left_out < 1:
             low, high = percentile_bounds(draws)
-    order = sorted(range(len(entrants)), key=lambda i: (-point.ratings[i], entrants[i].name))
+    # an entrant mostly not its own is rated (its meetings were played), but ranked
+    # below every entrant that played its own turns: never beside its baseline
+    apart = [mostly_not_own(e.not_own) for e in entrants]
+    order = sorted(
+        range(len(entrants)), key=lambda i: (apart[i], -point.ratings[i], entrants[i].name)
+    )
+    flags = flags_of({e.name: worst(e.not_own) for e in entrants})
     won, tied = meetings.won, meetings.tied
     rows = [
         RatedEntrant(
@@ -205,6 +228,9 @@ def rate(
             wins=int(won[i].sum()),
             ties=int(tied[i].sum()),
             losses=int(won[:, i].sum()),
+            not_own=dict(entrants[i].not_own),
+            mostly_not_own=apart[i],
+            flag=flags.get(entrants[i].name, ""),
         )
         for rank, i in enumerate(order, start=1)
     ]
@@ -264,11 +290,33 @@ def ratings_markdown(ratings: Ratings) -> str:
     ]
     for row in ratings.entrants:
         band = "" if row.low is None or row.high is None else f" [{row.low:.0f}, {row.high:.0f}]"
+        name = f"{row.entrant} ⚠ {row.flag}" if row.flag else row.entrant
+        rank = f"{row.rank} (below: not its own play)" if row.mostly_not_own else str(row.rank)
         lines.append(
-            f"| {row.rank} | {row.entrant} | {row.rating:.0f}{band}{mark} | {row.wins} | "
+            f"| {rank} | {name} | {row.rating:.0f}{band}{mark} | {row.wins} | "
             f"{row.ties} | {row.losses} | {', '.join(row.folders)} |"
         )
+    lines += ["", *_legend(ratings)]
     return "\n".join(lines) + "\n"
+
+
+def _legend(ratings: Ratings) -> list[str]:
+    """What the table's columns and marks mean."""
+    text = (
+        "*rank: by rating, highest first. rating: the entrant's strength on the Elo scale "
+        "(a 400-point lead means ten to one odds of the higher cell mean on a shared "
+        "board), with its 95% bootstrap interval over seeds. wins, ties, losses: boards "
+        "shared with another entrant, counted per pair."
+    )
+    if any(r.flag or r.mostly_not_own for r in ratings.entrants):
+        text += (
+            " ⚠: more than 10% of a seat group's turns were not the entrant's own (its "
+            "role's baseline answered: the entrant's model or Python agent gave no usable "
+            "answer); an entrant with more than half not its own is ranked below every "
+            "entrant that played its own turns, whatever its rating, so that it never "
+            "shares a rank with the baseline that played for it."
+        )
+    return [text + "*"]
 
 
 __all__ = [

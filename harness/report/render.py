@@ -31,14 +31,18 @@ from harness.report.selection import describe as selection_lines
 from harness.report.servers import fallback_flags, flagged, server_section, unshown_line
 from harness.report.texts import (
     Flipped,
+    apart_line,
     board_note,
     columns_of,
+    entrant_rank_text,
     episodes_text,
     headline,
     incomplete_mark,
     interval_text,
     latency_text,
     level_text,
+    not_own_note,
+    not_own_text,
     p_text,
     paired_note,
     pairwise_note,
@@ -46,6 +50,7 @@ from harness.report.texts import (
     rank_text,
     reason_notes,
     score_note,
+    shows_not_own,
     too_few_line,
 )
 from harness.summary import EpisodeSummary, cost_text
@@ -96,18 +101,22 @@ def _intervals(r: EntrantRow) -> list[MeanInterval | None]:
 def _score_table(report: Report, rows: list[EntrantRow]) -> list[str]:
     groups = report.seat_groups
     mark = incomplete_mark(report)
-    ranked = any(r.rank is not None for r in rows)
+    ranked = any(r.rank is not None or r.mostly_not_own for r in rows)
+    mine = shows_not_own(rows)
+    flags = report.fallback_flags
     table = _table(
         ["entrant", *groups, "episodes", "seeds", *entrant_heads(report),
-         *(["rank (95% simultaneous)"] if ranked else []), "reasons"],
+         *(["rank (95% simultaneous)"] if ranked else []),
+         *(["turns not its own"] if mine else []), "reasons"],
         [
             [
-                r.entrant,
+                flagged(r.entrant, flags),
                 *(r.seats[g] for g in groups),
                 episodes_text(report, r),
                 str(r.seeds),
                 *entrant_cells(report, r, mark),
-                *([rank_text(r.rank, mark)] if ranked else []),
+                *([entrant_rank_text(r, mark)] if ranked else []),
+                *([not_own_text(r)] if mine else []),
                 ", ".join(f"{k} {v}" for k, v in r.reasons.items()),
             ]
             for r in rows
@@ -115,10 +124,11 @@ def _score_table(report: Report, rows: list[EntrantRow]) -> list[str]:
     )  # fmt: skip
     seeds = next((r.rank.seeds for r in rows if r.rank is not None), 0)
     note = f"*{score_note(report, ranked, seeds)}*"
+    told = not_own_note(rows, {n: f for n, f in flags.items() if n in {r.entrant for r in rows}})
     notes = _notes(
         [iv for r in rows for iv in _intervals(r)], [(r.entrant, r.dropped) for r in rows]
     )
-    return [table, "", note, *notes]
+    return [table, "", note, *(["", f"*{told}*"] if told else []), *notes]
 
 
 def _llm_table(report: Report, rows: list[EntrantRow]) -> list[str]:
@@ -270,6 +280,7 @@ def _leaderboard(report: Report, board: Leaderboard) -> list[str]:
         for r in board.rows
     ]
     told = [f"**Too few seeds to conclude**: {board.note}.", ""] if board.note else []
+    apart = apart_line([flagged(n, report.fallback_flags) for n in board.apart])
     return [
         "",
         f"## {group.capitalize()} leaderboard" + (f" ({context})" if context else ""),
@@ -278,6 +289,7 @@ def _leaderboard(report: Report, board: Leaderboard) -> list[str]:
         "",
         *told,
         _table(["rank (95% simultaneous)", group, "entrant", "seeds", "score (95% CI)"], rows),
+        *(["", apart] if apart else []),
         *_notes([r.score for r in board.rows], []),
     ]
 
@@ -393,6 +405,8 @@ def _csv_header(report: Report) -> list[str]:
         "ceiling_share_high", "paired_seeds", "paired_p", "improvement", "improvement_low",
         "improvement_high", "dropped",
         *(f"{v}_{part}" for v in report.variants for part in ("mean", "low", "high")),
+        *(f"{part}_{g}" for g in report.seat_groups for part in ("turns", "not_own")),
+        "mostly_not_own",
     ]  # fmt: skip
 
 
@@ -417,7 +431,14 @@ def _csv_row(report: Report, r: EntrantRow, p: PairedRow | None) -> list[object]
         *(("", "") if p is None else (p.seeds, _blank(p.p))),
         *_bounds(None if p is None else p.improvement), r.dropped,
         *(x for v in report.variants for x in _bounds(r.per_variant.get(v))),
+        *(x for g in report.seat_groups for x in _not_own_cells(r, g)),
+        "true" if r.mostly_not_own else "false",
     ]  # fmt: skip
+
+
+def _not_own_cells(r: EntrantRow, group: str) -> tuple[object, object]:
+    count = r.not_own.get(group)
+    return ("", "") if count is None else (count.turns, count.not_own)
 
 
 def to_csv(report: Report) -> str:

@@ -1,10 +1,13 @@
 """What a report says about the model servers and the fallbacks, apart from the scores.
 
-- **Fallback flags.** An entrant whose model seats fell back
-  on more than :data:`FLAG_SHARE` of their turns is flagged wherever it is ranked, so
-  that a model that never answered usably does not pass for its baseline: "all turns
-  fell back" when every turn did, else the share. The "without LLM fallbacks" section
-  names the entrants it has no episode of, instead of dropping them.
+- **Fallback flags.** An entrant a seat group of which fell back to its role's baseline
+  on more than :data:`FLAG_SHARE` of its turns (any kind of seat: a model, a Python
+  agent, an Inspect model, a record of one; :func:`harness.summary.not_own`) is
+  flagged wherever it is ranked, so that a player that never answered usably does not
+  pass for its baseline: "all turns fell back" when every turn of that group did, else
+  the share. An entrant with more than half of a group's turns not its own is
+  *mostly not its own* and ranked apart (:func:`mostly_not_own`). The "without LLM
+  fallbacks" section names the entrants it has no episode of, instead of dropping them.
 - **Server figures.** Per entrant: the calls answered from the cache, the median wait
   for the harness's limiter and the median time in HTTP, the observed concurrency of
   the requests that could overlap (the first calls of different seats in one tick;
@@ -20,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harness.report.model import Report, ServerRow
+from harness.report.model import NotOwnCount, Report, ServerRow
 from harness.report.stats import percentile
-from harness.summary import EpisodeSummary
+from harness.summary import EpisodeSummary, TurnCount
 from harness.timing import serial_ceiling
 
 #: An entrant whose model seats fell back on more than this share of turns is flagged.
@@ -38,22 +41,37 @@ def _flag(turns: int, fallbacks: int) -> str | None:
     return f"fallback {100 * fallbacks / turns:.0f}% of turns"
 
 
+def worst(groups: Mapping[str, NotOwnCount]) -> tuple[int, int]:
+    """(turns, not own) of the seat group with the largest share not its own."""
+    best = max(groups.values(), key=lambda g: (g.share, g.not_own), default=None)
+    return (0, 0) if best is None else (best.turns, best.not_own)
+
+
+def mostly_not_own(groups: Mapping[str, NotOwnCount]) -> bool:
+    """Whether more than half of some seat group's turns were not the entrant's own."""
+    return any(2 * g.not_own > g.turns for g in groups.values())
+
+
 def fallback_flags(by_entrant: Mapping[str, Sequence[EpisodeSummary]]) -> dict[str, str]:
-    """Entrant -> its flag, for entrants whose model seats fell back too often."""
+    """Entrant -> its flag, for entrants a role of which fell back too often (every
+    kind of seat; the seats of a role counted together, as a seat group's are)."""
     counts = {}
     for name, episodes in by_entrant.items():
-        turns = fallbacks = 0
+        roles: dict[str, TurnCount] = {}
         for ep in episodes:
             for seat in ep.seats.values():
-                if seat.calls:
-                    turns += seat.turns
-                    fallbacks += sum(seat.fallbacks.values())
-        counts[name] = (turns, fallbacks)
+                roles[seat.role] = roles.get(seat.role, TurnCount()) + TurnCount.of_seat(seat)
+        counts[name] = worst(
+            {
+                role: NotOwnCount(turns=c.turns, not_own=c.not_own, sources={})
+                for role, c in roles.items()
+            }
+        )
     return flags_of(counts)
 
 
 def flags_of(counts: Mapping[str, tuple[int, int]]) -> dict[str, str]:
-    """Entrant -> its flag, from each entrant's (turns, fallbacks) of its model seats."""
+    """Entrant -> its flag, from each entrant's (turns, not own) of its worst seat group."""
     flags = {}
     for name, (turns, fallbacks) in counts.items():
         flag = _flag(turns, fallbacks)
@@ -190,7 +208,9 @@ __all__ = [
     "fallback_flags",
     "flagged",
     "flags_of",
+    "mostly_not_own",
     "server_row",
     "server_section",
     "unshown_line",
+    "worst",
 ]

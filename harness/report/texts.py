@@ -91,12 +91,72 @@ def incomplete_mark(report: Report) -> str:
 
 
 def rank_text(figures: Ranks | None, mark: str = "") -> str:
-    """``2 (1-3)``: the rank and its simultaneous interval, then ``mark``."""
+    """``2 (1-3)``: the rank and its simultaneous interval, then ``mark``; an interval
+    of one rank reads ``2 (2-2)``, never ``2 (2)``."""
     if figures is None:
         return "-"
-    low, high = figures.rank_low, figures.rank_high
-    span = str(low) if low == high else f"{low}-{high}"
-    return f"{figures.rank} ({span}){mark}"
+    return f"{figures.rank} ({figures.rank_low}-{figures.rank_high}){mark}"
+
+
+#: What the rank column says of an entrant ranked apart (mostly not its own play).
+APART = "apart: not its own play"
+
+
+def entrant_rank_text(row: EntrantRow, mark: str = "") -> str:
+    """An entrant's rank cell: :func:`rank_text`, or :data:`APART` for an entrant whose
+    turns were mostly not its own."""
+    return APART if row.mostly_not_own else rank_text(row.rank, mark)
+
+
+def apart_line(names: Sequence[str]) -> str:
+    """The line under a board that names the entrants it ranks apart (empty: none)."""
+    if not names:
+        return ""
+    return (
+        "Ranked apart, not on this board: " + ", ".join(names) + " (most of a seat "
+        "group's turns were not its own: its role's baseline played them)."
+    )
+
+
+def not_own_text(row: EntrantRow) -> str:
+    """``keeper 27 of 27``: each seat group's turns the entrant did not play itself
+    (``none`` when it played them all)."""
+    parts = [f"{k} {c.not_own} of {c.turns}" for k, c in row.not_own.items() if c.not_own]
+    return "; ".join(parts) or "none"
+
+
+def shows_not_own(rows: Iterable[EntrantRow]) -> bool:
+    """Whether a table of ``rows`` needs the column of turns not the entrant's own."""
+    return any(c.not_own for r in rows for c in r.not_own.values())
+
+
+def not_own_note(rows: Sequence[EntrantRow], flags: dict[str, str]) -> str:
+    """What the ⚠ mark and the column of turns not the entrant's own mean (empty when no
+    row has such a turn)."""
+    if not shows_not_own(rows):
+        return ""
+    apart = [r.entrant for r in rows if r.mostly_not_own]
+    text = (
+        "Turns not its own: a seat group's turns its role's baseline played because the "
+        "entrant's own player (a model, a Python agent, an Inspect model, or a record of "
+        "one) gave no usable answer: a reply that did not parse, a failed or timed-out "
+        "call, an agent that raised or returned junk. Such a turn scores as the "
+        "baseline's play, not the entrant's."
+    )
+    if flags:
+        text += (
+            " ⚠ marks an entrant with more than 10% of a seat group's turns not its own, "
+            "with that share."
+        )
+    if apart:
+        text += (
+            f" An entrant with more than half of a seat group's turns not its own is ranked "
+            f'apart ("{APART}"), below the ranked entrants and left out of their ranks, '
+            "so that it never shares a rank with the baseline that played for it: "
+            + ", ".join(apart)
+            + "."
+        )
+    return text
 
 
 def episodes_text(report: Report, row: EntrantRow) -> str:
@@ -255,18 +315,23 @@ def board_note(group: str, context: str, seeds: int, cells: int, entrants: int) 
 
 
 __all__ = [
+    "APART",
     "TAGS",
     "Bounds",
     "Flipped",
     "Ranks",
+    "apart_line",
     "board_note",
     "columns_of",
+    "entrant_rank_text",
     "episodes_text",
     "headline",
     "incomplete_mark",
     "interval_text",
     "latency_text",
     "level_text",
+    "not_own_note",
+    "not_own_text",
     "p_text",
     "paired_note",
     "pairwise_note",
@@ -274,6 +339,7 @@ __all__ = [
     "rank_text",
     "reason_notes",
     "score_note",
+    "shows_not_own",
     "sign_flip_words",
     "too_few_line",
 ]

@@ -16,7 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.errors import ConfigError
+from harness.report.build import not_own_of
 from harness.report.cells import CellMeans
+from harness.report.model import NotOwnCount
 from harness.report.ratings import Board, RatedInput, Ratings, rate
 from harness.results.folder import read_results
 from harness.tournament.identity import manifest_identities
@@ -38,6 +40,7 @@ def leaderboard(roots: Sequence[Path]) -> Ratings:
     names: dict[str, set[str]] = defaultdict(set)
     folders: dict[str, list[str]] = defaultdict(list)
     boards: dict[str, dict[Board, list[float]]] = defaultdict(lambda: defaultdict(list))
+    not_own: dict[str, dict[str, NotOwnCount]] = defaultdict(dict)
     incomplete = []
     for root in roots:
         label = str(root)
@@ -57,6 +60,9 @@ def leaderboard(roots: Sequence[Path]) -> Ratings:
             key = identities.get(name) or f"{label}\0{name}"
             names[key].add(name)
             folders[key].append(label)
+            mine = not_own[key]
+            for group, count in not_own_of(results.game, entry).items():
+                mine[group] = _sum(mine.get(group), count)
             for (seed, variant), mean in CellMeans.of_entrant(entry, variants).items():
                 boards[key][(seed, variant, rules)].append(mean)
     taken: dict[str, int] = defaultdict(int)
@@ -74,9 +80,24 @@ def leaderboard(roots: Sequence[Path]) -> Ratings:
                 folders=tuple(folders[key]),
                 identity=None if "\0" in key else key,
                 cells={board: sum(v) / len(v) for board, v in boards[key].items()},
+                not_own=not_own[key],
             )
         )
     return rate(games.pop(), [str(r) for r in roots], inputs, incomplete=incomplete)
+
+
+def _sum(a: NotOwnCount | None, b: NotOwnCount) -> NotOwnCount:
+    """Two folders' counts of one seat group, added."""
+    if a is None:
+        return b
+    sources = dict(a.sources)
+    for source, n in b.sources.items():
+        sources[source] = sources.get(source, 0) + n
+    return NotOwnCount(
+        turns=a.turns + b.turns,
+        not_own=a.not_own + b.not_own,
+        sources=dict(sorted(sources.items())),
+    )
 
 
 __all__ = ["leaderboard"]

@@ -208,7 +208,7 @@ def test_a_cells_mean_is_the_exact_sum_of_its_repetitions_over_their_count() -> 
     assert list(table.items()) == [((-5, "spring"), 2.0), ((5, "default"), 1 / 3)]
     report = build_report(GAME, folded, reference="b")
     assert report.cells == 2
-    assert [r.cells for r in report.entrants] == [2, 1]
+    assert {r.entrant: r.cells for r in report.entrants} == {"a": 2, "b": 1}
     (paired,) = report.paired
     assert (paired.pairs, paired.difference.mean) == (1, 1 / 3 - 1.0)
 

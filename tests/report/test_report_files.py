@@ -138,3 +138,26 @@ def test_merging_one_of_two_shards_names_the_missing_one(tmp_path: Path) -> None
     run(config, whole)
     assert "incomplete" not in report_text(tmp_path / "all", "md", None).lower()
     assert report_text(tmp_path / "all", "md", None) == report_text(whole, "md", None)
+
+
+def test_the_smoke_reports_ranked_tables_list_pilot_lantern_silent(tmp_path: Path) -> None:
+    """configs/smoke.toml's folder (kept as a golden folder): its entrants are in the
+    config's order lantern, silent, pilot; every ranked table lists them by rank."""
+    from tests.golden.folders import unpack
+
+    root = unpack("smoke", tmp_path)
+    assert [e.name for e in load_tournament(Path("configs/smoke.toml")).entrants] == [
+        "lantern",
+        "silent",
+        "pilot",
+    ]
+    md = report_text(root, "md", None)
+
+    def first_column(section: str, column: int) -> list[str]:
+        table = next(x for x in section.split("\n\n") if x.startswith("| ")).splitlines()[2:]
+        return [row.split(" | ")[column].strip("| ") for row in table]
+
+    entrants = md.split("## Entrants")[1].split("\n## ")[0]
+    assert first_column(entrants, 0) == ["pilot", "lantern", "silent"]
+    board = md.split("## Keeper leaderboard")[1].split("\n## ")[0]
+    assert first_column(board, 2) == ["pilot", "lantern", "silent"]

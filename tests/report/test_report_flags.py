@@ -76,8 +76,21 @@ def test_entrants_that_fall_back_often_are_flagged_where_they_are_ranked() -> No
     assert "| dud ⚠ all turns fell back | lantern |" in paired
     assert "| shaky ⚠ fallback 15% of turns | lantern |" in paired
     assert "| fine | lantern |" in paired
+    # the ranked table itself carries the mark, and the turns not the entrant's own
+    entrants = md.split("## Entrants")[1].split("##")[0]
+    assert "| dud ⚠ all turns fell back | openai:dud | wallhug |" in entrants
+    assert "| keeper 20 of 20 | complete 2 |" in entrants
+    assert "| shaky ⚠ fallback 15% of turns | openai:shaky |" in entrants
+    # every keeper turn of dud was its baseline's: ranked apart, below the others
+    assert [r.entrant for r in data.entrants][-1] == "dud"
+    dud = data.entrants[-1]
+    assert (dud.rank, dud.mostly_not_own) == (None, True)
+    assert "| apart: not its own play |" in entrants.split("| dud ")[1].split("\n")[0]
+    assert all(r.rank is not None and r.rank.rank <= 3 for r in data.entrants[:-1])
+    assert "ranked apart" in entrants
     board = md.split("## Keeper leaderboard")[1].split("##")[0]
-    assert "| openai:dud | dud ⚠ all turns fell back |" in board
+    assert "| openai:dud |" not in board  # never ranked beside its baseline
+    assert "Ranked apart, not on this board: dud ⚠ all turns fell back" in board
     assert "| openai:fine | fine |" in board
     clean = md.split("## Without LLM fallbacks")[1].split("## Keeper")[0]
     # dud has no episode without a fallback: it is named, not dropped
@@ -86,6 +99,13 @@ def test_entrants_that_fall_back_often_are_flagged_where_they_are_ranked() -> No
     flags = [row["fallback_flag"] for row in csv.DictReader(io.StringIO(to_csv(data)))]
     assert rows[0].split(",").index("fallback_flag") == rows[0].split(",").index("ceiling") + 2
     assert "all turns fell back" in flags
+    by_name = {row["entrant"]: row for row in csv.DictReader(io.StringIO(to_csv(data)))}
+    assert (by_name["dud"]["rank"], by_name["dud"]["mostly_not_own"]) == ("", "true")
+    assert (by_name["dud"]["turns_keeper"], by_name["dud"]["not_own_keeper"]) == ("20", "20")
+    assert (by_name["fine"]["not_own_keeper"], by_name["fine"]["mostly_not_own"]) == (
+        "1",
+        "false",
+    )
 
 
 def test_retries_count_every_turn_that_sent_the_retry() -> None:

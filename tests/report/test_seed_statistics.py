@@ -61,7 +61,9 @@ def test_folders_of_a_known_population_cover_and_hold_their_error_rate(tmp_path:
         if t == 0:
             # the folder's report is the methods' figures over the same seed scores
             seed_scores = drawn.mean(axis=2)
-            for i, row in enumerate(report.entrants):
+            by_name = {r.entrant: r for r in report.entrants}  # in rank order
+            for i, name in enumerate(NAMES):
+                row = by_name[name]
                 alone = mean_interval(seed_scores[i])
                 assert row.score.mean == pytest.approx(alone.value, rel=1e-12)
                 assert row.score.low == pytest.approx(alone.low, rel=1e-12)
@@ -135,7 +137,7 @@ def test_a_zero_width_interval_says_why(tmp_path: Path) -> None:
     base = np.array([3.0, 9.0, 1.0, 14.0, 7.0, 7.5, 2.0, 11.0])
     cells = np.stack([np.full((8, 2), 5.0), np.stack([base, base], 1), np.stack([base, base], 1)])
     report = report_of(write_folder(tmp_path / "flat", cells, NAMES))
-    constant = report.entrants[0].score
+    constant = next(r for r in report.entrants if r.entrant == NAMES[0]).score
     assert (constant.low, constant.high, constant.reason) == (5.0, 5.0, "constant")
     twins = next(r for r in report.pairwise.rows if (r.entrant, r.versus) == ("b", "c"))
     assert twins.difference.reason == "identical"
@@ -163,7 +165,7 @@ def test_a_comparison_names_what_it_left_out(tmp_path: Path) -> None:
     assert by_pair["a", "c"].dropped == (
         "left out: 6 finished cells (2 seeds not finished in every variant by all of them)"
     )
-    c = report.entrants[2]
+    c = next(r for r in report.entrants if r.entrant == "c")  # in rank order
     assert (c.seeds, c.cells) == (10, 22)
     assert c.dropped == (
         "left out: 2 finished cells (2 seeds not finished in every variant by all of them)"
