@@ -16,11 +16,14 @@ goes through the one parser, retry-with-hint and fallback (decisions R5, R7):
   as ``fallback_parse`` (the first reply's source is ``python``, a good retry's
   ``python_retry``).
 
-The server keeps nothing: the token (:mod:`harness.server.step_token`) holds the
-seed, variant, the seats played and every reply sent, and each request plays the
-episode again from them (the rules, baselines and parser are pure, so it is the same
-episode). Refusals of the request itself (a bad token, a body of the wrong shape, a
-seat the client does not play or that is not waiting, a reply too long) raise
+The server needs nothing between requests: the token
+(:mod:`harness.server.step_token`) holds the seed, variant, the seats played and
+every reply sent, and a request can play the episode again from them (the rules,
+baselines and parser are pure, so it is the same episode). It keeps the episodes it
+left waiting (:mod:`harness.server.live_episodes`) only to spare that replay.
+
+Refusals of the request itself (a bad token, a body of the wrong shape, a seat the
+client does not play or that is not waiting, a reply too long) raise
 :class:`~harness.protocol.RequestRefused`, which the server answers with 400.
 """
 
@@ -54,6 +57,7 @@ from harness.protocol import (
     SeatSpec,
 )
 from harness.seats import Seat, baseline_seats
+from harness.server.live_episodes import DEFAULT_LIVE_EPISODES, LiveEpisodes, history_key
 from harness.server.step_token import (
     MAX_REPLY_CHARS,
     MAX_STEPS,
@@ -204,22 +208,45 @@ class _Replayed:
             self.episode.answer(step)
 
     def answer(self, step: Mapping[str, str]) -> None:
+        """Answer the seats waiting; the history grows by the step."""
         self.episode.answer(step)
+        self.history = self.history.model_copy(update={"steps": (*self.history.steps, dict(step))})
 
     def close(self) -> None:
         self.episode.close()
 
 
 @contextmanager
-def _replayed(game: GameEntry, history: StepHistory) -> Iterator[_Replayed]:
-    played = _Replayed(game, history)
+def _replayed(
+    game: GameEntry, history: StepHistory, live: LiveEpisodes[_Replayed] | None = None
+) -> Iterator[_Replayed]:
+    """The episode ``history`` leads to: taken from ``live`` when it is kept there, else
+    played again. Afterwards it is kept in ``live`` under the history it then stands
+    at (a request refused leaves it where it was), unless it is over or the request
+    failed otherwise; an episode not kept is closed."""
+    played = None if live is None else live.take(history_key(history.canonical()))
+    if played is None:
+        played = _Replayed(game, history)
+        try:
+            played.play_to_now()
+        except InvalidStepToken as exc:
+            played.close()
+            raise RequestRefused("invalid_state_token", str(exc)) from None
+        except BaseException:
+            played.close()
+            raise
+    keep = False
     try:
-        played.play_to_now()
         yield played
-    except InvalidStepToken as exc:
-        raise RequestRefused("invalid_state_token", str(exc)) from None
+        keep = True
+    except RequestRefused:
+        keep = True
+        raise
     finally:
-        played.close()
+        if keep and live is not None and not played.episode.done:
+            live.keep(history_key(played.history.canonical()), played)
+        else:
+            played.close()
 
 
 @cache
@@ -257,9 +284,16 @@ class SteppedApi:
 
     state_key = STATE_KEY
 
-    def __init__(self, game: GameEntry, page: Callable[[], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        game: GameEntry,
+        page: Callable[[], str | None] | None = None,
+        live_episodes: int = DEFAULT_LIVE_EPISODES,
+    ) -> None:
         self.game = game
         self._page = page
+        #: The episodes left waiting, so that a request need not play them again.
+        self.live: LiveEpisodes[_Replayed] = LiveEpisodes(live_episodes)
         self.seat_roles = {seat: group.role for group in game.seat_groups for seat in group.seats}
         #: The seats ``init`` gives the client when it names none: the first group's.
         self.default_seats = game.seat_groups[0].seats
@@ -289,7 +323,7 @@ class SteppedApi:
         history = StepHistory(
             version=__version__, game=game.name, seed=seed, variant=chosen, plays=plays, steps=()
         )
-        with _replayed(game, history) as played:
+        with _replayed(game, history, self.live) as played:
             return self._response(played, key)
 
     def action(self, token: object, action: object, key: bytes) -> JsonObject:
@@ -303,7 +337,7 @@ class SteppedApi:
                 'for every seat waiting, e.g. {"keeper": "{\\"transmit\\": false}"}',
             )
         replies = {seat: self._reply_text(seat, value, history) for seat, value in action.items()}
-        with _replayed(self.game, history) as played:
+        with _replayed(self.game, history, self.live) as played:
             if played.episode.done:
                 raise RequestRefused(
                     "episode_over",
@@ -339,7 +373,7 @@ class SteppedApi:
         """The record of the finished episode ``token`` holds (its lines, as a record
         file holds them)."""
         history = self._history(token, key)
-        with _replayed(self.game, history) as played:
+        with _replayed(self.game, history, self.live) as played:
             outcome = played.outcome
             if outcome is None:
                 raise RequestRefused(

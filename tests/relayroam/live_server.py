@@ -14,19 +14,25 @@ from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
+from starlette.applications import Starlette
 
 from harness.server.app import create_app
 
 
 @contextmanager
-def running_server(key: bytes | None) -> Iterator[str]:
-    """Serve ``create_app(key)`` on a free port of 127.0.0.1; yield its base URL."""
+def running_server(key: bytes | None, app: Starlette | None = None) -> Iterator[str]:
+    """Serve ``create_app(key)`` (or ``app``) on a free port of 127.0.0.1; yield its
+    base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        create_app(key), host="127.0.0.1", port=port, log_level="warning", lifespan="off"
+        create_app(key) if app is None else app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="off",
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

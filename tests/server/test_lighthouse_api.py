@@ -26,7 +26,8 @@ from harness.games.lighthouse.observe import KeeperObservation, RunnerObservatio
 from harness.records import RecordWriter
 from harness.registry import get_game
 from harness.replay import replay
-from harness.server.stepped import observation_json
+from harness.server.app import create_app
+from harness.server.stepped import SteppedApi, observation_json
 from tests.relayroam.live_server import Reply, http, running_server
 from tests.test_episode import without_wall_clock
 
@@ -34,8 +35,11 @@ KEY = b"lighthouse-api-test-key-32-bytes"
 ROOT = "/api/games/lighthouse"
 GAME = get_game("lighthouse")
 #: Seeds every run plays; the slow run plays the rest of the 50.
-FAST_SEEDS = range(6)
-SLOW_SEEDS = range(6, 50)
+FAST_SEEDS = range(10)
+SLOW_SEEDS = range(10, 50)
+#: Seeds played on a server that keeps no episode between requests (each request
+#: plays its episode again from the token's replies).
+REPLAYED_SEEDS = range(2)
 #: The seats the client plays, by seed.
 SEAT_SETS = (
     ("keeper",),
@@ -49,6 +53,14 @@ SEAT_SETS = (
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
     with running_server(KEY) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def forgetful() -> Iterator[str]:
+    """A server that keeps no episode in play between requests."""
+    app = create_app(KEY, apis={}, stepped={"lighthouse": SteppedApi(GAME, live_episodes=0)})
+    with running_server(KEY, app) as url:
         yield url
 
 
@@ -253,6 +265,11 @@ def test_episodes_over_http_are_the_runners_tick_for_tick(base: str) -> None:
         sources |= _differential(base, seed)
     # the replies exercised every way a turn can end
     assert {"python", "python_retry", "fallback_parse", "baseline"} <= sources, sources
+
+
+def test_episodes_played_again_on_every_request_are_the_runners_too(forgetful: str) -> None:
+    for seed in REPLAYED_SEEDS:
+        _differential(forgetful, seed)
 
 
 @pytest.mark.slow
