@@ -370,3 +370,11 @@ def test_a_finished_episode_takes_no_action_and_an_unfinished_one_has_no_record(
     done = played_over_http(base, 1, "default", ("runner1",))["responses"][-1]
     late = _act(base, done["stateToken"], {"runner1": "N"})
     assert (late.status, late.json()["error"]) == (400, "episode_over")
+
+
+def test_the_front_page_names_lighthouses_routes(base: str) -> None:
+    page = http("GET", base + "/").raw.decode()
+    assert 'data-game="lighthouse"' in page
+    for route in ("GET /api/games/lighthouse/init?seed=N", "POST /api/games/lighthouse/action",
+                  "POST /api/games/lighthouse/record"):  # fmt: skip
+        assert route in page

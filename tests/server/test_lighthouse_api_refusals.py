@@ -19,13 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from harness import __version__
 from harness.server.app import STEPPED_MAX_BODY_BYTES
 from harness.server.step_token import (
     MAX_REPLY_CHARS,
     MAX_TOKEN_CHARS,
+    InvalidStepToken,
     StepHistory,
+    decode_token,
     encode_token,
 )
 from tests.relayroam.live_server import Reply, http, running_server
@@ -310,6 +314,39 @@ def test_random_damage_to_good_bodies_is_never_a_server_error(
         if reply.status == 400:
             assert reply.json()["message"]
     assert statuses.get(400, 0) > 100, statuses  # nearly every damaged body is refused
+
+
+# --- any JSON where the action goes, any text where the token goes ---
+
+FUZZ = settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(["keeper", "runner1", "runner2", "move", "x"]), inner,
+                      max_size=4),
+    max_leaves=12,
+)  # fmt: skip
+
+
+@FUZZ
+@given(action=_json_values)
+def test_any_action_is_an_answer_or_a_400(base: str, start: dict[str, Any], action: Any) -> None:
+    reply = _action(base, _with(start["stateToken"], action))
+    assert reply.status in (200, 400), reply.raw[:300]
+    body = reply.json()
+    if reply.status == 400:
+        assert body["message"]
+    else:
+        assert body["tick"] in (0, 1)
+
+
+@FUZZ
+@given(token=st.text(max_size=300) | st.binary(max_size=200).map(lambda b: "ep1." + b.hex()))
+def test_any_token_text_is_refused_as_a_token(token: str) -> None:
+    with pytest.raises(InvalidStepToken):
+        decode_token(token, KEY)
 
 
 # --- the docs ---
