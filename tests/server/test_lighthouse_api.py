@@ -378,3 +378,23 @@ def test_the_front_page_names_lighthouses_routes(base: str) -> None:
     for route in ("GET /api/games/lighthouse/init?seed=N", "POST /api/games/lighthouse/action",
                   "POST /api/games/lighthouse/record"):  # fmt: skip
         assert route in page
+
+
+def test_a_lighthouse_episode_in_play_survives_a_restart_of_lighthouse_serve(
+    tmp_path: Path,
+) -> None:
+    from tests.server.test_serve import _serve
+
+    key_file, log = tmp_path / "keys" / "serve.key", tmp_path / "serve.log"
+    with _serve(key_file, log) as served:
+        start = _init(served, "seed=4&seats=runner1")
+        one = _act(served, start["stateToken"], {"runner1": '{"move": "N"}'}).json()
+    with _serve(key_file, log) as served:  # restarted: the episode goes on from its token
+        reply = _act(served, one["stateToken"], {"runner1": '{"move": "N"}'})
+        assert reply.status == 200, reply.raw
+        assert reply.json()["tick"] == 2
+    with _serve(tmp_path / "other.key", log) as served:  # another key: it cannot
+        reply = _act(served, one["stateToken"], {"runner1": '{"move": "N"}'})
+    assert reply.status == 400
+    assert "its signature is not from this server's key" in reply.json()["message"]
+    assert key_file.read_text().strip() not in log.read_text()
