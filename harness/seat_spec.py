@@ -164,6 +164,12 @@ class HumanSeatConfig(StrictModel):
         return AgentInfo(kind="human", name=self.human, details=details)
 
 
+#: The episode timeout of an episode a person plays: the longest any config may have,
+#: so its record's config states that it had no wall-clock play budget (decision L4;
+#: a per-tick timer, when set, is the seat's ``tickSeconds``).
+HUMAN_EPISODE_TIMEOUT = defaults.MAX_EPISODE_TIMEOUT_SECONDS
+
+
 #: The union's tags, as pydantic puts them in an error's path (a file does not spell them).
 SEAT_TAGS = frozenset({"baseline seat", "LLM seat", "python seat", "human seat"})
 
@@ -254,6 +260,7 @@ def parse_seat_arg(
 
 __all__ = [
     "CLI_PROVIDERS",
+    "HUMAN_EPISODE_TIMEOUT",
     "HUMAN_NAME",
     "IMPORT_PATH",
     "SEAT_SHAPES",

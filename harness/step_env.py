@@ -34,7 +34,8 @@ from harness.agents.seat import first_input, retried_input
 from harness.errors import ConfigError, HarnessError, RulesError
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.protocol import GameEntry, ParseFailure
-from harness.records import AGENT_SOURCES, AgentInfo, RecordWriter
+from harness.records import AGENT_SOURCES, HUMAN_SOURCES, AgentInfo, RecordWriter
+from harness.seat_spec import HumanSeatConfig
 from harness.seats import Seat, SeatReply, SeatRequest
 from harness.turn import Asked, Retry, play_turn
 
@@ -46,6 +47,8 @@ T = TypeVar("T")
 
 #: The agent name a seat played through :meth:`Stepping.step` has in the record.
 STEP_AGENT = "step"
+#: A person's turn without a reply: why it fell back (``fallback_timeout``).
+TIMED_OUT = "no reply before the per-tick timer ran out"
 
 
 class _PausingLoop(asyncio.SelectorEventLoop):
@@ -78,15 +81,28 @@ class _PausingLoop(asyncio.SelectorEventLoop):
 class _StepSeat:
     """A seat whose replies come from :meth:`Stepping.step` (see the module's docstring)."""
 
-    def __init__(self, episode: SteppedEpisode, game: GameEntry, role: str) -> None:
+    def __init__(
+        self,
+        episode: SteppedEpisode,
+        game: GameEntry,
+        role: str,
+        person: HumanSeatConfig | None = None,
+    ) -> None:
         self._episode = episode
         self._game = game
         self._prompts = PromptSet.load(default_prompt_files(game.name, role))
-        self._agent = AgentInfo(
-            kind="python",
-            name=STEP_AGENT,
-            details=self._prompts.hashes(),
-            prompt_texts=self._prompts.texts(),
+        self._person = person
+        # a person's turns are theirs (decision L4): their agent, their tags
+        self._sources = AGENT_SOURCES if person is None else HUMAN_SOURCES
+        self._agent = (
+            AgentInfo(
+                kind="python",
+                name=STEP_AGENT,
+                details=self._prompts.hashes(),
+                prompt_texts=self._prompts.texts(),
+            )
+            if person is None
+            else person.agent()
         )
 
     @property
@@ -107,9 +123,13 @@ class _StepSeat:
 
             async def ask(retry: Retry | None) -> Asked:
                 given = retried_input(first, prompts, retry)
-                return _asked(await self._episode.reply_to(seat, given))
+                reply = await self._episode.reply_to(seat, given)
+                if reply is None and self._person is not None:
+                    # no reply from a person: their per-tick timer ran out
+                    return Asked(failure="timeout", error=TIMED_OUT)
+                return _asked(answer_of(reply, self._game.codec.decision_model))
 
-            return await play_turn(request, ask, AGENT_SOURCES)
+            return await play_turn(request, ask, self._sources)
         finally:
             self._episode.closed(seat)
 
@@ -134,17 +154,27 @@ class SteppedEpisode:
 
     ``stepped`` names the seats the caller answers; ``start`` is handed them and
     plays the episode. :attr:`result` is what that coroutine returned, once it ends.
+    ``people`` names the stepped seats a person plays (decision L4): their turns are
+    tagged as a person's (``human``, ``human_retry``), and ``None`` as their reply says
+    their per-tick timer ran out (``fallback_timeout``).
     """
 
-    def __init__(self, game: GameEntry, stepped: Collection[str], start: EpisodeStart) -> None:
+    def __init__(
+        self,
+        game: GameEntry,
+        stepped: Collection[str],
+        start: EpisodeStart,
+        people: Mapping[str, HumanSeatConfig] | None = None,
+    ) -> None:
         self.game = game
         self.loop = _PausingLoop()
         self._changed = asyncio.Event()
         self._open: set[str] = set()
         self._waiting: dict[str, tuple[AgentInput, asyncio.Future[Any]]] = {}
         self.order = [seat for group in game.seat_groups for seat in group.seats]
+        people = people or {}
         seats = {
-            seat: _StepSeat(self, game, group.role)
+            seat: _StepSeat(self, game, group.role, people.get(seat))
             for group in game.seat_groups
             for seat in group.seats
             if seat in stepped
@@ -166,13 +196,13 @@ class SteppedEpisode:
         self._open.discard(seat)
         self._changed.set()
 
-    async def reply_to(self, seat: str, given: AgentInput) -> AgentAnswer:
-        """Wait for the caller's reply to ``given``, as the agent's answer."""
+    async def reply_to(self, seat: str, given: AgentInput) -> Any:
+        """Wait for the caller's reply to ``given``, as given."""
         future: asyncio.Future[Any] = self.loop.create_future()
         self._waiting[seat] = (given, future)
         self._changed.set()
         try:
-            return answer_of(await future, self.game.codec.decision_model)
+            return await future
         finally:
             self._waiting.pop(seat, None)
 

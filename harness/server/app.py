@@ -311,7 +311,13 @@ def _stepped_routes(
             seed = _parse_seed(request, MAX_SEED)
             variant = _one_query(request, "variant")
             seats = _one_query(request, "seats")
-            return _json(await run_in_threadpool(api.init, seed, variant, seats, key_of()))
+            player = _one_query(request, "player")
+            tick_seconds = _one_query(request, "tickSeconds")
+            return _json(
+                await run_in_threadpool(
+                    api.init, seed, variant, seats, key_of(), player, tick_seconds
+                )
+            )
         except _Refused as exc:
             return _error(exc.status, exc.error, exc.message)
         except RequestRefused as exc:

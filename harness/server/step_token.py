@@ -36,6 +36,7 @@ from harness import __version__
 from harness.errors import ConfigError, HarnessError
 from harness.json_reply import StrictJsonError, strict_loads
 from harness.models import StrictModel
+from harness.seat_spec import HumanSeatConfig
 from harness.validation import MAX_SEED
 
 #: The version prefix of every token (the first dot-separated part).
@@ -77,7 +78,8 @@ class StepHistory(StrictModel):
     """What a step token carries: an episode's start and every reply the client sent.
 
     ``steps[i]`` is the i-th request's replies, seat id -> reply text, exactly the
-    seats that were waiting then (a retry is a step of its own).
+    seats that were waiting then (a retry is a step of its own); a person's reply is
+    None when their per-tick timer ran out.
     """
 
     version: str = Field(max_length=64)
@@ -85,7 +87,12 @@ class StepHistory(StrictModel):
     seed: int = Field(ge=0, le=MAX_SEED)
     variant: str = Field(max_length=64)
     plays: tuple[SeatId, ...] = Field(min_length=1, max_length=64)
-    steps: tuple[dict[SeatId, ReplyText], ...] = Field(max_length=MAX_STEPS)
+    steps: tuple[dict[SeatId, ReplyText | None], ...] = Field(max_length=MAX_STEPS)
+    player: HumanSeatConfig | None = Field(
+        None,
+        description="The person who plays the seats ``plays`` names (decision L4), or "
+        "None for a program; a step's None reply is then their timer running out.",
+    )
 
     def canonical(self) -> bytes:
         """The history's canonical JSON (sorted keys, compact, UTF-8)."""

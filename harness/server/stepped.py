@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, JsonValue
+from pydantic import BaseModel, JsonValue, ValidationError
 
 from harness import __version__
 from harness.agents.call import AgentInput, reply_text
@@ -56,6 +56,7 @@ from harness.protocol import (
     SeatIO,
     SeatSpec,
 )
+from harness.seat_spec import HUMAN_EPISODE_TIMEOUT, HumanSeatConfig
 from harness.seats import Seat, baseline_seats
 from harness.server.live_episodes import DEFAULT_LIVE_EPISODES, LiveEpisodes, history_key
 from harness.server.step_token import (
@@ -73,7 +74,7 @@ from harness.step_env import SteppedEpisode
 #: The body key of the token, as Relayroam's.
 STATE_KEY = "stateToken"
 #: The query parameters ``init`` takes.
-INIT_PARAMETERS = ("seed", "variant", "seats")
+INIT_PARAMETERS = ("seed", "variant", "seats", "player", "tickSeconds")
 
 
 class _WatchedRules(Rules[Any, Any, Any, Any]):
@@ -164,7 +165,10 @@ class _Replayed:
         self.history = history
         self._watched = _Watched(game)
         self.ticks: list[RecordLine] = []
-        config = game.rules.make_config(history.variant, {}, None)
+        person = history.player
+        # a person's episode states the budget it ran under (decision L4)
+        timeout = None if person is None else HUMAN_EPISODE_TIMEOUT
+        config = game.rules.make_config(history.variant, {}, timeout)
         state = game.rules.new_state(config, history.seed)
         episode_id = f"{game.name}-{history.variant}-seed{history.seed}"
 
@@ -179,7 +183,8 @@ class _Replayed:
                 on_tick=self.ticks.append,
             )
 
-        self.episode = SteppedEpisode(game, history.plays, start)
+        people = {} if person is None else dict.fromkeys(history.plays, person)
+        self.episode = SteppedEpisode(game, history.plays, start, people)
 
     @property
     def state(self) -> Any:
@@ -207,7 +212,7 @@ class _Replayed:
                 )
             self.episode.answer(step)
 
-    def answer(self, step: Mapping[str, str]) -> None:
+    def answer(self, step: Mapping[str, str | None]) -> None:
         """Answer the seats waiting; the history grows by the step."""
         self.episode.answer(step)
         self.history = self.history.model_copy(update={"steps": (*self.history.steps, dict(step))})
@@ -309,10 +314,21 @@ class SteppedApi:
 
     # --- the routes ---
 
-    def init(self, seed: int, variant: str | None, seats: str | None, key: bytes) -> JsonObject:
+    def init(
+        self,
+        seed: int,
+        variant: str | None,
+        seats: str | None,
+        key: bytes,
+        player: str | None = None,
+        tick_seconds: str | None = None,
+    ) -> JsonObject:
         """The first response of episode ``seed`` under ``variant`` (default: the game's
-        first) with the client playing ``seats`` (comma-separated seat ids)."""
+        first) with the client playing ``seats`` (comma-separated seat ids); with
+        ``player``, a person by that name plays them (decision L4), under a per-tick
+        timer of ``tick_seconds`` when given."""
         game = self.game
+        person = _person(player, tick_seconds)
         chosen = game.variants[0] if variant is None else variant
         if chosen not in game.variants:
             raise RequestRefused(
@@ -321,7 +337,13 @@ class SteppedApi:
             )
         plays = self._plays(seats)
         history = StepHistory(
-            version=__version__, game=game.name, seed=seed, variant=chosen, plays=plays, steps=()
+            version=__version__,
+            game=game.name,
+            seed=seed,
+            variant=chosen,
+            plays=plays,
+            steps=(),
+            player=person,
         )
         with _replayed(game, history, self.live) as played:
             return self._response(played, key)
@@ -336,7 +358,9 @@ class SteppedApi:
                 f"action is a JSON {json_type(action)}; it must be an object of seat id -> reply "
                 'for every seat waiting, e.g. {"keeper": "{\\"transmit\\": false}"}',
             )
-        replies = {seat: self._reply_text(seat, value, history) for seat, value in action.items()}
+        replies: dict[str, str | None] = {
+            seat: self._reply_text(seat, value, history) for seat, value in action.items()
+        }
         with _replayed(self.game, history, self.live) as played:
             if played.episode.done:
                 raise RequestRefused(
@@ -425,8 +449,9 @@ class SteppedApi:
             raise RequestRefused("invalid_seats", "seats: a seat is named twice")
         return tuple(seat for seat in known if seat in named)
 
-    def _reply_text(self, seat: object, value: object, history: StepHistory) -> str:
-        """The reply ``value`` for ``seat`` as the text the step env is given."""
+    def _reply_text(self, seat: object, value: object, history: StepHistory) -> str | None:
+        """The reply ``value`` for ``seat`` as the text the step env is given; None (JSON
+        null) for a person whose per-tick timer ran out."""
         if seat not in self.seat_roles:
             raise RequestRefused(
                 "unknown_seat",
@@ -439,6 +464,8 @@ class SteppedApi:
                 f"action: you do not play {seat} (the baseline does); you play "
                 f"{', '.join(history.plays)}",
             )
+        if value is None and history.player is not None and history.player.tick_seconds:
+            return None  # the person's timer ran out: the baseline answers (L4)
         if isinstance(value, str):
             text: str | None = value
         elif isinstance(value, dict):
@@ -531,9 +558,32 @@ class SteppedApi:
         }
 
 
+def _person(player: str | None, tick_seconds: str | None) -> HumanSeatConfig | None:
+    """The person ``init``'s ``player`` and ``tickSeconds`` name, or None (a program)."""
+    if player is None:
+        if tick_seconds is not None:
+            raise RequestRefused(
+                "invalid_player",
+                "tickSeconds is a person's per-tick timer: give player=NAME with it",
+            )
+        return None
+    try:
+        seconds = None if tick_seconds in (None, "") else float(tick_seconds)
+        return HumanSeatConfig.model_validate({"human": player, "tickSeconds": seconds})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = "player" if error["loc"][:1] == ("human",) else "tickSeconds"
+        problem = error["msg"].removeprefix("Value error, ")
+        raise RequestRefused("invalid_player", f"{where}: {problem}") from None
+    except ValueError:
+        raise RequestRefused(
+            "invalid_player", f"tickSeconds: {_shown(tick_seconds)} is not a number of seconds"
+        ) from None
+
+
 def stepped_apis(games: Sequence[GameEntry]) -> dict[str, SteppedApi]:
-    """The stepped API of each game in ``games``, by name."""
-    return {game.name: SteppedApi(game) for game in games}
+    """The stepped API of each game in ``games``, by name, with the game's page."""
+    return {game.name: SteppedApi(game, page=game.page) for game in games}
 
 
 def _shown(value: object) -> str:
