@@ -32,6 +32,7 @@ def _lighthouse() -> GameEntry:
         LighthouseRules,
         Observation,
     )
+    from harness.games.lighthouse.page import page_html
     from harness.games.lighthouse.report import LighthouseReport
     from harness.games.lighthouse.seat_io import LighthouseSeatIO
     from harness.games.lighthouse.view import LighthouseView
@@ -56,6 +57,7 @@ def _lighthouse() -> GameEntry:
         report=LighthouseReport(),
         max_score=MAX_SCORE,
         ceiling="pilot",  # PILOT keeps, WALLHUG runs: the strongest scripted team
+        page=page_html,  # a person plays a seat over the step-by-step API (L4)
     ).erase()
 
 

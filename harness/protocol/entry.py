@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, cast
 
@@ -67,6 +67,10 @@ class GameEntry(Generic[ConfigT, StateT, ObsT, DecisionT]):
     fallbacks: Mapping[str, Baseline[ObsT]] = field(default_factory=dict)
     #: Optional: the game's HTTP API, mounted by ``lighthouse serve``.
     api: HttpApi | None = None
+    #: Optional: a page to play the game in a browser over the step-by-step API that
+    #: ``lighthouse serve`` gives a game without an :attr:`api` (its HTML, read when
+    #: asked for).
+    page: Callable[[], str] | None = None
     #: Optional: the start of any chamber a seed fixes, for ``lighthouse board --chamber``.
     chambers: ChamberStates[ConfigT, StateT] | None = None
 
