@@ -120,7 +120,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
-    from harness.registry import http_apis
+    from harness.registry import game_names, get_game
     from harness.server.key_file import default_key_file
     from harness.server.limits import ServerLimits
     from harness.server.serving import listen, serve
@@ -137,8 +137,11 @@ def run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     base = f"http://{f'[{args.host}]' if ':' in args.host else args.host}:{port}"
     print(f"Games: {base}/", file=sys.stderr)
-    for name, api in http_apis().items():
-        if api.page() is not None:
+    for name in game_names():
+        game = get_game(name)
+        # a game with an API part of its own has its page there; another, on its entry
+        has_page = game.api.page() is not None if game.api is not None else game.page is not None
+        if has_page:
             print(f"{name.capitalize()}: {base}/{name}/", file=sys.stderr)
     print("Ctrl-C stops the server", file=sys.stderr)
     key_file = args.key_file or default_key_file()

@@ -460,7 +460,7 @@ def test_an_app_of_hourloom_alone_needs_no_key() -> None:
     assert paths == {"/", INIT, ACTION, "/hourloom/", "/hourloom"}  # "/": the games served
 
 
-def test_lighthouse_serve_names_both_pages_and_serves_hourloom() -> None:
+def test_lighthouse_serve_names_every_page_and_serves_hourloom() -> None:
     import socket
     import subprocess
     import sys
@@ -483,6 +483,7 @@ def test_lighthouse_serve_names_both_pages_and_serves_hourloom() -> None:
             lines.append(proc.stderr.readline())
         assert f"Relayroam: http://127.0.0.1:{port}/relayroam/\n" in lines
         assert f"Hourloom: http://127.0.0.1:{port}/hourloom/\n" in lines
+        assert f"Lighthouse: http://127.0.0.1:{port}/lighthouse/\n" in lines  # a person's page
         body = init(f"http://127.0.0.1:{port}", 3)
         assert state_from_json(body["state"]) == new_game(3)
         assert http("GET", f"http://127.0.0.1:{port}/hourloom/").status == 200

@@ -272,7 +272,8 @@ def test_a_token_from_a_server_with_another_key_is_refused_over_http(
         ("seed=1&seats=keeper,", "invalid_seats"),
         ("seed=1&seats=keeper,keeper", "invalid_seats"),
         ("seed=1&seats=" + "keeper," * 100, "invalid_query"),
-        ("seed=1&player=keeper", "invalid_query"),
+        ("seed=1&role=keeper", "invalid_query"),
+        ("seed=1&tickSeconds=5", "invalid_player"),  # a timer is a person's
     ],
 )
 def test_a_bad_init_query_is_a_400_with_a_reason(base: str, query: str, error: str) -> None:
