@@ -20,7 +20,7 @@ from harness.errors import ConfigError
 from harness.models import JsonObject
 from harness.protocol import RecordLine, View, header_of
 from harness.protocol.view import frame_docs
-from harness.records import EndLine
+from harness.records import EndLine, agent_label
 from harness.registry import get_game
 from harness.text import script_json
 from harness.viewer.prompts import EpisodePrompts, sent_prompts
@@ -37,7 +37,9 @@ def render_html(view: View, lines: Sequence[RecordLine]) -> str:
     """The viewer page of an episode's record lines, drawn by its game's ``view``."""
     header, end = header_of(lines), lines[-1]
     summary = view.render_results(end.results) if isinstance(end, EndLine) else "unfinished"
-    seats = ", ".join(f"{s.name or s.seat}: {s.agent.name}" for s in header.seats)
+    seats = ", ".join(
+        f"{s.name or s.seat}: {agent_label(s.agent.kind, s.agent.name)}" for s in header.seats
+    )
     episode: JsonObject = {
         "episodeId": header.episode_id,
         "summary": f"{summary} | {seats}",
@@ -46,7 +48,7 @@ def render_html(view: View, lines: Sequence[RecordLine]) -> str:
                 "seat": s.seat,
                 "role": s.role,
                 "name": s.name or s.seat,
-                "agent": s.agent.name,
+                "agent": agent_label(s.agent.kind, s.agent.name),
                 "kind": s.agent.kind,
             }
             for s in header.seats
