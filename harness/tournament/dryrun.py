@@ -255,12 +255,16 @@ def describe_run(
 
 def _count_plan(prepared: Prepared, done: DoneSet) -> tuple[int, dict[str, int]]:
     """Episodes planned, and each entrant's to play now (within ``--limit``): one pass
-    over the plan (it may be a million episodes long), counts, not lists."""
+    over the plan (it may be a million episodes long), counts, not lists. A human
+    entrant has none to play: a run leaves a person's episodes to the page (L4)."""
     planned = 0
     to_play: dict[str, int] = dict.fromkeys(prepared.identities, 0)
+    people = {e.name for e in prepared.config.entrants if e.has_human()}
     left = prepared.narrowing.limit
     for place, plan in prepared.plans.placed():
         planned += 1
+        if plan.entrant.name in people:
+            continue
         if not done.has(place) and (left is None or left > 0):
             to_play[plan.entrant.name] += 1
             left = None if left is None else left - 1

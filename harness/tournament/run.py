@@ -235,6 +235,7 @@ class _Run:
                 for e in entrants
             }
             warnings = [*found.repair.notes, *found.carried.notes, *await seating.preflight()]
+            warnings += _left_to_people(p.config, p.plans, found.done)
             self.written = True
             warnings += await self._open_folder(found, calls)
             self._show_start(warnings, seating.structured_output(), len(found.done))
@@ -393,6 +394,18 @@ def _pending(config: TournamentConfig, plans: PlanIndex, done: DoneSet) -> list[
         for e in config.entrants
         # a person's episodes are played on a page and joined by lighthouse add
         if done.count(e.name) < planned.get(e.name, 0) and not e.has_human()
+    ]
+
+
+def _left_to_people(config: TournamentConfig, plans: PlanIndex, done: DoneSet) -> list[str]:
+    """A warning for each human entrant with episodes left: a run does not play them."""
+    planned = plans.entrant_counts()
+    return [
+        f"entrant {e.name!r} is a person's: a run does not play its "
+        f"{planned.get(e.name, 0) - done.count(e.name)} episode(s) left; play them on the "
+        "page of lighthouse serve, then lighthouse add each record (docs/human.md)"
+        for e in config.entrants
+        if e.has_human() and done.count(e.name) < planned.get(e.name, 0)
     ]
 
 

@@ -113,6 +113,14 @@ def test_a_run_plays_everyone_else_and_leaves_the_persons_episodes(tmp_path: Pat
     assert outcome.played == 1  # lantern's seed 5; ada's seeds 4 and 5 are the page's
     counts = {r.entrant: r.episodes for r in read_results(out).report.entrants}
     assert counts == {"lantern": 3, "ada": 1}
+    # a run says so, and a dry run counts none of them to play
+    again = cli("run", tmp_path / "small.toml", "--out", out)
+    assert again.returncode == 0, again.stderr
+    assert "entrant 'ada' is a person's: a run does not play its 2 episode(s) left" in (
+        again.stderr
+    )
+    dry = cli("run", tmp_path / "small.toml", "--out", out, "--dry-run")
+    assert "0 to play" in dry.stdout + dry.stderr
 
 
 @pytest.mark.parametrize(
