@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from typing import Any, TextIO, cast
 
 from harness.commands import fake_llm, leaderboard, play, replay, serve, tournament, view
-from harness.commands.parser import Parser, at_least, examples, seed
+from harness.commands.parser import (
+    Parser,
+    add_game_argument,
+    add_seed_argument,
+    add_subcommand,
+    at_least,
+    examples,
+)
 from harness.errors import ConfigError, HarnessError
 
 
@@ -68,22 +75,20 @@ SCHEMA_HELP = "print the JSON Schema of a record line, a manifest or a report"
 
 
 def _add_board(sub: Any) -> None:
-    from harness.registry import game_names
-
-    board = sub.add_parser(
+    board = add_subcommand(
+        sub,
         "board",
+        _cmd_board,
         help=BOARD_HELP,
         description="Print the board (the layout, keys and starts) that a seed generates.",
-        epilog=examples(
+        example_lines=(
             "lighthouse board --seed 7",
             "lighthouse board --seed 7 --variant spring --json",
             "lighthouse board --game relayroam --seed 3",
         ),
     )
-    board.add_argument("--game", choices=game_names(), default="lighthouse", help="the game")
-    board.add_argument(
-        "--seed", type=seed, required=True, help="the seed: an integer 0..2^53-1, as in configs"
-    )
+    add_game_argument(board)
+    add_seed_argument(board)
     board.add_argument("--variant", help="a rules variant (default: the game's first)")
     board.add_argument(
         "--chamber",
@@ -92,19 +97,18 @@ def _add_board(sub: Any) -> None:
         "chamber (default: the first)",
     )
     board.add_argument("--json", action="store_true", help="print JSON instead of text")
-    board.set_defaults(func=_cmd_board)
 
 
 def _add_schema(sub: Any) -> None:
-    from harness.registry import game_names
-
-    schema = sub.add_parser(
+    schema = add_subcommand(
+        sub,
         "schema",
+        _cmd_schema,
         help=SCHEMA_HELP,
         description="Print the JSON Schema every line of the game's records follows, or "
         "that of a results folder's manifest.json, of `lighthouse report --format json` "
         "or of `lighthouse leaderboard --format json` (docs/schemas/ holds each).",
-        epilog=examples(
+        example_lines=(
             "lighthouse schema > lighthouse-record.schema.json",
             "lighthouse schema --game relayroam",
             "lighthouse schema --of report > report.schema.json",
@@ -116,10 +120,7 @@ def _add_schema(sub: Any) -> None:
         default="record",
         help="what the schema is of (default: %(default)s)",
     )
-    schema.add_argument(
-        "--game", choices=game_names(), default="lighthouse", help="the game (of a record)"
-    )
-    schema.set_defaults(func=_cmd_schema)
+    add_game_argument(schema, help="the game (of a record)")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from harness.commands.parser import examples
+from harness.commands.parser import add_subcommand
 from harness.commands.view import _port
 
 DEFAULT_PORT = 8002
@@ -23,15 +23,17 @@ ANY_KEY = "not-a-real-key"
 
 def add_parser(sub: Any) -> None:
     """Register ``fake-llm``."""
-    fake = sub.add_parser(
+    fake = add_subcommand(
+        sub,
         "fake-llm",
+        run,
         help=HELP,
         description="Serve a stand-in model on 127.0.0.1, answering OpenAI's "
         "/v1/chat/completions and Anthropic's /v1/messages, until Ctrl-C. Each request gets "
         "the simplest reply its seat's reply schema allows (a silent keeper, a runner or a "
         "player that waits), or the next reply of --script. It prints the --base-url to "
         "give a model seat and a command that plays against it.",
-        epilog=examples(
+        example_lines=(
             "lighthouse fake-llm                        # at http://127.0.0.1:8002/v1",
             "lighthouse fake-llm --port 0 --script replies.json",
         ),
@@ -50,7 +52,6 @@ def add_parser(sub: Any) -> None:
         'or an object of such lists by role: {"keeper": [...], "runner": [...]} '
         "(default: the schema's simplest reply)",
     )
-    fake.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:

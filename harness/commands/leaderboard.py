@@ -6,21 +6,23 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.commands.parser import examples
+from harness.commands.parser import add_subcommand
 
 HELP = "rate the entrants of several results folders on one Bradley-Terry scale"
 
 
 def add_parser(sub: Any) -> None:
     """Register ``leaderboard``."""
-    board = sub.add_parser(
+    board = add_subcommand(
+        sub,
         "leaderboard",
+        leaderboard_command,
         help=HELP,
         description="Join results folders that share seeds and fit one Bradley-Terry "
         "rating scale over every entrant, on paired per-seed outcomes with seed-"
         "clustered bootstrap intervals (docs/crossplay.md). Entrants with the same "
         "identity in several folders link them; entrants no seed connects are refused.",
-        epilog=examples(
+        example_lines=(
             "lighthouse leaderboard results/october results/november",
             "lighthouse leaderboard results/a results/b --format json",
         ),
@@ -29,7 +31,6 @@ def add_parser(sub: Any) -> None:
     board.add_argument(
         "--format", choices=("md", "json"), default="md", help="the leaderboard's format"
     )
-    board.set_defaults(func=leaderboard_command)
 
 
 def leaderboard_command(args: argparse.Namespace) -> int:

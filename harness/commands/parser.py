@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from collections.abc import Callable
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 from harness.defaults import MAX_TIMEOUT_SECONDS
 
@@ -73,6 +73,38 @@ class Parser(argparse.ArgumentParser):
 def examples(*lines: str) -> str:
     """An epilog of example command lines."""
     return f"{EXAMPLES}\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def add_subcommand(
+    sub: Any,
+    name: str,
+    run: Callable[..., int],
+    *,
+    help: str,
+    description: str,
+    example_lines: Sequence[str],
+) -> argparse.ArgumentParser:
+    """Add one subcommand's parser to ``sub`` (argparse's subparsers): its line in
+    ``lighthouse --help``, its description, its examples, and the function it runs."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=help, description=description, epilog=examples(*example_lines)
+    )
+    parser.set_defaults(func=run)
+    return parser
+
+
+def add_game_argument(parser: argparse.ArgumentParser, help: str = "the game") -> None:
+    """``--game``: one of the hosted games, Lighthouse unless told."""
+    from harness.registry import game_names  # only the parser asked for is built
+
+    parser.add_argument("--game", choices=game_names(), default="lighthouse", help=help)
+
+
+def add_seed_argument(parser: argparse.ArgumentParser) -> None:
+    """``--seed``: required, checked as a config's seeds are (:func:`seed`)."""
+    parser.add_argument(
+        "--seed", type=seed, required=True, help="the seed: an integer 0..2^53-1, as in configs"
+    )
 
 
 def _shown(text: str) -> str:
@@ -162,6 +194,9 @@ def seconds(*, zero: bool = False, maximum: float = MAX_TIMEOUT_SECONDS) -> Call
 __all__ = [
     "HelpFormatter",
     "Parser",
+    "add_game_argument",
+    "add_seed_argument",
+    "add_subcommand",
     "at_least",
     "examples",
     "integer",

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.commands.parser import examples, seconds, seed
+from harness.commands.parser import add_game_argument, add_seed_argument, add_subcommand, seconds
 from harness.commands.seats import add_seat_arguments
 from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
@@ -18,14 +18,14 @@ HELP = "play one episode in the terminal (the game's baselines unless told other
 
 def add_parser(sub: Any) -> None:
     """Register ``play``."""
-    from harness.registry import game_names
-
-    play = sub.add_parser(
+    play = add_subcommand(
+        sub,
         "play",
+        run,
         help=HELP,
         description="Play one episode and show it tick by tick. Every seat the flags do "
         "not name is played by its role's first baseline.",
-        epilog=examples(
+        example_lines=(
             "lighthouse play --seed 7",
             "lighthouse play --seed 7 --keeper pilot --quiet --record episode.jsonl",
             "lighthouse play --seed 7 --keeper silent --runners scout",
@@ -34,10 +34,8 @@ def add_parser(sub: Any) -> None:
             "lighthouse play --game relayroam --seed 3 --player vent-aware-greedy",
         ),
     )
-    play.add_argument("--game", choices=game_names(), default="lighthouse", help="the game")
-    play.add_argument(
-        "--seed", type=seed, required=True, help="the seed: an integer 0..2^53-1, as in configs"
-    )
+    add_game_argument(play)
+    add_seed_argument(play)
     play.add_argument(
         "--variant", help="a rules variant, e.g. Lighthouse's default or spring "
         "(default: the game's first)"
@@ -71,7 +69,6 @@ def add_parser(sub: Any) -> None:
         "answers (default: no cache)",
     )
     add_seat_arguments(play)
-    play.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

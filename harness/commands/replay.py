@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.commands.parser import at_least, examples
+from harness.commands.parser import add_subcommand, at_least
 from harness.commands.seats import add_seat_arguments
 from harness.errors import ConfigError, HarnessError, RecordError
 from harness.files import regular_files
@@ -19,13 +19,15 @@ HELP = "re-execute recorded episodes with the current engine and check them"
 
 def add_parser(sub: Any) -> None:
     """Register ``replay``."""
-    rep = sub.add_parser(
+    rep = add_subcommand(
+        sub,
         "replay",
+        run,
         help=HELP,
         description="Re-execute recorded episodes with the current engine and name the "
         "first tick and field that disagree; for a results folder, also check every "
         "results line against its record. Exit status 1 when anything is not clean.",
-        epilog=examples(
+        example_lines=(
             "lighthouse replay results/smoke",
             "lighthouse replay episode.jsonl --html episode.html",
             "lighthouse replay episode.jsonl --reparse",
@@ -69,7 +71,6 @@ def add_parser(sub: Any) -> None:
         "from (refused when that is in a results folder)",
     )
     add_seat_arguments(rep)
-    rep.set_defaults(func=run)
 
 
 def record_paths(path: Path) -> tuple[list[Path], list[str]]:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.commands.parser import at_least, examples
+from harness.commands.parser import add_subcommand, at_least
 from harness.errors import ConfigError, HarnessError
 
 if TYPE_CHECKING:
@@ -28,13 +28,15 @@ ADD_HELP = "add a person's episode (played in lighthouse serve) to a results fol
 
 def add_run_parser(sub: Any) -> None:
     """Register ``run``."""
-    run_p = sub.add_parser(
+    run_p = add_subcommand(
+        sub,
         "run",
+        run,
         help=RUN_HELP,
         description="Play every episode of a tournament config (docs/tournaments.md) into "
         "a results folder, then print its report. Run it again to resume, or after "
         "adding seeds or entrants to play only what is new.",
-        epilog=examples(
+        example_lines=(
             "lighthouse run configs/smoke.toml",
             "lighthouse run configs/keeper-models.toml --dry-run --detect 5",
             "lighthouse run my.toml --concurrency 16 --max-cost 20",
@@ -97,7 +99,6 @@ def add_run_parser(sub: Any) -> None:
         "(default: the config's max_cost, else no cap)",
     )
     _add_narrowing(run_p)
-    run_p.set_defaults(func=run)
 
 
 def _add_narrowing(run_p: argparse.ArgumentParser) -> None:
@@ -116,12 +117,14 @@ def _add_narrowing(run_p: argparse.ArgumentParser) -> None:
 
 def add_report_parser(sub: Any) -> None:
     """Register ``report``."""
-    report = sub.add_parser(
+    report = add_subcommand(
+        sub,
         "report",
+        report_command,
         help=REPORT_HELP,
         description="Print the report of a results folder: the leaderboard with its "
         "intervals, the paired comparison, the per-entrant figures.",
-        epilog=examples(
+        example_lines=(
             "lighthouse report results/smoke",
             "lighthouse report results/smoke --format csv > smoke.csv",
             "lighthouse report results/smoke --reference lantern --plot smoke.svg",
@@ -147,38 +150,38 @@ def add_report_parser(sub: Any) -> None:
         help="also write an SVG of the score distributions (default: no plot)",
     )
     report.add_argument("--ceiling", metavar="NAME", help=CEILING_HELP)
-    report.set_defaults(func=report_command)
 
 
 def add_merge_parser(sub: Any) -> None:
     """Register ``merge``."""
-    merge = sub.add_parser(
+    merge = add_subcommand(
+        sub,
         "merge",
+        merge_command,
         help=MERGE_HELP,
         description="Join the results folders of a tournament's shards (run --shard I/N) "
         "into one, checking that they belong to one config.",
-        epilog=examples(
-            "lighthouse merge results/my-1 results/my-2 --out results/my",
-        ),
+        example_lines=("lighthouse merge results/my-1 results/my-2 --out results/my",),
     )
     merge.add_argument("dirs", type=Path, nargs="+", metavar="DIR", help="the shards' folders")
     merge.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="the new, merged folder"
     )
-    merge.set_defaults(func=merge_command)
 
 
 def add_add_parser(sub: Any) -> None:
     """Register ``add``."""
-    add = sub.add_parser(
+    add = add_subcommand(
+        sub,
         "add",
+        add_command,
         help=ADD_HELP,
         description="Add the record of an episode a person played (on the page of "
         "lighthouse serve) to a results folder, as an entrant of its own: a human "
         "baseline in the same report as the models and bots. The record must replay "
         "clean and be of one of the folder's seeds, variants and rules; the entrant's "
         "seats are the record's (a person, baselines at the rest).",
-        epilog=examples(
+        example_lines=(
             "lighthouse add results/smoke ada-seed3.jsonl --as ada",
             "lighthouse report results/smoke",
         ),
@@ -193,7 +196,6 @@ def add_add_parser(sub: Any) -> None:
         help="the entrant's name in the folder (a new entrant, or one the folder has "
         "with the same seats)",
     )
-    add.set_defaults(func=add_command)
 
 
 def run(args: argparse.Namespace) -> int:

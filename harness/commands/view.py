@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.commands.parser import examples
+from harness.commands.parser import add_subcommand
 from harness.text import terminal_safe
 
 DEFAULT_PORT = 8001
@@ -23,14 +23,16 @@ def _port(text: str) -> int:
 
 def add_parser(sub: Any) -> None:
     """Register ``view``."""
-    view = sub.add_parser(
+    view = add_subcommand(
+        sub,
         "view",
+        view_command,
         help=HELP,
         description="Browse a results folder: the leaderboard and paired tables with their "
         "intervals, a plot of every entrant's scores, the per-entrant figures, and a "
         "sortable, filterable table of every episode, each opening in the episode viewer. "
         "Reads the folder only; works on a folder still being written.",
-        epilog=examples(
+        example_lines=(
             "lighthouse view results/smoke              # serve it at http://127.0.0.1:8001/",
             "lighthouse view results/smoke --out site   # or write files: open site/index.html",
         ),
@@ -52,7 +54,6 @@ def add_parser(sub: Any) -> None:
         default=DEFAULT_PORT,
         help="port to serve on; 0 picks a free one (default: %(default)s)",
     )
-    view.set_defaults(func=view_command)
 
 
 def view_command(args: argparse.Namespace) -> int:
