@@ -14,7 +14,9 @@ requests it refuses (:func:`llama_cpp_python` answers ``json_schema`` with the H
 500 llama-cpp-python gives; :func:`json_object_schema_only` takes nothing but a
 ``json_object`` with a schema), and ``serial=True`` answers one request at a time,
 as a server with one slot does (``peak_serving`` stays 1 while ``peak_in_flight``
-counts the requests waiting for it).
+counts the requests waiting for it). With ``prefix_cache`` (a :class:`PrefixCache`)
+it reports usage as a provider with a prompt cache would: the prompt's tokens, and,
+of them, the ones its longest common start with an earlier request shares.
 
     with ScriptedLLMServer() as server:
         server.push(Reply('{"move": "N"}'), Fail(429, headers={"retry-after": "0"}))
@@ -30,7 +32,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -167,6 +169,78 @@ def json_schema_only(path: str, body: JsonObject) -> Fail | None:
     return Fail(400, body={"error": {"message": message, "type": "invalid_request_error"}})
 
 
+@dataclass
+class PrefixCache:
+    """Usage as a provider's prompt cache would bill it, for measuring what caching saves.
+
+    A request's input is its prompt's tokens, estimated as 4 bytes of UTF-8 a token
+    (the harness's estimate) over its prompt text (each message's role and content,
+    the system prompt first; for Messages, ``system`` and every text block). Of them,
+    the cached are the longest common start, in whole tokens, with any of the last
+    ``remembered`` requests to the same model, rounded down to a multiple of ``step``
+    and 0 below ``min_tokens``; OpenAI bills this way (1024 tokens at least, then
+    steps of 128), and ``min_tokens=0, step=1`` gives the bare shared start. Every
+    reply's counts are replaced by these; ``input_tokens`` and ``cached_tokens`` sum
+    what was reported.
+    """
+
+    min_tokens: int = 1024
+    step: int = 128
+    remembered: int = 64
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    _seen: dict[str, deque[str]] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def usage(self, path: str, body: JsonObject) -> tuple[int, int]:
+        """The input tokens of ``body`` and how many of them were cached, remembering it."""
+        text = prompt_text(path, body)
+        model = str(body.get("model"))
+        with self._lock:  # the server answers each request in a thread of its own
+            seen = self._seen.setdefault(model, deque(maxlen=self.remembered))
+            shared = max((common_start(text, old) for old in seen), default=0)
+            seen.append(text)
+            tokens = -(-len(text.encode("utf-8")) // 4)
+            cached = len(text[:shared].encode("utf-8")) // 4 // self.step * self.step
+            cached = cached if cached >= self.min_tokens else 0
+            self.input_tokens += tokens
+            self.cached_tokens += cached
+        return tokens, cached
+
+
+def common_start(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` share at their start (a binary search over
+    slices, each compared in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def prompt_text(path: str, body: JsonObject) -> str:
+    """A request's prompt as one text (see :class:`PrefixCache`)."""
+    parts: list[str] = []
+
+    def add(role: str, content: object) -> None:
+        if isinstance(content, list):
+            texts = [b.get("text") for b in content if isinstance(b, dict)]
+            content = "".join(t for t in texts if isinstance(t, str))
+        if isinstance(content, str):
+            parts.append(f"{role}\n{content}\n")
+
+    if path.endswith("/messages"):
+        add("system", body.get("system"))
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else []:
+        if isinstance(message, dict):
+            add(str(message.get("role")), message.get("content"))
+    return "".join(parts)
+
+
 class _Server(ThreadingHTTPServer):
     """The HTTP server of one :class:`ScriptedLLMServer`, which its handlers answer for."""
 
@@ -200,6 +274,7 @@ class ScriptedLLMServer:
         serial: bool = False,
         port: int = 0,
         keep_requests: bool = True,
+        prefix_cache: PrefixCache | None = None,
     ) -> None:
         self._queue: deque[Action] = deque()
         self._lock = threading.Lock()
@@ -211,6 +286,8 @@ class ScriptedLLMServer:
         """Answer one request at a time (the others wait in the server, connected)."""
         self._one_at_a_time = threading.Lock()
         self.keep_requests = keep_requests
+        self.prefix_cache = prefix_cache
+        """Reports each reply's usage as a prompt cache would (None: as scripted)."""
         """Keep every request in :attr:`requests` (off for a server that runs for long)."""
         self.requests: list[SeenRequest] = []
         self.in_flight = 0
@@ -280,7 +357,11 @@ class ScriptedLLMServer:
     def _answer(self, path: str, body: JsonObject) -> Action:
         """What a request gets: its shape refused, or the next scripted action."""
         refused = self.shapes(path, body) if self.shapes else None
-        return refused or self._next(path, body)
+        action = refused or self._next(path, body)
+        if isinstance(action, Reply) and self.prefix_cache is not None:
+            tokens, cached = self.prefix_cache.usage(path, body)
+            action = replace(action, input_tokens=tokens, cached_tokens=cached)
+        return action
 
     @contextlib.contextmanager
     def _received(self, seen: SeenRequest) -> Iterator[None]:
@@ -496,13 +577,16 @@ __all__ = [
     "Endless",
     "Fail",
     "Hang",
+    "PrefixCache",
     "Raw",
     "Reply",
     "ScriptedLLMServer",
     "SeenRequest",
     "ShapeRule",
+    "common_start",
     "completion_body",
     "json_object_schema_only",
     "json_schema_only",
     "llama_cpp_python",
+    "prompt_text",
 ]

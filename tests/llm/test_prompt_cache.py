@@ -14,8 +14,13 @@ import pytest
 
 from harness.llm.cache import call_key
 from harness.llm.types import CacheHint, CompletionRequest, Message
-from harness.testing.llm_server import ScriptedLLMServer
-from tests.llm.conftest import play_llm
+from harness.testing.llm_server import (
+    PrefixCache,
+    ScriptedLLMServer,
+    common_start,
+    prompt_text,
+)
+from tests.llm.conftest import play_llm, role_default
 
 EPHEMERAL = {"type": "ephemeral"}
 HISTORY = 2
@@ -108,3 +113,33 @@ def test_the_hint_leaves_the_call_cache_key_as_it_was() -> None:
     assert call_key(plain, kind="anthropic", base_url=None, scope="e/keeper/0") == call_key(
         hinted, kind="anthropic", base_url=None, scope="e/keeper/0"
     )
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_the_scripted_server_bills_the_shared_start_as_a_cache_read(
+    tmp_path: Path, sdk: str
+) -> None:
+    cache = PrefixCache(min_tokens=0, step=1)
+    with ScriptedLLMServer(default=role_default, prefix_cache=cache) as server:
+        played = play_llm(server, sdk, tmp_path / "c.jsonl", max_ticks=4, history=HISTORY)
+        requests = [r for r in server.requests if keeper(r.body)]
+    calls = [played.turn(t, "keeper")["calls"][0] for t in range(len(played.ticks()))]
+    texts = [prompt_text(r.path, r.body) for r in requests]
+    assert len(calls) == len(texts) == 4
+    for index, (call, text) in enumerate(zip(calls, texts, strict=True)):
+        shared = max((common_start(text, old) for old in texts[:index]), default=0)
+        assert call["inputTokens"] == -(-len(text.encode()) // 4)
+        assert call.get("cachedInputTokens", 0) == len(text[:shared].encode()) // 4
+    # the system prompt and the growing history are read again, tick after tick
+    assert calls[0].get("cachedInputTokens", 0) == 0
+    assert all(c["cachedInputTokens"] > 0 for c in calls[1:])
+    assert cache.input_tokens >= sum(c["inputTokens"] for c in calls)
+
+
+def test_below_the_minimum_nothing_is_billed_as_cached() -> None:
+    cache = PrefixCache(min_tokens=1024, step=128)
+    body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "x" * 8000}]}
+    assert cache.usage("/v1/chat/completions", body) == (2002, 0)
+    assert cache.usage("/v1/chat/completions", body) == (2002, 1920)  # 2001 shared, in steps
+    short: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "x" * 3000}]}
+    assert cache.usage("/v1/chat/completions", short) == (752, 0)  # under 1024 tokens
