@@ -37,9 +37,8 @@ NOT_A_MOVE = '{"move": "NORTHWEST", "notes": "diagonal?"}'
 GAME = get_game("lighthouse")
 KEY_ENV = "LIGHTHOUSE_VIEWER_TEST_KEY"
 
-_RUNNER = re.compile(r"You are (\w+)\. Tick (\d+) of")
-_KEEPER = re.compile(r"^Tick (\d+) of", re.M)
-_TICK = re.compile(r"Tick \d+ of")
+_RUNNER = re.compile(r"^You are (\w+)\.", re.M)
+_TICK = re.compile(r"^Tick (\d+) of", re.M)
 
 
 @dataclass(frozen=True)
@@ -74,14 +73,15 @@ class _Answers:
         )
         text = messages[at]["content"]
         runner = _RUNNER.search(text)
+        found = _TICK.search(text)
+        assert found is not None, text[:200]
+        tick = int(found.group(1))
         if runner is not None:
-            seat, tick = self.seats[runner.group(1)], int(runner.group(2))
+            seat = self.seats[runner.group(1)]
             if seat == "runner1" and tick == RETRY_TICK and at == len(messages) - 1:
                 return Reply(NOT_A_MOVE)
         else:
-            keeper = _KEEPER.search(text)
-            assert keeper is not None, text[:200]
-            seat, tick = "keeper", int(keeper.group(1))
+            seat = "keeper"
         return Reply(self.ticks[tick]["seats"][seat]["raw"])
 
 

@@ -116,9 +116,16 @@ def test_the_board_is_numbered_as_the_keeper_reads_it() -> None:
         assert row in GAME.view.render_board(state, 7, "default")
     # the keeper's map carries the same numbered lines (the tiles differ only by what
     # the keeper is shown: a start is a runner there)
+    now = prompt.split("Map now:")[1]
     assert numbered(list(observe_keeper(state).grid)) == [
-        ln for ln in prompt.splitlines() if re.match(r"^(    \d|\s*\d+ [#.~KEO123])", ln)
+        ln for ln in now.splitlines() if re.match(r"^(    \d|\s*\d+ [#.~KEO123])", ln)
     ]
+    # the walls it is shown first are the same board, without what moves on it
+    walls = prompt.split("Map legend:")[0]
+    assert numbered(list(state.board.terrain))[1:] != []
+    assert len([ln for ln in walls.splitlines() if re.match(r"^\s*\d+ [#.E]+$", ln)]) == (
+        state.board.height
+    )
 
 
 def report() -> Report:

@@ -64,7 +64,11 @@ class PythonSeat:
         self._agent = AgentInfo(
             kind="python",
             name=name,
-            details={"timeoutSeconds": f"{timeout_seconds:g}", **prompts.hashes()},
+            details={
+                "timeoutSeconds": f"{timeout_seconds:g}",
+                **prompts.hashes(),
+                **_layout(game.seat_io.prompt_layout),
+            },
             prompt_texts=prompts.texts(),
         )
 
@@ -102,6 +106,12 @@ class PythonSeat:
                 text=answer.shown, unusable=ParseFailure("not_a_reply", answer.problem or "")
             )
         return Asked(failure="error", error=shown_error(answer.error or "the call failed"))
+
+
+def _layout(layout: int) -> dict[str, str]:
+    """The agent detail saying which layout of the observation's text the agent reads
+    (none for layout 1, as records before the detail existed)."""
+    return {"promptLayout": str(layout)} if layout != 1 else {}
 
 
 def first_input(game: str, prompts: PromptSet, request: SeatRequest) -> AgentInput:

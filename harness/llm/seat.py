@@ -70,6 +70,7 @@ class LLMSeat:
         negotiation: Negotiation | None = None,
         cache: CallCache | None = None,
         notify: Notify | None = None,
+        prompt_layout: int = 1,
     ) -> None:
         self.provider = provider
         self.options = options
@@ -98,6 +99,8 @@ class LLMSeat:
         details = {"provider": options.provider.kind, "model": options.model, **prompts.hashes()}
         if options.provider.base_url:
             details["baseUrl"] = options.provider.base_url
+        if prompt_layout != 1:  # which layout of the observation's text it is sent
+            details["promptLayout"] = str(prompt_layout)
         if options.history:
             details["history"] = str(options.history)
         if options.prompt_cache:
@@ -350,6 +353,7 @@ class SeatFactory:
             negotiation=negotiation,
             cache=self.cache,
             notify=self.notify,
+            prompt_layout=game.seat_io.prompt_layout,
         )
         self._models.setdefault(key, seat)
         return seat

@@ -49,9 +49,20 @@ class SeatIO(ABC, Generic[ObsT, DecisionT]):
     reply schema than "a JSON object" keeps :meth:`reply_schema`.
     """
 
+    #: The layout of the text :meth:`render_observation` writes now, bumped when its
+    #: order or wording changes. A record's prompted seats say which layout they were
+    #: sent (agent detail ``promptLayout``; absent: 1), so that their prompts are made
+    #: again as they were (:meth:`render_observation_as`) and their hashes still verify.
+    prompt_layout: ClassVar[int] = 1
+
     @abstractmethod
     def render_observation(self, observation: ObsT) -> str:
         """The observation as the text a model reads."""
+
+    def render_observation_as(self, observation: ObsT, layout: int) -> str:
+        """The observation as a seat sent ``layout`` of the text read it (for an older
+        record); a game that never changed its layout has only the one it writes now."""
+        return self.render_observation(observation)
 
     @abstractmethod
     def parse_reply(self, observation: ObsT, text: str) -> DecisionT | ParseFailure:

@@ -12,7 +12,10 @@ decides how its episodes are played:
   sha256 of their contents (the shipped defaults when it names none); a Python
   agent by its import path, timeout, prompts and the sha256 of its code (``source``:
   its module's package, or the module alone; see sources.py), so an edit of the
-  agent plays its entrant's episodes again.
+  agent plays its entrant's episodes again. Both, when the game renders its
+  observations in a layout after the first (``promptLayout``, see
+  :attr:`~harness.protocol.SeatIO.prompt_layout`), with that layout: the text they
+  read changed, so they are other entrants than the ones that read the first.
 
 Left out: the entrant's name (it names the identity), the seeds, variants and
 repetitions (they choose episodes, not how one is played), a provider's rate
@@ -89,17 +92,20 @@ def _seat(
     providers: Mapping[str, Any],
     hashes: Mapping[str, Any],
     sources: Mapping[str, str] | None,
+    layout: int = 1,
 ) -> Any:
     """One seat's spec as it enters the identity; None when it cannot be told.
 
-    ``sources`` None: the identity as it was before an agent's code entered it."""
+    ``sources`` None: the identity as it was before an agent's code entered it.
+    ``layout``: the game's prompt layout (1 leaves the text as it was before layouts)."""
     if not isinstance(spec, Mapping):
         return None
+    shown = {"promptLayout": layout} if layout != 1 else {}
     if "python" in spec:  # your own agent: its import path, options, prompts and code
         prompts = _prompts(spec, game, role, hashes)
         if prompts is None:
             return None
-        seat = {**spec, "prompts": prompts}
+        seat = {**spec, "prompts": prompts, **shown}
         if sources is not None:  # null: a module that could not be found
             target = spec["python"]
             seat["source"] = sources.get(module_of(target)) if isinstance(target, str) else None
@@ -116,6 +122,7 @@ def _seat(
         **{k: v for k, v in spec.items() if k != "provider" and k not in _COST_KEYS},
         "provider": {k: _get(provider, k) for k in _PROVIDER_KEYS},
         "prompts": prompts,
+        **shown,
     }
 
 
@@ -141,7 +148,10 @@ def identity_text(
         specs = spec if isinstance(spec, list) else [spec] * len(group.seats)
         if len(specs) != len(group.seats):
             return None
-        resolved = [_seat(s, game.name, group.role, providers, hashes, sources) for s in specs]
+        layout = game.seat_io.prompt_layout
+        resolved = [
+            _seat(s, game.name, group.role, providers, hashes, sources, layout) for s in specs
+        ]
         if any(r is None for r in resolved):
             return None
         by_group[group.key] = resolved

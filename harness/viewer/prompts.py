@@ -16,6 +16,10 @@ each tick's first user message and the last reply the record keeps make the
 :class:`~harness.llm.prompts.Exchange` the seat remembered, and the last K of them go
 before the next tick's prompt, as the seat sent them.
 
+Each seat's observation is rendered in the layout it was sent (agent detail
+``promptLayout``, absent in records written before the layout changed: layout 1),
+so that an older record's prompts are made again as they were.
+
 Records written before the header kept the texts find them among the shipped prompt
 files by their hash; their calls carry no hash, so their prompts are shown unchecked.
 """
@@ -96,6 +100,8 @@ class _Templates:
     """Whether, when no call says so, the schema went in the system prompt."""
     history: int = 0
     """How many earlier ticks the seat sent before each tick's prompt."""
+    layout: int = 1
+    """The layout of the observation's text the seat was sent (agent detail ``promptLayout``)."""
 
 
 def shipped_prompts(game: str) -> dict[str, str]:
@@ -126,7 +132,12 @@ def _templates(header: AnyHeader, notes: list[str]) -> dict[str, _Templates]:
         system, observation, hint = (t or "" for t in texts)
         shape = details.get("structuredOutput")
         found[info.seat] = _Templates(
-            system, observation, hint, shape in SCHEMA_IN_PROMPT, _history(details.get("history"))
+            system,
+            observation,
+            hint,
+            shape in SCHEMA_IN_PROMPT,
+            _count(details.get("history"), MAX_HISTORY),
+            max(1, _count(details.get("promptLayout"), 999)),
         )
     return found
 
@@ -180,7 +191,7 @@ def _replay(
             role = roles[seat]
             if role not in schemas:
                 schemas[role] = io.reply_schema(role)
-            observation = io.render_observation(rules.observe(state, seat))
+            observation = io.render_observation_as(rules.observe(state, seat), templates.layout)
             past = memory.get(seat)
             prompts[seat] = _prompt(templates, observation, turn, schemas[role], past or ())
             if past is not None and turn.replies:  # as the seat remembered the tick
@@ -193,11 +204,12 @@ def _replay(
         state, _ = rules.resolve(state, decisions)
 
 
-def _history(value: str | None) -> int:
-    """The ``history`` agent detail as a count (0: none, or not one a seat could have)."""
+def _count(value: str | None, most: int) -> int:
+    """An agent detail that is a count (``history``, ``promptLayout``), at most ``most``;
+    0 when absent or not a count."""
     if value is None or not value.isascii() or not value.isdigit() or len(value) > 3:
         return 0
-    return min(int(value), MAX_HISTORY)
+    return min(int(value), most)
 
 
 def _prompt(

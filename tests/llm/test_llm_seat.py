@@ -293,7 +293,9 @@ def test_accounting_tokens_cost_and_prompt_hashes(
         "systemPromptSha256",
         "observationPromptSha256",
         "retryHintSha256",
+        "promptLayout",
     }
+    assert agent["details"]["promptLayout"] == "2"
     assert (agent["details"]["provider"], agent["details"]["model"]) == (sdk, "test-model")
     assert FAKE_KEY not in played.path.read_text()
 
@@ -354,7 +356,8 @@ def test_custom_prompt_files_are_used(server: ScriptedLLMServer, tmp_path: Path)
     play_llm(server, "openai", tmp_path / "r.jsonl", max_ticks=1, prompts=files)
     msgs = messages_of(server.requests[1].body)
     assert msgs[0]["content"] == "You are the KEEPER. Be terse."
-    assert msgs[1]["content"].startswith("OBS>>Tick 0 of 1.")
+    assert msgs[1]["content"].startswith("OBS>>The board: ")
+    assert "\nTick 0 of 1." in msgs[1]["content"]
     assert msgs[3]["content"].startswith("FIX: the reply must be exactly one JSON object")
 
 

@@ -89,7 +89,8 @@ def request_text(recorded: Recorded, alias: str, tick: int) -> list[dict[str, st
     found = [
         r.body["messages"]
         for r in recorded.requests
-        if f"You are {alias}. Tick {tick} of" in r.body["messages"][1]["content"]
+        if f"You are {alias}." in r.body["messages"][1]["content"]
+        and f"\nTick {tick} of" in r.body["messages"][1]["content"]
     ]
     assert found
     messages: list[dict[str, str]] = max(found, key=len)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from harness.reader import open_record
 from harness.registry import get_game
+from harness.replay import replay
 from harness.viewer.html import render_html
 from harness.viewer.prompts import sent_prompts
 from tests.llm_episode import NOT_A_MOVE, RETRY_TICK, Recorded, record_llm_episode
@@ -84,7 +86,9 @@ def test_a_prompt_that_is_not_what_was_sent_says_so(tmp_path: Path) -> None:
     path = edited(KEEPER_RECORD, tmp_path / "r.jsonl", other_template)
     prompts = sent_prompts(GAME, open_record(path).lines())
     assert {p.check for seats in prompts.turns.values() for p in seats.values()} == {"differs"}
-    assert prompts.turns[0]["keeper"].messages[1].content.startswith("Rendered otherwise: Tick 0")
+    assert (
+        prompts.turns[0]["keeper"].messages[1].content.startswith("Rendered otherwise: The board")
+    )
 
 
 def test_prompt_files_found_nowhere_are_named(tmp_path: Path) -> None:
@@ -128,3 +132,33 @@ def test_a_record_the_rules_refuse_shows_the_prompts_up_to_there(
     found = re.search(r'<script type="application/json" id="episode">(.*?)</script>', page, re.S)
     assert found is not None
     assert json.loads(found.group(1).replace("<\\/", "</"))["prompts"]["notes"] == prompts.notes
+
+
+LAYOUT_1 = sorted((ROOT / "tests/golden/layout1").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("record", LAYOUT_1, ids=lambda p: p.name)
+def test_records_sent_the_first_prompt_layout_still_replay_and_verify(record: Path) -> None:
+    lines = open_record(record).lines()
+    header: Any = lines[0]
+    assert all("promptLayout" not in s.agent.details for s in header.seats)
+    prompts = sent_prompts(GAME, lines)
+    assert prompts.notes == []
+    checks = [p.check for seats in prompts.turns.values() for p in seats.values()]
+    assert checks
+    assert set(checks) == {"exact"}
+    # made again in layout 1: the tick leads, as it did then
+    first = next(iter(prompts.turns[0].values()))
+    assert "Tick 0 of" in first.messages[1].content.split("\n")[0]
+    result = asyncio.run(replay(record, GAME))
+    assert result.clean, result.mismatch and result.mismatch.describe()
+
+
+def test_a_record_of_one_layout_does_not_verify_as_another(tmp_path: Path) -> None:
+    def claim_layout_1(lines: list[dict[str, Any]]) -> None:
+        for seat in lines[0]["seats"]:
+            seat["agent"]["details"].pop("promptLayout", None)
+
+    path = edited(KEEPER_RECORD, tmp_path / "r.jsonl", claim_layout_1)
+    prompts = sent_prompts(GAME, open_record(path).lines())
+    assert {p.check for seats in prompts.turns.values() for p in seats.values()} == {"differs"}

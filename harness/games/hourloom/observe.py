@@ -135,6 +135,33 @@ def observe(state: State) -> Observation:
     )
 
 
+#: The layout of :func:`prompt_text`: 2, what changes least first; the observation's
+#: own ``text`` is layout 1 (the chamber's state first), as records before it were
+#: prompted.
+PROMPT_LAYOUT = 2
+
+
+def prompt_text(state: State) -> str:
+    """``state`` as a seat is sent it (layout 2): the observation's lines, the legend and
+    the chamber's laps (which change only when a lap ends) first, then the turn's own
+    (the header, the grid, echoes, gates and flux), so that consecutive turns' texts
+    share as long a start as they can."""
+    c = state.chamber
+    ruler = "   " + "".join(str(col % 10) for col in range(c.width))
+    rows = [f"{r:>2} {row}" for r, row in enumerate(glyph_rows(state))]
+    lines = [
+        LEGEND,
+        *_lap_lines(state),
+        _header(state),
+        ruler,
+        *rows,
+        *_echo_lines(state),
+        *_gate_lines(state),
+        *_flux_lines(state),
+    ]
+    return "\n".join(lines)
+
+
 def observation_json(obs: Observation) -> JsonObject:
     """``obs`` as a JSON object with the rules' camelCase names."""
     return {
@@ -230,6 +257,7 @@ def _lap_lines(state: State) -> list[str]:
 
 __all__ = [
     "LEGEND",
+    "PROMPT_LAYOUT",
     "LapStatus",
     "Observation",
     "glyph_rows",
@@ -237,4 +265,5 @@ __all__ = [
     "observation_json",
     "observe",
     "plate_holder",
+    "prompt_text",
 ]

@@ -11,7 +11,7 @@ hint with its reason, message and the legal actions (H34).
 from __future__ import annotations
 
 from harness.games.hourloom.grid import DIRECTIONS
-from harness.games.hourloom.observe import observe
+from harness.games.hourloom.observe import PROMPT_LAYOUT, observe, prompt_text
 from harness.games.hourloom.rules import ACTION_TYPES, step
 from harness.games.hourloom.state import State
 from harness.json_reply import ParseFailure, decode_json_object
@@ -39,8 +39,13 @@ class HourloomSeatIO(SeatIO[State, JsonObject]):
     """How Hourloom's player reads and answers. Stateless; its observation is the
     rules' whole state (nothing is hidden, H29)."""
 
+    prompt_layout = PROMPT_LAYOUT
+
     def render_observation(self, observation: State) -> str:
-        return observe(observation).text
+        return prompt_text(observation)
+
+    def render_observation_as(self, observation: State, layout: int) -> str:
+        return prompt_text(observation) if layout >= PROMPT_LAYOUT else observe(observation).text
 
     def reply_schema(self, role: str) -> JsonObject:
         return {

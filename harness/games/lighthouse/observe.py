@@ -66,6 +66,9 @@ class KeeperObservation:
     notes: str
     message_cap: int
     notes_cap: int
+    terrain: tuple[str, ...] = ()
+    """The board's walls (#) and floor (.), which never change (the first part of the
+    prompt, see :func:`render_keeper`)."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,7 @@ def observe_keeper(state: GameState) -> KeeperObservation:
         notes=state.keeper_notes,
         message_cap=config.message_cap,
         notes_cap=config.keeper_notes_cap,
+        terrain=state.board.terrain,
     )
 
 
@@ -189,8 +193,118 @@ def _move_text(record: MoveRecord) -> str:
     return f"{record.move.value}{' (bumped)' if record.bumped else ''}"
 
 
+#: The layout of the text :func:`render_keeper` and :func:`render_runner` write: 2, what
+#: does not change from tick to tick first; 1 (:func:`render_keeper_v1`,
+#: :func:`render_runner_v1`), the tick first, is how records before it were prompted.
+PROMPT_LAYOUT = 2
+#: The keeper's map legend.
+KEEPER_LEGEND = (
+    "# wall, . floor, ~ water, K key, E exit with the gate shut, O exit open, 1/2/3 runners"
+)
+#: The runner's window legend.
+RUNNER_LEGEND = "@ you, # wall, . floor, ~ water, K key, E exit with the gate shut, O exit open"
+
+
+def _ruled(width: int, rows: tuple[str, ...]) -> list[str]:
+    """``rows`` under a ruler of x (mod 10), each after its y."""
+    header = "    " + "".join(str(x % 10) for x in range(width))
+    return [header, *(f"{y:>3} {row}" for y, row in enumerate(rows))]
+
+
 def render_keeper(obs: KeeperObservation) -> str:
-    """The keeper's observation as the text a model reads."""
+    """The keeper's observation as the text a model reads (layout 2).
+
+    What never changes comes first (the board, its walls and its exit, the legend),
+    then what changes only now and then (keys, gate, transmissions, notes), then the
+    tick's own news (tick, clock, tide, the map as it is, the runners), so that the
+    text a tick shares with the one before is as long as it can be.
+    """
+    ex, ey = obs.exit
+    walls = tuple(
+        row if y != ey else f"{row[:ex]}E{row[ex + 1 :]}" for y, row in enumerate(obs.terrain)
+    )
+    lines = [
+        f"The board: {obs.width} x {obs.height} tiles, y = 0 the top row; the exit at x={ex}, "
+        f"y={ey}; {obs.key_count} keys; the whole board is under water at clock "
+        f"{obs.flood_clock}; the game ends after tick {obs.max_ticks}.",
+        "Its walls, which never change (# wall, . floor, E the exit):",
+        *_ruled(obs.width, walls),
+        f"Map legend: {KEEPER_LEGEND}.",
+        "",
+        f"Keys collected: {obs.keys_collected} of {obs.key_count}. "
+        f"Gate: {'OPEN' if obs.gate_open else 'shut'}.",
+    ]
+    if obs.transcript:
+        lines.append("Your last transmissions:")
+        lines.extend(f"  tick {m.tick}: {m.message}" for m in obs.transcript)
+    else:
+        lines.append("You have not transmitted yet.")
+    lines.append(f"Your notes: {obs.notes if obs.notes else '(empty)'}")
+    lines.append("")
+    lines.append(f"Tick {obs.tick} of {obs.max_ticks}. Clock {obs.clock}.")
+    lines.append(
+        f"Tide: {obs.tide_rows} of {obs.height} rows flooded; water line at y={obs.water_line}."
+    )
+    if obs.ticks_until_flood_if_silent is None:
+        lines.append("Every row is flooded.")
+    else:
+        lines.append(
+            f"Next row floods in {obs.ticks_until_flood_if_silent} ticks if you stay silent, "
+            f"in {obs.ticks_until_flood_if_transmit} if you transmit now."
+        )
+    lines.append("Map now:")
+    lines.extend(_ruled(obs.width, obs.grid))
+    lines.append("Runners:")
+    lines.extend(_runner_line(r) for r in obs.runners)
+    return "\n".join(lines)
+
+
+def _runner_line(r: RunnerView) -> str:
+    last = (
+        "none yet"
+        if r.last_move is None
+        else f"{r.last_move.value}{' (bumped)' if r.bumped else ''}"
+    )
+    return (
+        f"  {r.seat} {r.alias}: {r.status.value} at x={r.pos[0]}, y={r.pos[1]}; "
+        f"last move {last}; carrying {len(r.keys)} key(s)"
+    )
+
+
+def render_runner(obs: RunnerObservation) -> str:
+    """A runner's observation as the text a model reads (layout 2): who it is and the
+    legend first, then the team's keys and its notes, then the tick's own news."""
+    lines = [
+        f"You are {obs.alias}. The game ends after tick {obs.max_ticks}.",
+        f"Your window is drawn north at the top: {RUNNER_LEGEND}.",
+        "",
+        f"You carry {obs.keys_held} key(s); the team has {obs.keys_collected} of "
+        f"{obs.key_count}. Gate: {'OPEN' if obs.gate_open else 'shut'}.",
+        f"Your notes: {obs.notes if obs.notes else '(empty)'}",
+        "",
+        f"Tick {obs.tick} of {obs.max_ticks}.",
+    ]
+    if obs.moves:
+        lines.append(
+            "Your last moves, oldest first: " + ", ".join(_move_text(m) for m in obs.moves)
+        )
+    else:
+        lines.append("You have not moved yet.")
+    if obs.standing_order is not None:
+        lines.append(f"Standing order ({obs.standing_order_age} ticks old): {obs.standing_order}")
+    if obs.latest_message is not None and obs.inbox is None:
+        lines.append(
+            f"Most recent message ({obs.latest_message_age} ticks old): {obs.latest_message}"
+        )
+    lines.append(f"Inbox: {obs.inbox}" if obs.inbox is not None else "Inbox: (silence)")
+    lines.append("Your surroundings:")
+    lines.extend(f"  {row}" for row in obs.window)
+    return "\n".join(lines)
+
+
+def render_keeper_v1(obs: KeeperObservation) -> str:
+    """The keeper's observation in layout 1 (the tick first), as records before layout 2
+    were prompted; kept to make their prompts again."""
     lines = [
         f"Tick {obs.tick} of {obs.max_ticks}. Clock {obs.clock}; the whole board is under "
         f"water at clock {obs.flood_clock}.",
@@ -235,8 +349,8 @@ def render_keeper(obs: KeeperObservation) -> str:
     return "\n".join(lines)
 
 
-def render_runner(obs: RunnerObservation) -> str:
-    """A runner's observation as the text a model reads."""
+def render_runner_v1(obs: RunnerObservation) -> str:
+    """A runner's observation in layout 1, as records before layout 2 were prompted."""
     lines = [
         f"You are {obs.alias}. Tick {obs.tick} of {obs.max_ticks}.",
         "Your surroundings (north at the top; @ you, # wall, . floor, ~ water, K key, "
@@ -263,6 +377,9 @@ def render_runner(obs: RunnerObservation) -> str:
 
 
 __all__ = [
+    "KEEPER_LEGEND",
+    "PROMPT_LAYOUT",
+    "RUNNER_LEGEND",
     "KeeperObservation",
     "RunnerObservation",
     "RunnerView",
@@ -270,6 +387,8 @@ __all__ = [
     "observe_keeper",
     "observe_runner",
     "render_keeper",
+    "render_keeper_v1",
     "render_runner",
+    "render_runner_v1",
     "runner_window",
 ]

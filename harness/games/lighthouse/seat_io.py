@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from harness.games.lighthouse.game import KEEPER, Decision, Observation
-from harness.games.lighthouse.observe import KeeperObservation, render_keeper, render_runner
+from harness.games.lighthouse.observe import (
+    PROMPT_LAYOUT,
+    KeeperObservation,
+    render_keeper,
+    render_keeper_v1,
+    render_runner,
+    render_runner_v1,
+)
 from harness.games.lighthouse.replies import parse_keeper_reply, parse_runner_reply
 from harness.games.lighthouse.state import Move
 from harness.json_reply import ParseFailure
@@ -15,10 +22,19 @@ class LighthouseSeatIO(SeatIO[Observation, Decision]):
     """How Lighthouse's keeper and runners read and answer. Stateless; every parsed
     decision is legal (a blocked move is a bump), so nothing is refused."""
 
+    prompt_layout = PROMPT_LAYOUT
+
     def render_observation(self, observation: Observation) -> str:
         if isinstance(observation, KeeperObservation):
             return render_keeper(observation)
         return render_runner(observation)
+
+    def render_observation_as(self, observation: Observation, layout: int) -> str:
+        if layout >= PROMPT_LAYOUT:
+            return self.render_observation(observation)
+        if isinstance(observation, KeeperObservation):
+            return render_keeper_v1(observation)
+        return render_runner_v1(observation)
 
     def reply_schema(self, role: str) -> JsonObject:
         # Strict structured-output modes want every property required and no others.

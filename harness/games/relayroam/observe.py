@@ -216,22 +216,7 @@ def render_text(obs: Observation) -> str:
     lines.append(
         f"Batteries (+6 charge, up to {obs.charge_cap}): " + _objects_text(obs.batteries, "used")
     )
-    if obs.vents:
-        lines.append(
-            "Vents: "
-            + "; ".join(
-                f"{v.id} at x={v.x}, y={v.y}, offset {v.offset}, "
-                + (
-                    "sparks on your next action"
-                    if v.actions_until_spark == 1
-                    else f"sparks in {v.actions_until_spark} actions"
-                )
-                + f" (actionsUntilSpark {v.actions_until_spark})"
-                for v in obs.vents
-            )
-        )
-    else:
-        lines.append("Vents: none")
+    lines.append(_vents_text(obs))
     lines.append("")
     if obs.legal_actions:
         lines.append("Legal actions (reply with exactly one, as JSON):")
@@ -239,6 +224,75 @@ def render_text(obs: Observation) -> str:
     else:
         lines.append("Legal actions: none (the run has ended).")
     return "\n".join(lines)
+
+
+#: The layout of :func:`render_prompt`'s text: 2, what changes least first;
+#: :func:`render_text` is layout 1 (the chamber's state first), as records before it
+#: were prompted.
+PROMPT_LAYOUT = 2
+
+
+def render_prompt(obs: Observation) -> str:
+    """``obs`` as a seat is sent it (layout 2): :func:`render_text`'s lines, those that
+    stay the same through a chamber first (its layout, the legend, the exit, the
+    objects and whether each is used), then score and phase, then the turn's own
+    (charge, position, grid, vents, legal actions), so that consecutive turns' texts
+    share as long a start as they can."""
+    facing = "reflected left to right" if obs.reflected else "original orientation"
+    status = {
+        "playing": "playing",
+        "chamber-clear": "chamber-clear (this chamber is clear: next continues, bank finishes)",
+        "ended": f"ended ({obs.end_reason})",
+    }[obs.phase]
+    px, py = obs.player
+    exit_state = (
+        "OPEN: entering it clears the chamber"
+        if obs.exit.open
+        else "closed until every relay is repaired"
+    )
+    lines = [
+        f'Relayroam, chamber {obs.chamber}: layout {obs.layout} "{obs.layout_name}", {facing}.',
+        f"Grid legend ({WIDTH} x {HEIGHT}; x grows to the right, y grows downwards): "
+        f"@ you, {WALL} wall, {FLOOR} floor, R relay to repair, r repaired, H helper to "
+        "rescue, h rescued, B battery, b used battery, E open exit, X closed exit, "
+        "1-3 vents.",
+        f"Exit at x={obs.exit.x}, y={obs.exit.y}: {exit_state}.",
+        "Relays (+60 points, -2 charge): " + _objects_text(obs.relays, "repaired"),
+        "Helpers (+80 points): " + _objects_text(obs.helpers, "rescued"),
+        f"Batteries (+6 charge, up to {obs.charge_cap}): " + _objects_text(obs.batteries, "used"),
+        f"Score {obs.score}. Helpers rescued in total: {obs.total_rescued}. "
+        f"Chambers cleared: {obs.cleared_chamber_count}.",
+        f"Phase: {status}.",
+        "",
+        f"Turn {obs.turn} of this chamber. Charge {obs.charge} of {obs.charge_cap} max. "
+        f"Shocks this chamber: {obs.chamber_shock_count}.",
+        f"You (@) are at x={px}, y={py}.",
+        "Grid:",
+        "     x=" + "".join(str(x) for x in range(WIDTH)),
+        *(f"  y={y}  {row}" for y, row in enumerate(obs.grid)),
+    ]
+    lines.append(_vents_text(obs))
+    if obs.legal_actions:
+        lines.append("Legal actions (reply with exactly one, as JSON):")
+        lines.extend(f"  {json.dumps(a, separators=(',', ':'))}" for a in obs.legal_actions)
+    else:
+        lines.append("Legal actions: none (the run has ended).")
+    return "\n".join(lines)
+
+
+def _vents_text(obs: Observation) -> str:
+    if not obs.vents:
+        return "Vents: none"
+    return "Vents: " + "; ".join(
+        f"{v.id} at x={v.x}, y={v.y}, offset {v.offset}, "
+        + (
+            "sparks on your next action"
+            if v.actions_until_spark == 1
+            else f"sparks in {v.actions_until_spark} actions"
+        )
+        + f" (actionsUntilSpark {v.actions_until_spark})"
+        for v in obs.vents
+    )
 
 
 def _objects_text(views: tuple[ObjectView, ...], used_word: str) -> str:
@@ -254,11 +308,13 @@ __all__ = [
     "OBJECT_GLYPHS",
     "OPEN_EXIT_GLYPH",
     "PLAYER_GLYPH",
+    "PROMPT_LAYOUT",
     "ExitView",
     "ObjectView",
     "Observation",
     "VentView",
     "observation_json",
     "observe",
+    "render_prompt",
     "render_text",
 ]

@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 
 from harness.games.relayroam.actions import parse_action
-from harness.games.relayroam.observe import Observation, render_text
+from harness.games.relayroam.observe import (
+    PROMPT_LAYOUT,
+    Observation,
+    render_prompt,
+    render_text,
+)
 from harness.games.relayroam.rules import step
 from harness.games.relayroam.state import State
 from harness.json_reply import ParseFailure
@@ -42,8 +47,13 @@ def state_from_observation(obs: Observation) -> State:
 class RelayroamSeatIO(SeatIO[Observation, JsonObject]):
     """How Relayroam's player reads and answers. Stateless."""
 
+    prompt_layout = PROMPT_LAYOUT
+
     def render_observation(self, observation: Observation) -> str:
-        return render_text(observation)
+        return render_prompt(observation)
+
+    def render_observation_as(self, observation: Observation, layout: int) -> str:
+        return render_prompt(observation) if layout >= PROMPT_LAYOUT else render_text(observation)
 
     def reply_schema(self, role: str) -> JsonObject:
         return {
