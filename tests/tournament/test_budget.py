@@ -428,3 +428,24 @@ def test_a_dry_run_on_a_folder_expects_a_cost_from_the_finished_ledgers(
     assert f"model ~{expected} (from {len(finished)} finished episode" in told
     # the bound stays beside it, labelled as one
     assert "cost <= (upper bound)" in told
+
+
+def test_a_seat_sent_its_history_is_bounded_with_every_earlier_exchange(tmp_path: Path) -> None:
+    with ScriptedLLMServer(default=keeper_reply) as server:
+        plain = load_tournament(write(tmp_path, server))
+        path = write(tmp_path, server)
+        path.write_text(path.read_text().replace("max_tokens = 64", "max_tokens = 64, history = 4"))
+        remembering = load_tournament(path)
+    without = episode_bounds(plain, game_of(plain), plain.entrants)["model"]
+    with_history = episode_bounds(remembering, game_of(remembering), remembering.entrants)["model"]
+    assert with_history.calls == without.calls  # the same calls, each sending more
+    assert with_history.output_tokens == without.output_tokens
+    # each of 2 calls a turn, 3 turns, sends 4 more exchanges: a prompt and 64 tokens each
+    extra = with_history.input_tokens - without.input_tokens
+    assert extra > 0
+    assert extra % (2 * 3 * 4) == 0
+    per_exchange = extra // (2 * 3 * 4)
+    assert per_exchange > 64 + 100  # the reply's 64 tokens and a whole observation
+    assert with_history.cost_usd is not None
+    assert without.cost_usd is not None
+    assert with_history.cost_usd > without.cost_usd
