@@ -233,6 +233,19 @@ class CallWallClock(RecordModel):
     latency_ms: float
     wait_ms: float | None = Field(None, exclude_if=lambda v: v is None)
     request_ms: float | None = Field(None, exclude_if=lambda v: v is None)
+    server_ms: float | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="The server's own time for the answered request, where it reports "
+        "one (llama.cpp's timings, OpenAI's openai-processing-ms); absent otherwise.",
+    )
+    overlapped: bool | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="Whether another request to the same server (endpoint) was in flight "
+        "during the answered request, from any seat or episode; absent without an "
+        "answer, and on older records.",
+    )
 
 
 class CallRecord(RecordModel):
@@ -308,6 +321,18 @@ class CallRecord(RecordModel):
         exclude_if=lambda v: v is None,
         description="sha256 of the messages sent, as UTF-8 JSON [[role, content], ...] "
         "(compact, lone surrogates as U+FFFD); absent on records written before it existed.",
+    )
+    endpoint: str | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="For a provider with several base URLs: the endpoint that answered "
+        "(its URL without credentials); absent otherwise, and when none answered.",
+    )
+    endpoint_errors: dict[str, int] = Field(
+        default_factory=dict,
+        exclude_if=lambda v: not v,
+        description="For a provider with several base URLs: the failed attempts per "
+        "endpoint (absent when none failed at an endpoint).",
     )
     wall_clock: CallWallClock | None = None
 

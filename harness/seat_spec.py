@@ -203,9 +203,18 @@ SeatConfig = Annotated[
 
 
 def cli_providers(
-    *, base_url: str | None = None, api_key_env: str | None = None, transport: str | None = None
+    *,
+    base_url: str | Sequence[str] | None = None,
+    api_key_env: str | None = None,
+    transport: str | None = None,
 ) -> dict[str, ProviderOptions]:
-    """The providers ``openai:MODEL`` and ``anthropic:MODEL`` name, with the flags' settings."""
+    """The providers ``openai:MODEL`` and ``anthropic:MODEL`` name, with the flags' settings.
+
+    ``base_url`` is one URL, or the URLs of a repeated ``--base-url`` (one of them is
+    that URL, as a config with one URL gives)."""
+    if base_url is not None and not isinstance(base_url, str):
+        urls = list(base_url)
+        base_url = urls[0] if len(urls) == 1 else urls
     given = {"base_url": base_url, "api_key_env": api_key_env, "transport": transport}
     settings = {key: value for key, value in given.items() if value is not None}
     try:

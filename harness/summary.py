@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from harness.llm.examples import PromptExamples
 from harness.models import JsonObject
@@ -74,6 +74,40 @@ class Faithfulness(RecordModel):
     stop_reasons: dict[str, int] = Field(
         description="Answered calls by stop reason, as the API said it; calls whose stop "
         "reason is not recorded (cached answers, older records) are answered less their sum."
+    )
+
+
+class EndpointStats(RecordModel):
+    """One endpoint's figures for a seat over an episode (a provider with several base
+    URLs: see harness/llm/fleet.py)."""
+
+    calls: int = Field(0, description="Calls it answered.")
+    errors: int = Field(0, description="Attempts that failed at it.")
+    request_ms: list[float] = Field(
+        default_factory=list, description="The time in HTTP of each call it answered."
+    )
+    timed: int = Field(
+        0,
+        exclude_if=lambda v: not v,
+        description="Calls answered at their first attempt whose server reported its own "
+        "time (serverMs); absent when none.",
+    )
+    timed_request_ms: float = Field(
+        0.0, exclude_if=lambda v: not v, description="Those calls' time in HTTP, summed."
+    )
+    server_ms: float = Field(
+        0.0, exclude_if=lambda v: not v, description="Those calls' server time, summed."
+    )
+    alone_ms: list[float] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,
+        description="The time in HTTP of each call answered at its first attempt with no "
+        "other request to the same server in flight meanwhile.",
+    )
+    overlapped_ms: list[float] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,
+        description="The same, of the calls that shared the server with another request.",
     )
 
 
@@ -137,6 +171,13 @@ class SeatStats(RecordModel):
         exclude_if=lambda v: v is None,
         description="A seat with model calls: its own turns' replies and its calls' stop "
         "reasons (absent for other seats, and on lines written before it was counted).",
+    )
+    endpoints: dict[str, EndpointStats] = Field(
+        default_factory=dict,
+        exclude_if=lambda v: not v,
+        description="Per server the seat's calls went to (each endpoint of a provider "
+        "with several base URLs, else the seat's base URL or provider), its figures; "
+        "absent on lines of records written before calls said how they queued.",
     )
 
 
@@ -357,11 +398,16 @@ class _Tally:
     wait_ms: list[float] = field(default_factory=list)
     request_ms: list[float] = field(default_factory=list)
     faith: _FaithTally | None = None
+    endpoints: dict[str, _EndpointTally] = field(default_factory=dict)
+    server: str = ""
+    """The server a call that names no endpoint went to: the seat's base URL or provider."""
 
     def stats(self) -> SeatStats:
-        figures = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "faith"}
+        skip = ("faith", "endpoints", "server")
+        figures = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
         faith = self.faith.figures() if self.faith is not None and self.calls else None
-        return SeatStats(**figures, faithfulness=faith)
+        endpoints = {label: asdict(tally) for label, tally in self.endpoints.items()}
+        return SeatStats(**figures, faithfulness=faith, endpoints=endpoints)
 
     def count_call(self, call: JsonObject) -> None:
         c, clock_keys = _CALL, _CALL_CLOCK
@@ -386,15 +432,72 @@ class _Tally:
         if call.get(c.cached):
             self.cached += 1
             return
+        # absent unless the provider has several base URLs (and on older records)
+        failed_at = call.get(c.endpoint_errors)
+        if failed_at:
+            for label, count in json_object(failed_at).items():
+                self._endpoint(label).errors += json_int(count)
+        answered = call.get(c.endpoint)
         clock = call[c.wall_clock]
         if clock is None:
+            if answered is not None:
+                self._endpoint(json_text(answered)).calls += 1
             return
         clock = json_object(clock)
         self.latencies_ms.append(json_number(clock[clock_keys.latency_ms]))
         wait, request = clock.get(clock_keys.wait_ms), clock.get(clock_keys.request_ms)
+        overlapped, timed = clock.get(clock_keys.overlapped), clock.get(clock_keys.server_ms)
+        # a call counts for a server when it names its endpoint, or says how it queued
+        # (absent on older records, whose lines stay as they were)
+        endpoint = None
+        if answered is not None:
+            endpoint = self._endpoint(json_text(answered))
+        elif overlapped is not None or timed is not None:
+            endpoint = self._endpoint(self.server)
+        if endpoint is not None:
+            endpoint.calls += 1
         if wait is not None and request is not None:
+            request_ms = json_number(request)
             self.wait_ms.append(json_number(wait))
-            self.request_ms.append(json_number(request))
+            self.request_ms.append(request_ms)
+            if endpoint is not None:
+                endpoint.add(request_ms, json_int(call[c.attempts]), overlapped, timed)
+
+    def _endpoint(self, label: str) -> _EndpointTally:
+        if label not in self.endpoints:
+            self.endpoints[label] = _EndpointTally()
+        return self.endpoints[label]
+
+
+@dataclass
+class _EndpointTally:
+    """One endpoint's figures as :meth:`_Tally.count_call` counts them."""
+
+    calls: int = 0
+    errors: int = 0
+    request_ms: list[float] = field(default_factory=list)
+    timed: int = 0
+    timed_request_ms: float = 0.0
+    server_ms: float = 0.0
+    alone_ms: list[float] = field(default_factory=list)
+    overlapped_ms: list[float] = field(default_factory=list)
+
+    def add(
+        self, request_ms: float, attempts: int, overlapped: JsonValue, timed: JsonValue
+    ) -> None:
+        """An answered call's time; how it queued, when it was answered at once (a
+        retried call's time holds its failed attempts too)."""
+        self.request_ms.append(request_ms)
+        if attempts != 1:
+            return
+        if timed is not None:
+            self.timed += 1
+            self.timed_request_ms += request_ms
+            self.server_ms += json_number(timed)
+        if overlapped is True:
+            self.overlapped_ms.append(request_ms)
+        elif overlapped is False:
+            self.alone_ms.append(request_ms)
 
 
 @dataclass
@@ -472,6 +575,7 @@ def summarize(
             json_text(info[_SEAT.role]),
             agent_label(json_text(agent[_AGENT.kind]), json_text(agent[_AGENT.name])),
             faith=_FaithTally(_examples(agent, prompts)),
+            server=_server(agent),
         )
         for info, agent in zip(infos, agents, strict=True)
     }
@@ -557,6 +661,20 @@ class _Batches:
         return BatchStats.model_validate(asdict(self))
 
 
+#: The keys of a model seat's agent details that name its server (harness/llm/seat.py).
+SERVER_DETAILS = ("baseUrl", "provider")
+
+
+def _server(agent: JsonObject) -> str:
+    """The server a seat's calls go to, as its details name it: its base URL, else its
+    provider (a model seat's details name both; other seats make no calls)."""
+    details = agent.get(_AGENT.details)
+    if not isinstance(details, dict):
+        return ""
+    named = next((details[k] for k in SERVER_DETAILS if details.get(k)), "")
+    return named if isinstance(named, str) else ""
+
+
 def _details(agent: JsonObject) -> dict[str, str]:
     return {key: json_text(v) for key, v in json_object(agent[_AGENT.details]).items()}
 
@@ -577,6 +695,7 @@ __all__ = [
     "NO_PRICE",
     "RETRY_SOURCES",
     "BatchStats",
+    "EndpointStats",
     "EpisodeSummary",
     "Faithfulness",
     "SeatStats",

@@ -52,7 +52,9 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base-url",
         metavar="URL",
-        help="an OpenAI-compatible server (vLLM, Ollama, ...) (default: the provider's own)",
+        action="append",
+        help="an OpenAI-compatible server (vLLM, Ollama, ...) (default: the provider's own); "
+        "repeat it for a fleet of replicas, each call to the one with the fewest in flight",
     )
     parser.add_argument(
         "--api-key-env",

@@ -15,6 +15,12 @@
   the server refused as invalid (:class:`RefusedRequestError`, never retried) come
   back as a :class:`CallReport` with ``failure`` set and the server's message in
   ``message``: the seat falls back.
+- A :class:`~harness.llm.fleet.Fleet` (a provider with several base URLs) is asked
+  for an endpoint once the limiter admitted the attempt; the report names the
+  endpoint that answered and counts the failed attempts per endpoint.
+- The answered attempt's request says whether it shared the server with another
+  (``overlapped``) and, where the server reports it, the server's own time for it
+  (``server_ms``): the raw facts of the queueing figures (:mod:`harness.llm.queueing`).
 - Each attempt's time is split in two: waiting for the limiter (``wait_s``) and in
   the HTTP request (``request_s``), so a figure of latency says where it went.
 - With a :class:`~harness.llm.cache.CallCache` and a key, an answer stored under the
@@ -50,8 +56,10 @@ from harness.errors import (
     TransientProviderError,
 )
 from harness.llm.cache import CallCache
+from harness.llm.fleet import Fleet
 from harness.llm.limits import CallLimiter
 from harness.llm.pricing import Price, input_tokens_priced
+from harness.llm.queueing import in_flight
 from harness.llm.secrets import redact
 from harness.llm.types import (
     Completion,
@@ -60,7 +68,7 @@ from harness.llm.types import (
     Usage,
     messages_sha256,
 )
-from harness.llm.wire import stop_reason
+from harness.llm.wire import server_ms, stop_reason
 
 #: A failed attempt's message is kept up to this many characters.
 MESSAGE_CHARS = 1000
@@ -106,6 +114,22 @@ class CallReport:
     """The answer came from the cache: no request was made."""
     prompt_sha256: str | None = None
     """sha256 of the messages sent (:func:`~harness.llm.types.messages_sha256`)."""
+    endpoint: str | None = None
+    """For a :class:`~harness.llm.fleet.Fleet`: the endpoint that answered."""
+    overlapped: bool | None = None
+    """Whether another request to the same server was in flight during the answered
+    attempt (:mod:`harness.llm.queueing`); None without an answer."""
+    server_ms: float | None = None
+    """The server's own time for the answered attempt, where it reports one."""
+    endpoint_errors: dict[str, int] = field(default_factory=dict)
+    """For a fleet: the failed attempts per endpoint (an attempt made while every
+    endpoint was out went to none, and is only in ``errors``)."""
+
+    def failed_at(self, endpoint: str | None, kind: ErrorKind) -> None:
+        """Count a failed attempt of ``kind``, at ``endpoint`` when it went to one."""
+        self.errors.append(kind)
+        if endpoint is not None:
+            self.endpoint_errors[endpoint] = self.endpoint_errors.get(endpoint, 0) + 1
 
     @property
     def usage(self) -> Usage:
@@ -191,6 +215,7 @@ async def call_llm(
         bound = min(policy.call_timeout_s, left)
         asked = time.perf_counter()
         sent: float | None = None
+        where: str | None = None  # the fleet's endpoint this attempt went to
         try:
             if bound <= 0:
                 raise TimeoutError
@@ -198,20 +223,31 @@ async def call_llm(
                 async with limiter.slot(token_bound(request)) as admission:
                     sent = time.perf_counter()
                     report.wait_s += sent - asked
+                    shaped = replace(request, timeout_s=bound)
                     try:
-                        completion = await provider.complete(replace(request, timeout_s=bound))
+                        if isinstance(provider, Fleet):
+                            async with provider.lease() as endpoint:
+                                where = endpoint.label
+                                with endpoint.requests.span() as span:
+                                    completion = await provider.send(endpoint, shaped)
+                        else:
+                            with in_flight(provider).span() as span:
+                                completion = await provider.complete(shaped)
                         admission.settle(tokens_spent(completion.usage))
+                        report.endpoint = where
+                        report.overlapped = span.overlapped
+                        report.server_ms = server_ms(completion.server_ms)
                         return completion
                     finally:
                         report.request_s += time.perf_counter() - sent
         except TimeoutError:
             if sent is None:  # the bound ran out in the limiter's queue
                 report.wait_s += time.perf_counter() - asked
-            report.errors.append("timeout")
+            report.failed_at(where, "timeout")
             report.message = f"{provider.name}: no answer within {bound:.1f} s"
             raise TransientProviderError("timeout", report.message) from None
         except (TransientProviderError, BadResponseError, RefusedRequestError) as exc:
-            report.errors.append(exc.kind)
+            report.failed_at(where, exc.kind)
             report.message = str(exc)[:MESSAGE_CHARS]
             raise
 
@@ -266,6 +302,7 @@ def check_completion(completion: Completion) -> Completion:
         model=model,
         usage=completion.usage.checked(),
         stop_reason=stop_reason(completion.stop_reason),
+        server_ms=server_ms(completion.server_ms),
     )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from harness.errors import ErrorKind, FatalProviderError
+from harness.llm.fleet import endpoint_label
 from harness.llm.secrets import register_secret
 from harness.text import terminal_safe
 
@@ -83,9 +84,9 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 def _local(options: ProviderOptions) -> str:
     """What to add to "is not set" for a provider on this machine (which takes any key)."""
-    base = options.base_url
-    if base is None:
+    if not options.base_urls:
         return ""
+    base = endpoint_label(options.base_urls[0])
     try:
         host = urlsplit(base).hostname
     except ValueError:

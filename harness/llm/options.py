@@ -69,7 +69,11 @@ class ProviderOptions(StrictModel):
     """Where calls go, with which key, and how fast."""
 
     kind: ProviderKind
-    base_url: str | None = Field(None, description="For OpenAI-compatible servers.")
+    base_url: str | list[str] | None = Field(
+        None,
+        description="For OpenAI-compatible servers; a list: a fleet of replicas, each call "
+        "to the one with the fewest in flight (docs/llm.md).",
+    )
     api_key_env: str | None = Field(
         None, description="Environment variable holding the key (never the key itself)."
     )
@@ -91,6 +95,33 @@ class ProviderOptions(StrictModel):
     prices: dict[str, PriceOptions] = Field(
         default_factory=dict, description="Per model name: prices for the cost column."
     )
+
+    @property
+    def base_urls(self) -> tuple[str, ...]:
+        """Every base URL, in order (none: the provider's own)."""
+        if self.base_url is None:
+            return ()
+        return (self.base_url,) if isinstance(self.base_url, str) else tuple(self.base_url)
+
+    @property
+    def base_url_key(self) -> str | None:
+        """The base URLs as one text (space-separated), for keys: one URL is itself."""
+        return " ".join(self.base_urls) or None
+
+    @model_validator(mode="after")
+    def _urls_are_given(self) -> Self:
+        if isinstance(self.base_url, list):
+            if not self.base_url:
+                raise ValueError("base_url: give one URL, or a list of at least one")
+            if any(not url.strip() for url in self.base_url):
+                raise ValueError("base_url: every URL of the list must be non-empty")
+            if len(set(self.base_url)) != len(self.base_url):
+                raise ValueError("base_url: a URL is listed twice")
+            if self.kind not in ("openai", "anthropic"):
+                raise ValueError(
+                    f"base_url: a list of URLs needs kind openai or anthropic, not {self.kind}"
+                )
+        return self
 
     @property
     def key_env(self) -> str | None:

@@ -22,6 +22,7 @@ from harness.llm.cache import CallCache, call_key, current_episode
 from harness.llm.calls import CallReport, RetryPolicy, call_llm
 from harness.llm.deadlines import default_allowance
 from harness.llm.factory import make_provider
+from harness.llm.fleet import Fleet, endpoint_label
 from harness.llm.limits import CallLimiter, LimiterRegistry, Limits
 from harness.llm.memory import SeatMemory
 from harness.llm.negotiate import Negotiation
@@ -97,8 +98,9 @@ class LLMSeat:
         price = options.provider.prices.get(options.model)
         self._price = Price.of(price) if price else None
         details = {"provider": options.provider.kind, "model": options.model, **prompts.hashes()}
-        if options.provider.base_url:
-            details["baseUrl"] = options.provider.base_url
+        if options.provider.base_urls:
+            # as records name endpoints: credentials a URL carries never reach a record
+            details["baseUrl"] = " ".join(map(endpoint_label, options.provider.base_urls))
         if prompt_layout != 1:  # which layout of the observation's text it is sent
             details["promptLayout"] = str(prompt_layout)
         if options.history:
@@ -212,7 +214,9 @@ class LLMSeat:
             shaped = apply_shape(base, shape)
             key = None
             if self._cache is not None:
-                key = call_key(shaped, kind=provider.kind, base_url=provider.base_url, scope=scope)
+                key = call_key(
+                    shaped, kind=provider.kind, base_url=provider.base_url_key, scope=scope
+                )
             return await call_llm(
                 self.provider,
                 shaped,
@@ -269,10 +273,14 @@ def _call_record(report: CallReport) -> CallRecord:
         cached=report.cached,
         message=report.message,
         prompt_sha256=report.prompt_sha256,
+        endpoint=report.endpoint,
+        endpoint_errors=dict(report.endpoint_errors),
         wall_clock=CallWallClock(
             latency_ms=round(report.latency_s * 1000, 3),
             wait_ms=round(report.wait_s * 1000, 3),
             request_ms=round(report.request_s * 1000, 3),
+            server_ms=None if report.server_ms is None else round(report.server_ms, 3),
+            overlapped=report.overlapped,
         ),
     )
 
@@ -305,7 +313,7 @@ class SeatFactory:
 
     def provider(self, options: ProviderOptions) -> Provider:
         """The shared provider for ``options`` (its key read from the environment)."""
-        key = (options.kind, options.base_url, options.key_env, options.transport)
+        key = (options.kind, options.base_url_key, options.key_env, options.transport)
         if key not in self._providers:
             self._providers[key] = make_provider(options, self._environ)
         return self._providers[key]
@@ -331,7 +339,7 @@ class SeatFactory:
             provider = ScriptedProvider(script=lambda _request: reply)
         provider = provider or self.provider(p)
         limiter = self._limiters.get(
-            f"{p.kind}:{p.base_url or ''}",
+            f"{p.kind}:{p.base_url_key or ''}",
             options.model,
             Limits(
                 requests=p.requests_per_period,
@@ -340,7 +348,7 @@ class SeatFactory:
                 tokens_per_minute=p.tokens_per_minute,
             ),
         )
-        key = (p.kind, p.base_url, options.model, str(options.structured_output))
+        key = (p.kind, p.base_url_key, options.model, str(options.structured_output))
         negotiation = self._negotiations.setdefault(
             key, Negotiation(candidates(p.kind, options.structured_output))
         )
@@ -402,6 +410,11 @@ class SeatFactory:
                 )
             if report.failure is not None:
                 warnings.append(redact(f"preflight {name}: {report.failure}"))
+            if isinstance(seat.provider, Fleet):
+                # the health check: every endpoint that has not answered yet, once
+                shaped = apply_shape(request, seat.negotiation.shape)
+                for problem in await seat.provider.check(shaped):
+                    warnings.append(redact(f"preflight {name}: {problem}"))
         return warnings
 
     def structured_output(self) -> list[str]:

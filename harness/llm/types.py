@@ -188,6 +188,9 @@ class Completion:
     model: str = ""
     clipped: ClippedReply | None = None
     stop_reason: str | None = None
+    server_ms: float | None = None
+    """The server's own time for the request, in ms, where it reports one (llama.cpp's
+    ``timings``, OpenAI's ``openai-processing-ms``); None when it does not."""
 
 
 class Provider(Protocol):

@@ -144,7 +144,49 @@ def openai_completion(body: Any, request: CompletionRequest) -> Completion:
         usage=openai_usage(top.get("usage")),
         model=_model(top, request),
         stop_reason=stop_reason(choice.get("finish_reason")),
+        server_ms=llama_cpp_server_ms(top.get("timings")),
     )
+
+
+#: The longest server time believed, in ms (a day): past it, or not a finite number
+#: from 0, a reported time is unknown.
+MAX_SERVER_MS = 86_400_000.0
+
+
+def server_ms(value: Any) -> float | None:
+    """``value`` as a server's time in ms, or None when it is not one (as
+    :func:`~harness.llm.types.token_count` reads counts: comparisons only)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not 0 <= value <= MAX_SERVER_MS:  # NaN fails both comparisons
+        return None
+    return float(value)
+
+
+def llama_cpp_server_ms(timings: Any) -> float | None:
+    """llama.cpp's own time for a completion: its ``timings`` object's ``prompt_ms`` plus
+    ``predicted_ms`` (None when either is missing or not a time)."""
+    if not isinstance(timings, dict):
+        return None
+    prompt, predicted = server_ms(timings.get("prompt_ms")), server_ms(timings.get("predicted_ms"))
+    if prompt is None or predicted is None:
+        return None
+    return prompt + predicted
+
+
+#: The response header in which OpenAI's API says its own time for a request, in ms.
+PROCESSING_MS_HEADER = "openai-processing-ms"
+
+
+def header_server_ms(headers: Mapping[str, str]) -> float | None:
+    """The server's own time a response's headers report, or None."""
+    text = headers.get(PROCESSING_MS_HEADER)
+    if text is None or len(text) > 20:
+        return None
+    try:
+        return server_ms(float(text))
+    except ValueError:
+        return None
 
 
 def _part(usage: Any, key: str) -> Any:
@@ -289,27 +331,38 @@ async def read_completion_async(
     thread for a body over :data:`OFF_LOOP_BYTES`."""
     body, content_type = response.content, response.headers.get("content-type")
     if len(body) > OFF_LOOP_BYTES:
-        return await asyncio.to_thread(
+        completion = await asyncio.to_thread(
             read_completion, provider, reader, body, request, content_type
         )
-    return read_completion(provider, reader, body, request, content_type)
+    else:
+        completion = read_completion(provider, reader, body, request, content_type)
+    if completion.server_ms is None:
+        timed = header_server_ms(response.headers)
+        if timed is not None:
+            completion = replace(completion, server_ms=timed)
+    return completion
 
 
 __all__ = [
     "MAX_BODY_DEPTH",
     "MAX_BODY_TOKENS",
     "MAX_MODEL_CHARS",
+    "MAX_SERVER_MS",
     "MAX_STOP_REASON_CHARS",
     "OFF_LOOP_BYTES",
+    "PROCESSING_MS_HEADER",
     "HttpResponse",
     "NotACompletion",
     "Reader",
     "anthropic_completion",
     "anthropic_usage",
     "decode_body",
+    "header_server_ms",
+    "llama_cpp_server_ms",
     "openai_completion",
     "openai_usage",
     "read_completion",
     "read_completion_async",
+    "server_ms",
     "stop_reason",
 ]

@@ -36,6 +36,7 @@ from harness.report.completeness import Completeness, Plan
 from harness.report.crossplay import CrossplayLayout, crossplay_section
 from harness.report.crossplay_model import Crossplay
 from harness.report.digest import Digest, EntrantDigest, digest
+from harness.report.endpoints import EndpointTotals
 from harness.report.estimates import (
     EntrantStats,
     entrant_stats,
@@ -292,8 +293,9 @@ def _completeness(done: Completeness, plan: Plan | None) -> CompletenessInfo:
     )
 
 
-def _server(name: str, entry: EntrantDigest) -> ServerRow | None:
-    """The entrant's server figures (:func:`server_row`), when it made model calls."""
+def _server(name: str, entry: EntrantDigest, servers: EndpointTotals) -> ServerRow | None:
+    """The entrant's server figures (:func:`server_row`), when it made model calls; its
+    episodes are added to ``servers`` on the way."""
     if not entry.model_seats:
         return None
     waits: list[float] = []
@@ -302,6 +304,7 @@ def _server(name: str, entry: EntrantDigest) -> ServerRow | None:
     tick_ms: float = 0
     # summed in canonical order, as a list of every episode would be: the same floats
     for ep in entry.ordered_with_calls():
+        servers.add(ep)
         for seat in ep.seats.values():
             if seat.calls:
                 waits.extend(seat.wait_ms)
@@ -416,6 +419,8 @@ def build_report(
     apart = {r.entrant for r in full.rows if r.mostly_not_own}
     cells, seeds = _counts(table, len(names))
     columns = game.report.report_columns()
+    endpoints = EndpointTotals()
+    servers = [s for n, e in by_entrant.items() if (s := _server(n, e, endpoints)) is not None]
     return Report(
         title=title,
         game=game.name,
@@ -440,7 +445,8 @@ def build_report(
         identical=identical_entrants(names, identity),
         leaderboards=leaderboards(game, names, labels, identity, table, full.family, apart),
         fallback_flags=flags_of({r.entrant: worst(r.not_own) for r in full.rows}),
-        servers=[s for n, e in by_entrant.items() if (s := _server(n, e)) is not None],
+        servers=servers,
+        endpoints=endpoints.rows(),
         deadlines=sum(e.reasons["deadline"] for e in by_entrant.values()),
         crossplay=_crossplay(crossplay, folded, by_entrant),
         faithfulness=folded.faithfulness.rows(names),

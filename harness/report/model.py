@@ -293,6 +293,24 @@ class ServerRow(StrictModel):
     warning: str | None
 
 
+class EndpointRow(StrictModel):
+    """One model server's figures, every entrant together (see
+    :mod:`harness.report.endpoints`)."""
+
+    endpoint: str = Field(description="The endpoint, base URL or provider (no credentials).")
+    calls: int = Field(description="Calls it answered.")
+    errors: int = Field(description="Attempts that failed at it.")
+    request_ms_p50: float | None
+    queue_ms_mean: float | None = Field(
+        description="Mean time beyond the server's own processing, where it reports it."
+    )
+    inflation: float | None = Field(
+        description="Request time over the server's own time (or over calls made alone)."
+    )
+    inflation_basis: Literal["server time", "calls alone"] | None
+    warning: str | None
+
+
 class EntrantCount(StrictModel):
     """One entrant's finished episodes against its planned ones."""
 
@@ -377,6 +395,12 @@ class Report(StrictModel):
         "baseline on more than 10% of its turns, and their flag."
     )
     servers: list[ServerRow]
+    endpoints: list[EndpointRow] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,  # absent from the JSON of reports without such figures
+        description="Per model server: calls, errors, latency and queueing "
+        "(harness/report/endpoints.py).",
+    )
     deadlines: int = Field(description="Episodes that ran out of their play budget.")
     seeds: int = Field(0, description="The seeds any entrant finished a cell of.")
     variants: list[str] = Field(default_factory=list, description="The variants, sorted.")
@@ -416,6 +440,7 @@ __all__ = [
     "CeilingInfo",
     "ColumnInfo",
     "CompletenessInfo",
+    "EndpointRow",
     "EntrantCount",
     "EntrantRow",
     "FallbackFree",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from harness.report.endpoints import endpoint_lines
 from harness.report.model import NotOwnCount, Report, ServerRow
 from harness.report.stats import percentile
 from harness.summary import EpisodeSummary, TurnCount
@@ -180,6 +181,7 @@ def server_section(report: Report) -> list[str]:
                 "seats together: docs/llm.md gives each local server's setting for parallel "
                 "slots."
             )
+        out += endpoint_lines(report)
     deadlines = report.deadlines
     if deadlines:
         out += [

@@ -17,6 +17,9 @@ as a server with one slot does (``peak_serving`` stays 1 while ``peak_in_flight`
 counts the requests waiting for it). With ``prefix_cache`` (a :class:`PrefixCache`)
 it reports usage as a provider with a prompt cache would: the prompt's tokens, and,
 of them, the ones its longest common start with an earlier request shares.
+``timings=True`` adds llama.cpp's ``timings`` to
+each OpenAI answer: the time the server worked on the request (from the moment it
+took it up, a serial server's queue left out), as llama.cpp reports its own.
 
     with ScriptedLLMServer() as server:
         server.push(Reply('{"move": "N"}'), Fail(429, headers={"retry-after": "0"}))
@@ -272,6 +275,7 @@ class ScriptedLLMServer:
         *,
         shapes: ShapeRule | None = None,
         serial: bool = False,
+        timings: bool = False,
         port: int = 0,
         keep_requests: bool = True,
         prefix_cache: PrefixCache | None = None,
@@ -285,6 +289,8 @@ class ScriptedLLMServer:
         self.serial = serial
         """Answer one request at a time (the others wait in the server, connected)."""
         self._one_at_a_time = threading.Lock()
+        self.timings = timings
+        """Report the time worked on each request, as llama.cpp's ``timings``."""
         self.keep_requests = keep_requests
         self.prefix_cache = prefix_cache
         """Reports each reply's usage as a prompt cache would (None: as scripted)."""
@@ -378,14 +384,15 @@ class ScriptedLLMServer:
                 self.in_flight -= 1
 
     @contextlib.contextmanager
-    def _serving(self) -> Iterator[None]:
-        """A request worked on: one at a time when ``serial``, counted while it is."""
+    def _serving(self) -> Iterator[float]:
+        """A request worked on: one at a time when ``serial``, counted while it is; gives
+        the ``time.monotonic()`` it was taken up at."""
         with self._one_at_a_time if self.serial else contextlib.nullcontext():
             with self._lock:
                 self.serving += 1
                 self.peak_serving = max(self.peak_serving, self.serving)
             try:
-                yield
+                yield time.monotonic()
             finally:
                 with self._lock:
                     self.serving -= 1
@@ -420,10 +427,10 @@ class _Handler(BaseHTTPRequestHandler):
         body: JsonObject = parsed if isinstance(parsed, dict) else {}
         headers = {k.lower(): v for k, v in self.headers.items()}
         seen = SeenRequest(self.path, headers, body, time.monotonic())
-        with scripted._received(seen), scripted._serving():
-            self._act(scripted._answer(self.path, body), body)
+        with scripted._received(seen), scripted._serving() as began:
+            self._act(scripted._answer(self.path, body), body, began)
 
-    def _act(self, action: Action, body: JsonObject) -> None:
+    def _act(self, action: Action, body: JsonObject, began: float) -> None:
         stopping = self.server.scripted._stopping
         delay = getattr(action, "delay_s", 0.0)
         if delay:
@@ -442,7 +449,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif isinstance(action, Endless):
             self._stream(action)
         else:
-            self._send(200, completion_body(self.path, body, action), {})
+            worked = (time.monotonic() - began) * 1000 if self.server.scripted.timings else None
+            self._send(200, completion_body(self.path, body, action, timings_ms=worked), {})
 
     def _send(
         self,
@@ -519,9 +527,14 @@ def _anthropic_usage(reply: Reply) -> JsonObject:
     return usage
 
 
-def completion_body(path: str, body: JsonObject, reply: Reply) -> bytes:
-    """The JSON bytes of the completion ``reply`` stands for, its usage verbatim if given."""
+def completion_body(
+    path: str, body: JsonObject, reply: Reply, *, timings_ms: float | None = None
+) -> bytes:
+    """The JSON bytes of the completion ``reply`` stands for, its usage verbatim if given;
+    with ``timings_ms``, an OpenAI answer carries llama.cpp's ``timings`` adding up to it."""
     doc = _completion(path, body, reply)
+    if timings_ms is not None and not path.endswith("/messages"):
+        doc["timings"] = {"prompt_ms": timings_ms / 2, "predicted_ms": timings_ms / 2}
     if reply.usage_json is None:
         return json.dumps(doc).encode()
     doc.pop("usage", None)
