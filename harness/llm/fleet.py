@@ -66,16 +66,26 @@ def endpoint_label(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+#: A URL's part shorter than this is not taken for a secret: the redaction hides a
+#: short secret wherever its characters appear, which would spoil every message for a
+#: query value such as ``1``. (Records never hold such a part: see :func:`endpoint_label`.)
+MIN_URL_SECRET_CHARS = 8
+
+
 def register_url_secrets(url: str) -> None:
-    """Register the credentials ``url`` may carry (its user, password and query values)
-    with the redaction, so that a message quoting the URL hides them."""
+    """Register the credentials ``url`` may carry (its password, and its user and query
+    values of :data:`MIN_URL_SECRET_CHARS` characters or more) with the redaction, so
+    that a message quoting the URL hides them."""
     try:
         parts = urlsplit(url)
-        found = [parts.username, parts.password, *(v for _, v in parse_qsl(parts.query))]
+        password = parts.password
+        found = [parts.username, *(v for _, v in parse_qsl(parts.query))]
     except ValueError:
-        found = [url]
+        return  # nothing in it can be told apart; records name it as unreadable
+    if password:
+        register_secret(password)
     for secret in found:
-        if secret:
+        if secret and len(secret) >= MIN_URL_SECRET_CHARS:
             register_secret(secret)
 
 
@@ -216,6 +226,7 @@ __all__ = [
     "COOL_DOWN_KINDS",
     "COOL_DOWN_SECONDS",
     "MAX_COOL_DOWN_SECONDS",
+    "MIN_URL_SECRET_CHARS",
     "Endpoint",
     "Fleet",
     "endpoint_label",

@@ -99,7 +99,10 @@ def _record(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         "variant": "default",
         "seats": [{"seat": "keeper", "role": "keeper", "agent": agent}],
     }
-    tick = {"type": "tick", "seats": {"keeper": {"source": "llm", "calls": calls}}}
+    tick = {
+        "type": "tick",
+        "seats": {"keeper": {"source": "llm", "calls": calls, "raw": "{}", "rawSha256": "0" * 64}},
+    }
     end = {"type": "end", "results": {"scores": [1.0], "reason": "complete"}}
     return [header, tick, end]  # fmt: skip
 
