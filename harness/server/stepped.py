@@ -511,8 +511,14 @@ class SteppedApi:
         seats = [spec.seat for spec in rules.seats(state)]
         scores: JsonObject = dict(zip(seats, results.scores, strict=True))
         waiting = played.waiting
+        # A person sees only what their seats see (decision L4) until the episode is
+        # over: no other seat's observation, no tick lines (they hold the whole
+        # state), no score (a runner does not see it); a program sees everything.
+        hidden = history.player is not None and not over
         observations: JsonObject = {}
         for seat in () if over else rules.active_seats(state):
+            if hidden and seat not in history.plays:
+                continue
             observations[seat] = self._observation(seat, rules.observe(state, seat), history)
         for seat, given in waiting.items():
             observations[seat] = {
@@ -535,15 +541,15 @@ class SteppedApi:
             "tick": rules.tick(state),
             "over": over,
             "reason": results.reason if over else None,
-            "score": results.scores[0],
-            "scores": scores,
+            "score": None if hidden else results.scores[0],
+            "scores": None if hidden else scores,
             "waiting": list(waiting),
             "observations": observations,
             "legalReplies": {
                 seat: game.seat_io.reply_schema(self.seat_roles[seat]) for seat in waiting
             },
-            "ticks": [] if since is None else dumped[since:],
-            "lastTick": dumped[-1] if dumped else None,
+            "ticks": [] if since is None or hidden else dumped[since:],
+            "lastTick": dumped[-1] if dumped and not hidden else None,
             "results": results.model_dump(mode="json", by_alias=True) if over else None,
         }
 

@@ -113,3 +113,34 @@ def test_a_bad_player_or_timer_is_refused_with_a_reason(
     assert refused.status == 400
     assert refused.json()["error"] == "invalid_player"
     assert message in refused.json()["message"]
+
+
+def test_a_person_at_a_runner_is_sent_only_what_that_runner_sees(base: str) -> None:
+    person = init(base, "seed=5&seats=runner2&player=Ada").json()
+    program = init(base, "seed=5&seats=runner2").json()
+    # a program is sent every seat's observation, the tick lines and the score
+    assert set(program["observations"]) == {"keeper", "runner1", "runner2", "runner3"}
+    assert program["score"] is not None
+    now = person
+    seen_over = False
+    while not now["over"]:
+        # a person at runner2 gets runner2's window and inbox, never the map: no other
+        # seat's observation, no tick line (a tick line holds the whole state), no score
+        assert set(now["observations"]) <= {"runner2"}
+        assert (now["ticks"], now["lastTick"], now["score"], now["scores"]) == (
+            [],
+            None,
+            None,
+            None,
+        )
+        if now["waiting"]:
+            assert set(now["observations"]) == {"runner2"}
+            assert "keeper" not in json.dumps(now["observations"]["runner2"]["observation"])
+        answered = act(base, now["stateToken"], {s: {"move": "WAIT"} for s in now["waiting"]})
+        assert answered.status == 200, answered.raw
+        now = answered.json()
+        seen_over = now["over"]
+    # once over, everything may be shown
+    assert seen_over
+    assert now["results"] is not None
+    assert now["score"] is not None
