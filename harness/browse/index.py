@@ -39,6 +39,8 @@ from harness.report.texts import (
     apart_line,
     board_note,
     columns_of,
+    ends_note,
+    ends_text,
     entrant_rank_text,
     episodes_text,
     headline,
@@ -168,7 +170,7 @@ def _leaderboard(report: Report) -> list[str]:
         *(["rank (95% simultaneous)"] if ranked else []),
         "entrant", *(_e(g) for g in groups), "episodes", "seeds",
         *(_e(h) for h in entrant_heads(report)),
-        *(["turns not its own"] if mine else []), "reasons",
+        *(["turns not its own"] if mine else []), "ended",
     ]  # fmt: skip
     body = [
         [
@@ -179,7 +181,7 @@ def _leaderboard(report: Report) -> list[str]:
             str(r.seeds),
             *(_e(text) for text in entrant_cells(report, r, mark)),
             *([_e(not_own_text(r))] if mine else []),
-            _e(", ".join(f"{k} {v}" for k, v in r.reasons.items())),
+            _e(ends_text(r)),
         ]
         for r in rows
     ]
@@ -190,6 +192,11 @@ def _leaderboard(report: Report) -> list[str]:
         '<section id="leaderboard"><h2>Leaderboard</h2>',
         _table(header, body, numeric=[first + len(groups) + 1, first + len(groups) + 2]),
         f'<p class="method">{_inline(score_note(report, ranked, seeds))}</p>',
+        *(
+            [f'<p class="method" id="ends">{_inline(ended)}</p>']
+            if (ended := ends_note(report))
+            else []
+        ),
         *([f'<p class="method" id="not-own">{_inline(told)}</p>'] if told else []),
         _notes(_entrant_intervals(rows), [(r.entrant, r.dropped) for r in rows]),
     ]

@@ -23,7 +23,10 @@ class Column:
     is sum(numerator) / sum(denominator) over the episodes (e.g. escapes per runner).
     ``key`` names it in CSV and JSON and ``label`` in tables, both as people say it
     (``keys``, not the rules' ``K``); ``means`` says what it counts, for the report's
-    one-line legend.
+    one-line legend. ``ceiling``: the baseline whose score the column divides by, so
+    that a report measured against that baseline (``score / NAME``) leaves it out of
+    its tables; ``tables`` False: a figure another column of the tables already shows
+    (the episodes' ends), kept in CSV and JSON only.
     """
 
     key: str
@@ -33,6 +36,8 @@ class Column:
     digits: int = 2
     percent: bool = False
     means: str = ""
+    ceiling: str = ""
+    tables: bool = True
 
     def value(self, metrics: Sequence[Mapping[str, float]]) -> float | None:
         """The column's value over ``metrics`` (one dict per episode), or None if undefined."""
@@ -88,6 +93,17 @@ class Report:
     def report_columns(self) -> tuple[Column, ...]:
         """The game's own report columns over :meth:`episode_metrics` (by default none)."""
         return ()
+
+    def end_name(self, reason: str, metrics: Mapping[str, float]) -> str:
+        """What happened at an episode's end, named for a report's reader, from its
+        ``results.reason`` and its :meth:`episode_metrics` (the record keeps the rules'
+        reason). By default the reason with its underscores as spaces."""
+        return reason.replace("_", " ")
+
+    def end_meanings(self) -> Mapping[str, str]:
+        """Each :meth:`end_name` in words, for the legend under a report's table (by
+        default none: the names say it)."""
+        return {}
 
 
 __all__ = ["END", "RESULTS", "Column", "Report"]

@@ -155,6 +155,7 @@ def _entrant_row(
             for c in game.report.report_columns()
         },
         reasons=dict(sorted(entry.reasons.items())),
+        ends=dict(sorted(entry.ends.items())),
         calls=entry.calls,
         retries=entry.retries,
         rescued=entry.rescued,
@@ -324,11 +325,24 @@ def _server(name: str, entry: EntrantDigest, servers: EndpointTotals) -> ServerR
     )
 
 
-def _columns(columns: Sequence[Column]) -> list[ColumnInfo]:
+def _columns(columns: Sequence[Column], ceiling: Ceiling | None) -> list[ColumnInfo]:
+    """The game's columns; the tables leave out one that divides by the report's own
+    ceiling (it would show score / NAME again) and one the game keeps for CSV only."""
+    against = "" if ceiling is None else ceiling.name
     return [
-        ColumnInfo(key=c.key, label=c.label, percent=c.percent, digits=c.digits, means=c.means)
+        ColumnInfo(
+            key=c.key, label=c.label, percent=c.percent, digits=c.digits, means=c.means,
+            tables=c.tables and not (c.ceiling and c.ceiling == against),
+        )
         for c in columns
-    ]
+    ]  # fmt: skip
+
+
+def end_legend(game: GameEntry, rows: Sequence[EntrantRow]) -> str:
+    """What each end the rows name means (``flooded: the water reached ...; ...``)."""
+    meanings = game.report.end_meanings()
+    named = sorted({end for r in rows for end in r.ends})
+    return "; ".join(f"{end}: {meanings[end]}" for end in named if end in meanings)
 
 
 #: How the intervals of a report are made (each interval names its own method too).
@@ -421,6 +435,8 @@ def build_report(
     columns = game.report.report_columns()
     endpoints = EndpointTotals()
     servers = [s for n, e in by_entrant.items() if (s := _server(n, e, endpoints)) is not None]
+    infos = _columns(columns, ceiling)
+    shown = {c.key for c in infos if c.tables}
     return Report(
         title=title,
         game=game.name,
@@ -434,8 +450,10 @@ def build_report(
         intervals=INTERVALS,
         reference=reference,
         ceiling=_ceiling_info(ceiling),
-        columns=_columns(columns),
-        legend=legend(columns),
+        columns=infos,
+        legend=legend([c for c in columns if c.key in shown]),
+        end_legend=end_legend(game, full.rows),
+        max_score=game.max_score,
         entrants=full.rows,
         paired=full.paired,
         pairwise=full.pairwise,

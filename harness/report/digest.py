@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from harness.protocol import GameEntry
@@ -108,8 +108,11 @@ class EntrantDigest:
         denominators: Sequence[str],
         of: EntrantDigest | None = None,
         groups: Mapping[str, str] | None = None,
+        end_name: Callable[[str, Mapping[str, float]], str] | None = None,
     ) -> None:
         self.of = of
+        self.end_name = end_name
+        """The game's name for what happened at an episode's end (None: its reason)."""
         self.group_of: Mapping[str, str] = groups or {}
         """Seat id -> its seat group's key (a seat none names counts under its role)."""
         """For a selection of an entrant's episodes (those without a fallback): the
@@ -127,6 +130,8 @@ class EntrantDigest:
         self.first_key: EpisodeKey | None = None
         self.sums = {key: ExactSum() for key in {*numerators, *denominators}}
         self.reasons: Counter[str] = Counter()
+        self.ends: Counter[str] = Counter()
+        """Episodes by what happened at their end (the game's :meth:`end_name`)."""
         self.turns: Counter[str] = Counter()
         """Turns of seats with model calls, by role."""
         self.fallbacks: Counter[str] = Counter()
@@ -180,6 +185,8 @@ class EntrantDigest:
         for key, total in self.sums.items():
             total.add(ep.metrics.get(key, 0.0))
         self.reasons[ep.reason] += 1
+        end = self.end_name
+        self.ends[ep.reason if end is None else end(ep.reason, ep.metrics)] += 1
         self.fallback_free += ep.fallback_free
         for seat_id, seat in ep.seats.items():
             group = self.group_of.get(seat_id, seat.role)
@@ -221,6 +228,7 @@ class EntrantDigest:
         self.sums = {key: total.copy() for key, total in of.sums.items()}
         self.cost = of.cost.copy()
         self.reasons, self.turns = Counter(of.reasons), Counter(of.turns)
+        self.ends = Counter(of.ends)
         self.fallbacks = Counter(of.fallbacks)
         self.group_turns, self.not_own = Counter(of.group_turns), Counter(of.not_own)
         self.latencies = array("d", of.latencies)
@@ -313,7 +321,7 @@ class Digest:
         found = table.get(name)
         if found is None:
             found = table[name] = EntrantDigest(
-                self._numerators, self._denominators, of, self._groups
+                self._numerators, self._denominators, of, self._groups, self.game.report.end_name
             )
         return found
 

@@ -139,7 +139,9 @@ class EntrantRow(StrictModel):
     )
     rank: Rank | None
     columns: dict[str, float | None] = Field(description="The game's columns, by key.")
-    reasons: dict[str, int] = Field(description="Episodes by the reason they ended.")
+    reasons: dict[str, int] = Field(
+        description="Episodes by the reason they ended, the rules' value as the record keeps it."
+    )
     calls: int
     retries: int = Field(description="Model calls beyond one a turn: the retries sent.")
     rescued: int = Field(description="Turns a retry with a hint rescued.")
@@ -175,6 +177,12 @@ class EntrantRow(StrictModel):
         default_factory=dict,
         description="By seat group: its turns, and those the entrant did not play itself "
         "(its role's baseline answered), for every kind of seat.",
+    )
+    ends: dict[str, int] = Field(
+        default_factory=dict,
+        description="Episodes by what happened at their end, in words (Lighthouse: all "
+        "escaped, all drowned, escaped and drowned, flooded, tick cap, deadline); the "
+        "report's legend says what each means.",
     )
     mostly_not_own: bool = Field(
         False,
@@ -360,6 +368,12 @@ class ColumnInfo(StrictModel):
     percent: bool
     digits: int
     means: str
+    tables: bool = Field(
+        True,
+        exclude_if=lambda v: v,
+        description="False (absent when true) for a column the tables leave out: another "
+        "column shows the same (the ceiling's share, the episodes' ends); CSV keeps it.",
+    )
 
 
 class Report(StrictModel):
@@ -382,6 +396,12 @@ class Report(StrictModel):
     ceiling: CeilingInfo | None
     columns: list[ColumnInfo]
     legend: str
+    end_legend: str = Field(
+        "", description="What each end named in the entrants' ends means, in words."
+    )
+    max_score: float | None = Field(
+        None, description="The highest score the rules allow (Lighthouse: 42), when fixed."
+    )
     entrants: list[EntrantRow]
     paired: list[PairedRow]
     pairwise: Pairwise

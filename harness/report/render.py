@@ -34,6 +34,8 @@ from harness.report.texts import (
     apart_line,
     board_note,
     columns_of,
+    ends_note,
+    ends_text,
     entrant_rank_text,
     episodes_text,
     headline,
@@ -41,6 +43,7 @@ from harness.report.texts import (
     interval_text,
     latency_text,
     level_text,
+    mean_text,
     not_own_note,
     not_own_text,
     p_text,
@@ -107,7 +110,7 @@ def _score_table(report: Report, rows: list[EntrantRow]) -> list[str]:
     table = _table(
         ["entrant", *groups, "episodes", "seeds", *entrant_heads(report),
          *(["rank (95% simultaneous)"] if ranked else []),
-         *(["turns not its own"] if mine else []), "reasons"],
+         *(["turns not its own"] if mine else []), "ended"],
         [
             [
                 flagged(r.entrant, flags),
@@ -117,18 +120,29 @@ def _score_table(report: Report, rows: list[EntrantRow]) -> list[str]:
                 *entrant_cells(report, r, mark),
                 *([entrant_rank_text(r, mark)] if ranked else []),
                 *([not_own_text(r)] if mine else []),
-                ", ".join(f"{k} {v}" for k, v in r.reasons.items()),
+                ends_text(r),
             ]
             for r in rows
         ],
     )  # fmt: skip
     seeds = next((r.rank.seeds for r in rows if r.rank is not None), 0)
-    note = f"*{score_note(report, ranked, seeds)}*"
+    ended = ends_note(report)
+    note = f"*{score_note(report, ranked, seeds)}{' ' + ended if ended else ''}*"
     told = not_own_note(rows, {n: f for n, f in flags.items() if n in {r.entrant for r in rows}})
     notes = _notes(
         [iv for r in rows for iv in _intervals(r)], [(r.entrant, r.dropped) for r in rows]
     )
     return [table, "", note, *(["", f"*{told}*"] if told else []), *notes]
+
+
+#: What the LLM table's columns count.
+LLM_LEGEND = (
+    "calls: model requests answered, retries included; retries: turns that sent the "
+    "retry with a hint, and how many of them it rescued; fallback ROLE: the share of the "
+    "role's model turns its baseline played instead; tokens in/out: the known input and "
+    "output tokens; cost: at the provider's prices (no price: a model without one); "
+    "latency: per call, median / 95th percentile, answers from the cache left out."
+)
 
 
 def _llm_table(report: Report, rows: list[EntrantRow]) -> list[str]:
@@ -151,7 +165,7 @@ def _llm_table(report: Report, rows: list[EntrantRow]) -> list[str]:
             for r in rows
         ],
     )  # fmt: skip
-    return ["", llm]
+    return ["", llm, "", f"*{LLM_LEGEND}*"]
 
 
 def _entrant_tables(report: Report, rows: list[EntrantRow], *, legend: bool = False) -> list[str]:
@@ -207,15 +221,17 @@ def _banner(report: Report) -> list[str]:
 
 
 def pairwise_cells(report: Report) -> dict[tuple[str, str], str]:
-    """The pairwise matrix's cells: (row, column) -> row minus column with its interval,
-    starred when Holm's procedure rejects no difference, marked when incomplete."""
+    """The pairwise matrix's cells: (row, column) -> the mean of row minus column,
+    starred when Holm's procedure rejects no difference, marked when incomplete (its
+    interval is the details list's, at Holm's level: one interval per comparison)."""
     mark = incomplete_mark(report)
     cell: dict[tuple[str, str], str] = {}
     for r in report.pairwise.rows:
         star = "*" if r.significant else ""
-        cell[r.entrant, r.versus] = interval_text(r.difference, mark=star + mark)
-        # the same comparison read the other way: the interval flips sign
-        cell[r.versus, r.entrant] = interval_text(Flipped(r.difference), mark=star + mark)
+        # the mean only: a pair's one interval is in the list below the matrix
+        cell[r.entrant, r.versus] = mean_text(r.difference, mark=star + mark)
+        # the same comparison read the other way: the difference flips sign
+        cell[r.versus, r.entrant] = mean_text(Flipped(r.difference), mark=star + mark)
     return cell
 
 
@@ -245,7 +261,15 @@ def _pairwise_tables(report: Report) -> list[str]:
         [[a, *("—" if a == b else cell.get((a, b), "-") for b in names)] for a in names],
     )
     details = _table(
-        ["entrant", "versus", "seeds", "mean difference (CI)", "level", "p", "p (Holm)"],
+        [
+            "entrant",
+            "versus",
+            "seeds",
+            "mean difference (CI at Holm's level)",
+            "level",
+            "p",
+            "p (Holm)",
+        ],
         pairwise_details(report),
     )
     notes = _notes(

@@ -79,6 +79,13 @@ def interval_text(iv: Bounds | None, digits: int = 2, mark: str = "", *, pct: bo
     return f"{num(iv.mean)} [{num(iv.low)}, {num(iv.high)}]{tag}{mark}"
 
 
+def mean_text(iv: Bounds | None, digits: int = 2, mark: str = "") -> str:
+    """``mean`` then ``mark`` (``-`` without one): a figure whose interval is shown elsewhere."""
+    if iv is None or iv.mean is None:
+        return "-"
+    return f"{iv.mean:.{digits}f}{mark}"
+
+
 def reason_notes(intervals: Iterable[Bounds | None]) -> list[str]:
     """One line per tag the ``intervals`` carry, saying what it means."""
     seen = sorted({iv.reason for iv in intervals if iv is not None and iv.reason is not None})
@@ -221,10 +228,12 @@ def too_few_line(seeds: Sequence[int], alpha: float) -> str:
 
 
 def columns_of(report: Report) -> list[Column]:
-    """The game's columns as the report holds them."""
+    """The game's columns the tables show, as the report holds them (CSV and JSON keep
+    every column)."""
     return [
         Column(c.key, c.label, c.key, digits=c.digits, percent=c.percent, means=c.means)
         for c in report.columns
+        if c.tables
     ]
 
 
@@ -246,8 +255,10 @@ def headline(report: Report) -> str:
 def score_note(report: Report, ranked: bool, ranked_seeds: int = 0) -> str:
     """What the entrants table's score, variants, IQM, ceiling and rank are."""
     iv = report.intervals
+    most = report.max_score
+    top = f" (0 to {most:g}, the most the rules allow)" if most is not None else ""
     parts = [
-        "Score: each seed's score is the balanced mean of the entrant's cell means over "
+        f"Score{top}: each seed's score is the balanced mean of the entrant's cell means over "
         "the variants (each variant weighs the same; repetitions are averaged within a "
         "cell), and the score is their mean over the seeds it finished in every variant "
         f"it played. Every interval is {100 * iv.level:.0f}% over seeds: the score's and "
@@ -269,6 +280,20 @@ def score_note(report: Report, ranked: bool, ranked_seeds: int = 0) -> str:
             "no star of the pairwise differences rules out."
         )
     return " ".join(parts)
+
+
+def ends_text(row: EntrantRow) -> str:
+    """``all escaped 80, tick cap 20``: the row's episodes by how they ended (by the
+    rules' reasons for a report of lines without the game's names)."""
+    ends = row.ends or row.reasons
+    return ", ".join(f"{k} {v}" for k, v in ends.items())
+
+
+def ends_note(report: Report) -> str:
+    """What the ended column's names mean (empty when the game names none)."""
+    if not report.end_legend:
+        return ""
+    return f"Ended: how the episodes ended: {report.end_legend}."
 
 
 def paired_note(report: Report, flips: int) -> str:
@@ -299,7 +324,11 @@ def pairwise_note(report: Report, flips: int) -> str:
         f"is false (two entrants of equal mean starred) is at most {100 * alpha:g}%. The "
         f"comparison with the r-th smallest p has its interval at level 1 - {alpha:g}/"
         f'({m} - r + 1) (column "level"), the union of both tests\' intervals at that '
-        "level, so a starred pair's interval excludes 0."
+        "level, so a starred pair's interval excludes 0. The matrix gives each pair's "
+        "mean difference and its star; its interval is in the list under it. Which to "
+        "quote: for a pair with the reference, the 95% interval of the paired table above "
+        "(this list's, at Holm's level, is wider and is what the star refers to); for any "
+        "other pair, this list's."
     )
 
 
@@ -323,6 +352,8 @@ __all__ = [
     "apart_line",
     "board_note",
     "columns_of",
+    "ends_note",
+    "ends_text",
     "entrant_rank_text",
     "episodes_text",
     "headline",
@@ -330,6 +361,7 @@ __all__ = [
     "interval_text",
     "latency_text",
     "level_text",
+    "mean_text",
     "not_own_note",
     "not_own_text",
     "p_text",

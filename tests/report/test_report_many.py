@@ -136,13 +136,18 @@ def test_pairwise_differences_are_holm_adjusted_over_every_pair() -> None:
     md = to_markdown(report)
     assert "## Pairwise differences" in md
     assert "the 3 p-values go through Holm's step-down procedure" in md
-    # the matrix reads both ways: b - a is a - b with its interval flipped
+    # the matrix reads both ways: b - a is a - b flipped; it shows the mean and the star,
+    # and the list under it the one interval of the pair (at Holm's level)
     ab = pw.rows[0].difference
     assert ab.low is not None
     assert ab.high is not None
     assert ab.mean is not None
     assert ab.low < 0 < ab.high
-    assert f"| b | {-ab.mean:.2f} [{-ab.high:.2f}, {-ab.low:.2f}] |" in md
+    matrix = md.split("| row - column |")[1].split("\n\n")[0]
+    assert f"| b | {-ab.mean:.2f} | — |" in matrix
+    assert "[" not in matrix  # no interval beside the list's
+    assert f"| a | b | 12 | {ab.mean:.2f} [{ab.low:.2f}, {ab.high:.2f}] |" in md
+    assert "Which to quote: for a pair with the reference" in md
 
 
 def test_each_entrant_has_a_rank_and_a_rank_interval() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from harness.games.hourloom.record import HourloomResults
 from harness.models import JsonObject
@@ -11,10 +11,25 @@ from harness.protocol.report import END
 from harness.records import json_number, json_object, keys
 
 COLUMNS: tuple[Column, ...] = (
-    Column("ratio", "score / planned", "score", "planned", percent=True),
-    Column("sealed", "chambers sealed", "sealed"),
-    Column("laps", "laps", "laps"),
-)
+    Column(
+        "ratio", "score / planned", "score", "planned", percent=True,
+        means="the score as a share of PLANNER's on the same chambers (the generator's "
+        "plans played under the caps): Hourloom's ceiling",
+        ceiling="planner",
+    ),
+    Column("sealed", "chambers sealed", "sealed", means="chambers sealed per episode"),
+    Column("laps", "laps", "laps", means="laps completed per episode"),
+)  # fmt: skip
+
+#: What happened at an episode's end, in words.
+END_MEANINGS: dict[str, str] = {
+    "end run": "the player ended the run",
+    "sandglass empty": "the sand ran out",
+    "chamber cap": "the chamber cap (maxChambers) was sealed: the harness ended the run",
+    "action cap": "the action cap (maxActions, refusals included) was reached: the "
+    "harness ended the run",
+    "deadline": "the play budget (60% of episode_timeout_seconds) ran out first",
+}
 _R = keys(HourloomResults)
 
 
@@ -35,6 +50,9 @@ class HourloomReport(Report):
 
     def report_columns(self) -> tuple[Column, ...]:
         return COLUMNS
+
+    def end_meanings(self) -> Mapping[str, str]:
+        return END_MEANINGS
 
 
 __all__ = ["COLUMNS", "HourloomReport"]

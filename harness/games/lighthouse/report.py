@@ -8,7 +8,7 @@ order (inbox, else standing order) named that runner, how many moved as ordered,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.orders import find_order
@@ -55,7 +55,7 @@ COLUMNS: tuple[Column, ...] = (
         means="keeper transmissions per episode",
     ),
     Column(
-        "message_runes", "runes / message", "messageRunes", "transmissions", digits=1,
+        "message_runes", "characters / message", "messageRunes", "transmissions", digits=1,
         means="characters per transmission",
     ),
     Column(
@@ -132,6 +132,36 @@ def episode_metrics(docs: Sequence[JsonObject]) -> dict[str, float]:
     }
 
 
+#: What happened at an episode's end, in words (the record keeps the rules' complete,
+#: timeup and deadline; a complete episode is named by how it was completed).
+END_MEANINGS: dict[str, str] = {
+    "all escaped": "every runner escaped",
+    "all drowned": "every runner drowned",
+    "escaped and drowned": "every runner escaped or drowned, some each way",
+    "flooded": "the water reached the exit row (the flood clock)",
+    "tick cap": "the tick cap (maxTicks) was reached with a runner still on the board",
+    "deadline": "the play budget (60% of episode_timeout_seconds) ran out first",
+}
+
+
+def end_name(reason: str, metrics: Mapping[str, float]) -> str:
+    """A Lighthouse episode's end in words (:data:`END_MEANINGS`), from its reason and
+    figures: a ``complete`` one by its escapes and its clock (END CHECK's order)."""
+    if reason == "timeup":
+        return "tick cap"
+    if reason != "complete":
+        return reason
+    escaped, runners = metrics.get("E"), metrics.get("runners", 3.0)
+    clock, flood = metrics.get("clock"), metrics.get("floodClock")
+    if escaped is not None and escaped >= runners:
+        return "all escaped"
+    if clock is not None and flood is not None and clock >= flood:
+        return "flooded"
+    if escaped == 0:
+        return "all drowned"
+    return "escaped and drowned" if escaped is not None else reason
+
+
 class LighthouseReport(Report):
     """Lighthouse's figures and columns. Stateless."""
 
@@ -141,5 +171,11 @@ class LighthouseReport(Report):
     def report_columns(self) -> tuple[Column, ...]:
         return COLUMNS
 
+    def end_name(self, reason: str, metrics: Mapping[str, float]) -> str:
+        return end_name(reason, metrics)
 
-__all__ = ["COLUMNS", "LighthouseReport", "episode_metrics"]
+    def end_meanings(self) -> Mapping[str, str]:
+        return END_MEANINGS
+
+
+__all__ = ["COLUMNS", "END_MEANINGS", "LighthouseReport", "end_name", "episode_metrics"]

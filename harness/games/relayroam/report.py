@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from harness.games.relayroam.record import RelayroamResults
 from harness.models import JsonObject
@@ -11,11 +11,27 @@ from harness.protocol.report import END
 from harness.records import json_number, json_object, keys
 
 COLUMNS: tuple[Column, ...] = (
-    Column("ratio", "score / optimum", "score", "optimum", percent=True),
-    Column("cleared", "chambers cleared", "cleared"),
-    Column("rescued", "helpers rescued", "rescued"),
-    Column("depleted", "depleted", "depleted", "episodes", percent=True),
-)
+    Column(
+        "ratio", "score / optimum", "score", "optimum", percent=True,
+        means="the score as a share of the best score the episode's chambers allow (the "
+        "sum of each chamber's optimum, found by an exact solver): Relayroam's ceiling",
+    ),
+    Column("cleared", "chambers cleared", "cleared", means="chambers cleared per episode"),
+    Column("rescued", "helpers rescued", "rescued", means="helpers rescued per episode"),
+    # the ended column counts these episodes already: CSV and JSON keep the share
+    Column(
+        "depleted", "depleted", "depleted", "episodes", percent=True,
+        means="episodes that ended with the battery empty", tables=False,
+    ),
+)  # fmt: skip
+
+#: What happened at an episode's end, in words (the names are the rules' reasons).
+END_MEANINGS: dict[str, str] = {
+    "banked": "the score was banked: by the player, or by the harness at the chamber cap "
+    "or after 60 decisions in one chamber",
+    "depleted": "the battery ran out",
+    "deadline": "the play budget (60% of episode_timeout_seconds) ran out first",
+}
 _R = keys(RelayroamResults)
 
 
@@ -36,6 +52,9 @@ class RelayroamReport(Report):
 
     def report_columns(self) -> tuple[Column, ...]:
         return COLUMNS
+
+    def end_meanings(self) -> Mapping[str, str]:
+        return END_MEANINGS
 
 
 __all__ = ["COLUMNS", "RelayroamReport"]
