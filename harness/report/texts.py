@@ -321,7 +321,9 @@ def pairwise_note(report: Report, flips: int) -> str:
         f"skew-corrected t test's; the {m} "
         f"p-value{'s' if m != 1 else ''} go through Holm's step-down procedure and * "
         f"marks a Holm-adjusted p <= {alpha:g}: the chance that any star of this table "
-        f"is false (two entrants of equal mean starred) is at most {100 * alpha:g}%. The "
+        "joins two entrants that do not differ (equal in distribution on every seed) is "
+        f"at most {100 * alpha:g}%; two of equal mean but unlike shapes can be starred "
+        "more often, and the fewer the seeds, the more (docs/tournaments.md). The "
         f"comparison with the r-th smallest p has its interval at level 1 - {alpha:g}/"
         f'({m} - r + 1) (column "level"), the union of both tests\' intervals at that '
         "level, so a starred pair's interval excludes 0. The matrix gives each pair's "

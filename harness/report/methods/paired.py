@@ -14,10 +14,10 @@ For seed differences d_1..d_n (:mod:`harness.report.methods.table`) two tests of
   T = dbar / (s / sqrt(n)) and G Hall's increasing transformation,
   p_skew = 2 min(F(G(T)), 1 - F(G(T))), F the t distribution with n - 1 degrees of
   freedom (0 when every d_i is the same non-zero value, 1 when they are all 0).
-  It holds its level when the entrants have equal means but differently shaped
-  scores (one skewed, one not), which sign flips assume away: on Lighthouse's
-  keepers shifted to one mean, the sign-flip test alone starred some pair in up to
-  6.1% of tournaments of 8 seeds at one variant (benchmarks/stats_study.py).
+  It tends to its level when the entrants have equal means but differently shaped
+  scores (one skewed, one not), which sign flips assume away, and so makes the
+  stars of such pairs rarer; it cannot make them as rare as alpha at every n (no
+  test of a mean can, :mod:`harness.report.methods.family`).
 
 Since P(max(p1, p2) <= a) <= P(p_i <= a) for each i, p is valid whenever either test
 is. The interval is the matching one: the union (hull) of the two tests' intervals
