@@ -2,6 +2,7 @@
 
     python -m benchmarks.stats_study [--tournaments 400] [--population-seeds 1000]
                                      [--sections means,differences,others,fwer,planner]
+                                     [--fwer-seeds 3,5,8,10,12,16,20,50] [--skip-ten]
 
 The population is real Lighthouse play (benchmarks/stats_population.py: SILENT,
 LANTERN and PILOT keepers with WALLHUG runners on 1,000 seeds at both tides, and the
@@ -31,20 +32,23 @@ Methods compared:
 
 Coverage of means: each of SILENT, LANTERN, PILOT (default rules); of differences:
 each of their three pairs; "min-max" over those. Family-wise error: the share of
-tournaments in which any pair of k entrants of equal true means is starred, k = 3
-(the default-rules keepers) and k = 10 (ten of the twelve), under two nulls:
+tournaments in which any pair of k equal entrants is starred, k = 3 (the
+default-rules keepers) and k = 10 (ten of the twelve), under two nulls:
 
-* **shifted**: each entrant's scores shifted to one mean, its own spread, skew and
-  correlation across seeds kept: equal means, unlike shapes, which the sign-flip
-  test's symmetry assumes away. Among ten, near-twins (one keeper under two tide
-  rules scores exactly the same as its twin on 35-78% of the seeds) become
-  differences with an atom away from zero (an exact tie shifted by the gap of their
-  means, with the rest of the mass far on the other side): at 20 seeds a sample of
-  them is usually all on the atom's side, which no test of a mean can tell from a
-  real difference. The figures for ten under this null show that limit;
-* **dealt**: each drawn seed's k score sets dealt to the k entrants at random:
-  entrants equal in distribution (exchangeable within a seed), correlated through
-  the board: equal entrants in the strict sense.
+* **exchangeable** (the null the report promises its 5% under): within each drawn
+  seed the k entrants' score sets (each one entrant's cells of that seed) are dealt
+  to the k labels in a random order, so the entrants are equal in distribution and
+  exchangeable within a seed, correlated through the board. Under it every pair's
+  sign-flip p-value is exact and Holm holds the family-wise error at any n;
+* **shifted** (harsher, not promised): each entrant's scores shifted to one mean, its
+  own spread, skew and correlation across seeds kept: equal means, unlike shapes.
+  Among the ten are near-twins (one keeper under two tide rules) whose shifted seed
+  differences sit on one side of zero on 85-90% of the seeds and far on the other
+  side on the rest (or have a long tail, skewness 3-4): a tournament whose seeds miss
+  that rare side looks like a clear, consistent difference, and no test of a mean
+  can tell it from one (Bahadur and Savage 1956: over all distributions of a given
+  mean, no test has power above its level). The study prints, for the pairs starred
+  most often, how often a tournament of n seeds misses the rare side, (1 - q)^n.
 
 An interval that the seeds cannot bound (paired below 6 seeds) counts as covering;
 the share of those is printed beside. Last, the --detect planner: the seeds it plans
@@ -89,8 +93,9 @@ from harness.report.methods.signflip import flip_p_values
 
 SEEDS = (3, 5, 10, 20, 50)
 #: The family-wise error is also shown at 8 seeds, where a sign-flip test alone can
-#: first reach Holm's alpha / 3 and its skew shows.
-FWER_SEEDS = (3, 5, 8, 10, 20, 50)
+#: first reach Holm's alpha / 3 and its skew shows, and at 12 and 16, the first seeds
+#: at which ten entrants' 45 pairs can be starred (11) and the last enumerated.
+FWER_SEEDS = (3, 5, 8, 10, 12, 16, 20, 50)
 BASE = ("silent", "lantern", "pilot")
 ALPHA = 0.05
 #: The study's own generator seed; each figure gets its own stream from it.
@@ -319,9 +324,10 @@ def equal_entrants(pop: Population, names: tuple[str, ...], variants: int) -> np
     return result
 
 
-def dealt(scores: np.ndarray, n: int, variants: int, tournaments: int, key: int) -> Sample:
+def exchangeable(scores: np.ndarray, n: int, variants: int, tournaments: int, key: int) -> Sample:
     """Tournaments of entrants equal in distribution: each drawn seed's k score sets
-    (one entrant's cells of that seed each) dealt to the k entrants in a random order."""
+    (one entrant's cells of that seed each) dealt to the k labels in a random order,
+    a fresh order for every seed of every tournament."""
     sample = draw(scores, n, variants, tournaments, key)
     k = scores.shape[0]
     order = np.argsort(_rng(key, n, variants, 1).random((tournaments, n, k)), axis=2)
@@ -330,30 +336,100 @@ def dealt(scores: np.ndarray, n: int, variants: int, tournaments: int, key: int)
     return Sample(mixed.transpose(2, 0, 1, 3))
 
 
-def fwer(sample: Sample) -> tuple[float, float, float]:
-    """The share of tournaments with any star: by the old method, by the sign-flip test
-    alone with Holm, and by the new one (the paired test with Holm).
+@dataclass(frozen=True)
+class Stars:
+    """Which pairs each method starred in each simulated tournament (R x m)."""
 
-    Under equal means Holm stars something exactly when its first step does, min p
-    <= alpha / m, so that is what is counted.
+    pairs: list[tuple[int, int]]
+    old: np.ndarray
+    flip: np.ndarray
+    new: np.ndarray
+    differences: np.ndarray
+    """(n, R, m): the seed differences of each pair in each tournament."""
+
+    def rates(self) -> tuple[float, float, float]:
+        """The share of tournaments with any star: old, sign-flip alone, the report's."""
+        old, flip, new = (float(x.any(axis=1).mean()) for x in (self.old, self.flip, self.new))
+        return old, flip, new
+
+
+def stars(sample: Sample) -> Stars:
+    """The stars of each tournament: by the old method, by the sign-flip test alone with
+    Holm, and by the new one (the paired test with Holm).
+
+    Holm stars something exactly when its first step does, min p <= alpha / m, so a
+    pair is marked here when its p <= alpha / m: the share of tournaments with any mark
+    is exactly the share with any Holm star; a pair Holm stars at a later step only
+    (p <= alpha / (m - r + 1)) is not marked, so :func:`diagnosis` counts a pair's
+    first-step stars.
     """
     k, tournaments, n, _ = sample.cells.shape
     pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
     m = len(pairs)
-    old_any = np.zeros(tournaments, dtype=bool)
+    old = np.zeros((tournaments, m), dtype=bool)
     cells = sample.cell_values
-    for a, b in pairs:
+    for j, (a, b) in enumerate(pairs):
         _, _, boot = old_bounds(cells[a] - cells[b])
-        old_any |= old_p(boot) <= ALPHA / m
+        old[:, j] = old_p(boot) <= ALPHA / m
     seed = sample.seed_scores
     diffs = np.stack([(seed[a] - seed[b]).T for a, b in pairs], axis=2)  # (n, R, m)
     flat = diffs.reshape(n, tournaments * m)
     flips = flips_for(ALPHA / (2 * m))
     flip = _flip_p(flat, flips).reshape(tournaments, m)
     paired = np.maximum(flip, skew_t_p(flat).reshape(tournaments, m))
-    flip_any = (flip <= ALPHA / m).any(axis=1)
-    new_any = (paired <= ALPHA / m).any(axis=1)
-    return float(old_any.mean()), float(flip_any.mean()), float(new_any.mean())
+    return Stars(pairs, old, flip <= ALPHA / m, paired <= ALPHA / m, diffs)
+
+
+def fwer(sample: Sample) -> tuple[float, float, float]:
+    """The share of tournaments with any star: by the old method, by the sign-flip test
+    alone with Holm, and by the new one (see :func:`stars`)."""
+    return stars(sample).rates()
+
+
+def diagnosis(
+    found: Stars, population_scores: np.ndarray, names: tuple[str, ...], top: int = 4
+) -> list[str]:
+    """For the pairs the report starred most often: how often; the share q of the
+    population's seeds on the rare side of the pair's shifted difference and the
+    chance (1 - q)^n that n seeds miss it; the skewness, and the share of seeds more
+    than two standard deviations out with the part of the balance they carry (their
+    net sum over half the total absolute difference), and the chance n seeds miss them; and how many
+    of the starred tournaments had every seed difference on one side of zero, or the
+    same difference on every seed."""
+    tournaments = found.new.shape[0]
+    n = found.differences.shape[0]
+    counts = found.new.sum(axis=0)
+    every = found.differences.transpose(1, 2, 0)[found.new]  # (starred, n)
+    lines = [
+        f"    {len(every)} starred pairs in all: {int(np.sum(np.all(every > 0, axis=1)))}"
+        f" + {int(np.sum(np.all(every < 0, axis=1)))} with every seed on one side, "
+        f"{int(np.sum(np.ptp(every, axis=1) <= 1e-9))} constant"
+    ]
+    for j in np.argsort(-counts, kind="stable")[:top]:
+        if not counts[j]:
+            break
+        a, b = found.pairs[j]
+        d = population_scores[a].mean(axis=1) - population_scores[b].mean(axis=1)
+        rare = float(min(np.mean(d < -1e-9), np.mean(d > 1e-9)))
+        starred = found.differences[:, found.new[:, j], j]
+        one_side = int(np.sum(np.all(starred > 0, axis=0) | np.all(starred < 0, axis=0)))
+        constant = int(np.sum(np.ptp(starred, axis=0) <= 1e-9))
+        centred = d - d.mean()
+        skew = float(np.mean(centred**3) / np.std(centred) ** 3)
+        far = np.abs(centred) > 2 * np.std(centred)
+        far_share = float(far.mean())
+        # the part of one side's total (each side's is half the absolute total) that
+        # the far seeds make up, net of those on the other side
+        balance = float(abs(centred[far].sum()) / (np.abs(centred).sum() / 2))
+        lines.append(
+            f"    {names[a]} - {names[b]}: starred in {counts[j] / tournaments:.3f}; "
+            f"rare side q = {rare:.3f}, (1 - q)^{n} = {(1 - rare) ** n:.3f}; skewness "
+            f"{skew:.2f}, {far_share:.3f} of the seeds beyond 2 sd carry {balance:.2f} of "
+            f"the balance, (1 - that)^{n} = {(1 - far_share) ** n:.3f}; of the "
+            f"{int(counts[j])} starred, {one_side} with every seed on one side, {constant} "
+            "constant"
+        )
+    return lines
 
 
 def _flip_p(flat: np.ndarray, flips: int) -> np.ndarray:
@@ -481,28 +557,31 @@ def others_section(pop: Population, R: int) -> None:
               f"{_span(cov['score / pilot']):>27}", flush=True)  # fmt: skip
 
 
-def fwer_section(pop: Population, R: int, ten: bool) -> None:
-    """Family-wise error of the stars under both nulls."""
+def fwer_section(pop: Population, R: int, ten: bool, seeds: tuple[int, ...] = FWER_SEEDS) -> None:
+    """Family-wise error of the stars under both nulls, at each of ``seeds``."""
     print("family-wise error: share of tournaments with any star among equal entrants")
     print(f"{'entrants':>8} {'seeds':>5} {'variants':>8} | {'cell pct+Holm':>13} | "
           f"{'sign-flip+Holm':>14} | {'paired+Holm':>11}")  # fmt: skip
     groups: list[tuple[str, ...]] = [BASE]
     if ten:
         groups.append(pop.names[:10])
-    for null in ("shifted", "dealt"):
+    for null in ("exchangeable", "shifted"):
         print(f"{null}:")
         for names in groups:
             for variants in (1, 2):
                 scores = equal_entrants(pop, names, variants)
-                for n in FWER_SEEDS:
+                for n in seeds:
                     key = 3 + len(names)
                     if null == "shifted":
                         sample = draw(scores, n, variants, R, key)
                     else:
-                        sample = dealt(pop.pick(names), n, variants, R, key)
-                    old, flip, new = fwer(sample)
+                        sample = exchangeable(pop.pick(names), n, variants, R, key)
+                    found = stars(sample)
+                    old, flip, new = found.rates()
                     print(f"{len(names):>8} {n:>5} {variants:>8} | {old:>13.3f} | "
                           f"{flip:>14.3f} | {new:>11.3f}", flush=True)  # fmt: skip
+                    if null == "shifted" and len(names) > 3 and n in (20, 50):
+                        print("\n".join(diagnosis(found, scores, names)), flush=True)
 
 
 def main() -> None:
@@ -514,7 +593,18 @@ def main() -> None:
     parser.add_argument(
         "--sections", default=",".join(SECTIONS), help=f"some of {', '.join(SECTIONS)}"
     )
+    parser.add_argument(
+        "--fwer-seeds",
+        default=",".join(map(str, FWER_SEEDS)),
+        help="the numbers of seeds the family-wise error is measured at",
+    )
     args = parser.parse_args()
+    try:
+        fwer_seeds = tuple(int(part) for part in args.fwer_seeds.split(",") if part.strip())
+    except ValueError:
+        parser.error(f"--fwer-seeds: not a list of whole numbers: {args.fwer_seeds!r}")
+    if not fwer_seeds or min(fwer_seeds) < 2:
+        parser.error("--fwer-seeds: give numbers of seeds of at least 2")
     chosen = [part.strip() for part in args.sections.split(",") if part.strip()]
     unknown = sorted(set(chosen) - set(SECTIONS))
     if unknown:
@@ -537,7 +627,7 @@ def main() -> None:
         elif section == "others":
             others_section(pop, R)
         elif section == "fwer":
-            fwer_section(pop, R, not args.skip_ten)
+            fwer_section(pop, R, not args.skip_ten, fwer_seeds)
         else:
             print("the --detect planner (power 0.8 asked, Holm over 3 comparisons, both variants)")
             print("\n".join(planner_check(pop, (2.0, 4.0), R)))
