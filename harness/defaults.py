@@ -14,6 +14,15 @@ CALL_TIMEOUT_SECONDS: Final = 60.0
 #: model seats, see harness.llm.deadlines.default_allowance.)
 #: The most tokens a model may write in one reply.
 MAX_TOKENS: Final = 512
+#: The same for a seat with a ``reasoning_effort``: its reasoning counts against the
+#: limit too, and 512 tokens leave a reasoning model no room to answer.
+REASONING_MAX_TOKENS: Final = 4096
+#: Seconds one attempt may take for a reasoning seat (``reasoning_effort`` or
+#: ``thinking_budget``): such a model thinks before its first token.
+REASONING_CALL_TIMEOUT_SECONDS: Final = 300.0
+#: Seconds one attempt may take for a seat on OpenAI's ``flex`` tier, whose answers
+#: may take many minutes (OpenAI suggests a client timeout of 15 minutes).
+FLEX_CALL_TIMEOUT_SECONDS: Final = 900.0
 #: The SDKs' HTTP transport: aiohttp costs less client CPU per call than httpx
 #: (docs/llm.md, "Transport and overhead").
 TRANSPORT: Final = "aiohttp"
@@ -36,10 +45,13 @@ MAX_EPISODE_TIMEOUT_SECONDS: Final = 365 * 86_400.0
 __all__ = [
     "AGENT_TIMEOUT_SECONDS",
     "CALL_TIMEOUT_SECONDS",
+    "FLEX_CALL_TIMEOUT_SECONDS",
     "MAX_EPISODE_TIMEOUT_SECONDS",
     "MAX_IN_FLIGHT",
     "MAX_TIMEOUT_SECONDS",
     "MAX_TOKENS",
     "RATE_PERIOD_SECONDS",
+    "REASONING_CALL_TIMEOUT_SECONDS",
+    "REASONING_MAX_TOKENS",
     "TRANSPORT",
 ]

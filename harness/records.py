@@ -219,6 +219,19 @@ class ModelReply(RecordModel):
     raw_sha256: str = Field(description="sha256 of the full reply's UTF-8 bytes.")
     raw_clipped: bool = Field(False, description="True when raw was cut at 1 MiB.")
     parse_error: ParseErrorRecord | None = Field(None, description="Null when the reply parsed.")
+    reasoning: str | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="The model's reasoning beside this reply, as its API gave it (an "
+        "OpenAI-compatible server's reasoning_content, Anthropic's thinking blocks, or "
+        "their summary), redacted and cut at 1 MiB of UTF-8 as raw is; absent when it "
+        "gave none, and on older records.",
+    )
+    reasoning_clipped: bool = Field(
+        False,
+        exclude_if=lambda v: not v,
+        description="True when reasoning was cut at 1 MiB (absent when false).",
+    )
 
 
 class CallWallClock(RecordModel):
@@ -298,6 +311,13 @@ class CallRecord(RecordModel):
         "length, ...; stop_reason: end_turn, max_tokens, tool_use, ...), cut to 40 "
         "characters; absent when the call failed, the provider did not say, or on "
         "older records.",
+    )
+    service_tier: str | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description="The OpenAI service tier that served the call (default, flex, "
+        "priority, ...), as the answer said, cut to 40 characters; absent when it said "
+        "none, and on older records.",
     )
     cost_usd: float | None = Field(
         None,

@@ -61,7 +61,11 @@ class LLMSeatConfig(LLMSettings):
     )
 
     def resolve(self, providers: Mapping[str, ProviderOptions]) -> LLMSeatOptions:
-        """The seat's settings with its provider looked up in ``providers``."""
+        """The seat's settings with its provider looked up in ``providers``.
+
+        Raises :class:`ConfigError` for a provider not there, and for an option the
+        provider's kind does not take (:data:`~harness.llm.options.PROVIDER_ONLY`).
+        """
         try:
             provider = providers[self.provider]
         except KeyError:
@@ -71,7 +75,12 @@ class LLMSeatConfig(LLMSettings):
                 f"[providers.{self.provider}] table, the Python API in providers="
             ) from None
         settings = {name: getattr(self, name) for name in LLMSettings.model_fields}
-        return LLMSeatOptions(provider=provider, **settings)
+        try:
+            return LLMSeatOptions(provider=provider, **settings)
+        except ValidationError as exc:
+            # an option the provider does not take (reasoning_effort on an Anthropic
+            # seat, say): said as the seat's own problem, not as a traceback
+            raise ConfigError(format_validation_error(exc, "seat")) from None
 
 
 class PythonSeatConfig(StrictModel):

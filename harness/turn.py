@@ -53,6 +53,10 @@ class Asked:
     """The calls the ask made (a model's), for the record."""
     cut: bool = False
     """The reply was cut by the length limit (its stop reason said so)."""
+    reasoning: str | None = None
+    """The model's reasoning beside the reply, as checked (cut at 1 MiB), for the record."""
+    reasoning_clipped: bool = False
+    """``reasoning`` was cut at 1 MiB."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,11 @@ async def play_turn(request: SeatRequest, ask: Ask, sources: TurnSources) -> Sea
             decision, problem, reply = await judge_reply_async(io, observation, text)
             replies.append(reply)
             problems.append(problem)
+        if asked.reasoning and text is not None:
+            # kept beside the reply it led to (the reply's entry is the last one made)
+            replies[-1] = replies[-1].model_copy(
+                update={"reasoning": asked.reasoning, "reasoning_clipped": asked.reasoning_clipped}
+            )
         source = turn_source(problems, failure, sources, cut=asked.cut)
         if source is None:  # the first reply failed: retry once, with a hint
             assert text is not None  # an open turn has a reply that failed

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from harness import defaults
 from harness.commands.parser import at_least, number, seconds
@@ -43,7 +43,9 @@ def group_flags() -> dict[str, str]:
 
 def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
     """A flag per seat group of every game, and the options of model and agent seats."""
+    from harness.llm.options import MIN_THINKING_BUDGET
     from harness.llm.shapes import SHAPES
+    from harness.llm.types import MaxTokensField, ReasoningEffort, ServiceTier
 
     for key, text in group_flags().items():
         parser.add_argument(
@@ -78,13 +80,42 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-tokens",
         type=at_least(1),
         metavar="N",
-        help=f"the most tokens a model may write in one reply (default: {defaults.MAX_TOKENS})",
+        help=f"the most tokens a model may write in one reply (default: {defaults.MAX_TOKENS}; "
+        f"{defaults.REASONING_MAX_TOKENS} with --reasoning-effort, the budget + "
+        f"{defaults.MAX_TOKENS} with --thinking-budget)",
+    )
+    parser.add_argument(
+        "--reasoning-effort",
+        choices=get_args(ReasoningEffort),
+        help="an OpenAI reasoning model's effort (o-series, GPT-5 family; openai: seats "
+        "only) (default: the model's)",
+    )
+    parser.add_argument(
+        "--thinking-budget",
+        type=at_least(MIN_THINKING_BUDGET),
+        metavar="N",
+        help="Anthropic extended thinking: the most tokens a model may think in, at least "
+        f"{MIN_THINKING_BUDGET} (anthropic: seats only; default: off)",
+    )
+    parser.add_argument(
+        "--service-tier",
+        choices=get_args(ServiceTier),
+        help="OpenAI's service tier, flex being cheaper and slower (openai: seats only) "
+        "(default: the account's)",
+    )
+    parser.add_argument(
+        "--max-tokens-field",
+        choices=get_args(MaxTokensField),
+        help="the field --max-tokens is sent in (openai: seats only) (default: "
+        "max_completion_tokens to OpenAI itself or with --reasoning-effort, else max_tokens)",
     )
     parser.add_argument(
         "--call-timeout",
         type=seconds(),
         metavar="S",
-        help=f"seconds per model call, at most a day (default: {defaults.CALL_TIMEOUT_SECONDS:g})",
+        help=f"seconds per model call, at most a day (default: {defaults.CALL_TIMEOUT_SECONDS:g}; "
+        f"{defaults.REASONING_CALL_TIMEOUT_SECONDS:g} for a reasoning seat, "
+        f"{defaults.FLEX_CALL_TIMEOUT_SECONDS:g} on the flex tier)",
     )
     parser.add_argument(
         "--allowance",
@@ -161,6 +192,10 @@ def seat_configs(game: GameEntry, args: argparse.Namespace) -> dict[str, SeatCon
         "structured_output": _structured(args),
         "history": getattr(args, "history", None),
         "prompt_cache": True if getattr(args, "prompt_cache", False) else None,
+        "reasoning_effort": getattr(args, "reasoning_effort", None),
+        "thinking_budget": getattr(args, "thinking_budget", None),
+        "service_tier": getattr(args, "service_tier", None),
+        "max_tokens_field": getattr(args, "max_tokens_field", None),
         "call_timeout_seconds": timeout,
         # None: the default for the episode's model seats (see harness.llm.deadlines)
         "allowance_seconds": args.allowance,

@@ -61,6 +61,9 @@ class AnthropicProvider:
             # anthropic 2.x no longer lists sampling parameters; servers that still take
             # them (older models, compatible gateways) get it in the body.
             kwargs["extra_body"] = {"temperature": request.temperature}
+        if request.thinking_budget is not None:
+            # extended thinking; the seat's options keep max_tokens above the budget
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
         shape = request.sent_shape
         if shape == "json_schema":
             kwargs["output_config"] = {

@@ -21,7 +21,8 @@ judged on the way back as the record judged it (too long). Token counts are stor
 one JSON object by :class:`~harness.llm.types.Usage` field name (null: unknown), so
 a further count needs no new column; the answer's stop reason rides in the same
 object (``stop_reason``; absent in answers stored before it, which come back without
-one). Files written before this (table ``answers``,
+one), and so do the reasoning text, as a record keeps it, and the service tier that
+answered. Files written before this (table ``answers``,
 whole texts, counts in columns) are still read.
 """
 
@@ -66,6 +67,11 @@ CREATE TABLE IF NOT EXISTS replies (
 _OLD_TABLE = "answers"
 #: The key of the stop reason in a row's ``usage`` object (beside the counts).
 _STOP_REASON = "stop_reason"
+#: The same for the reasoning text (as the record keeps it), whether it was cut, and
+#: the service tier that answered; each absent when there was none.
+_REASONING = "reasoning"
+_REASONING_CLIPPED = "reasoning_clipped"
+_SERVICE_TIER = "service_tier"
 _SHA256 = frozenset("0123456789abcdef")
 
 #: The episode a call belongs to; set by whoever plays episodes (see :func:`call_scope`).
@@ -102,6 +108,16 @@ def call_key(request: CompletionRequest, *, kind: str, base_url: str | None, sco
         "messages": [[m.role, m.content] for m in request.messages],
         "scope": scope,
     }
+    # the reasoning and tier settings decide the answer too; each is keyed only when
+    # set, so a call without them keeps the key it had before they existed
+    for name, value in (
+        ("reasoningEffort", request.reasoning_effort),
+        ("thinkingBudget", request.thinking_budget),
+        ("serviceTier", request.service_tier),
+        ("maxTokensField", request.max_tokens_field),
+    ):
+        if value is not None:
+            document[name] = value
     text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -187,6 +203,13 @@ class CallCache:
         facts: dict[str, object] = dict(completion.usage.checked().as_json())
         if completion.stop_reason is not None:
             facts[_STOP_REASON] = stop_reason(completion.stop_reason)
+        if completion.reasoning:
+            # already cut at 1 MiB, as the record keeps it (check_completion)
+            facts[_REASONING] = completion.reasoning
+            if completion.reasoning_clipped:
+                facts[_REASONING_CLIPPED] = True
+        if completion.service_tier is not None:
+            facts[_SERVICE_TIER] = stop_reason(completion.service_tier)
         usage = json.dumps(facts, separators=(",", ":"))
         with self._lock:
             db = self._connect()
@@ -272,6 +295,9 @@ def _answer(row: tuple[Any, ...]) -> Completion | None:
         model=name,
         clipped=clipped,
         stop_reason=stop_reason(counts.get(_STOP_REASON)),
+        reasoning=reasoning if isinstance(reasoning := counts.get(_REASONING), str) else None,
+        reasoning_clipped=counts.get(_REASONING_CLIPPED) is True,
+        service_tier=stop_reason(counts.get(_SERVICE_TIER)),
     )
 
 

@@ -69,6 +69,7 @@ from harness.llm.types import (
     messages_sha256,
 )
 from harness.llm.wire import server_ms, stop_reason
+from harness.text import clip_reply
 
 #: A failed attempt's message is kept up to this many characters.
 MESSAGE_CHARS = 1000
@@ -265,7 +266,9 @@ async def call_llm(
     report.latency_s = time.perf_counter() - started
     if report.completion is not None:
         if price is not None:
-            report.cost_usd = price.cost(report.completion.usage, request)
+            # at the rates of the tier that served the call, else of the one asked for
+            tier = report.completion.service_tier or request.service_tier
+            report.cost_usd = price.for_tier(tier).cost(report.completion.usage, request)
         if cache is not None and cache_key is not None:
             await cache.put(cache_key, report.completion)
     return report
@@ -296,6 +299,13 @@ def check_completion(completion: Completion) -> Completion:
     """
     text = completion.text if isinstance(completion.text, str) else ""
     model = completion.model if isinstance(completion.model, str) else ""
+    reasoning = completion.reasoning if isinstance(completion.reasoning, str) else None
+    clipped = completion.reasoning_clipped
+    if reasoning:
+        # a model may think aloud about a key it saw, as it may repeat one; then cut
+        # where a record cuts a reply (decision R8)
+        kept = clip_reply(redact(reasoning))
+        reasoning, clipped = kept.text, clipped or kept.clipped
     return replace(
         completion,
         text=redact(text),
@@ -303,13 +313,17 @@ def check_completion(completion: Completion) -> Completion:
         usage=completion.usage.checked(),
         stop_reason=stop_reason(completion.stop_reason),
         server_ms=server_ms(completion.server_ms),
+        reasoning=reasoning or None,
+        reasoning_clipped=bool(reasoning) and clipped,
+        service_tier=stop_reason(completion.service_tier),
     )
 
 
 async def checked(completion: Completion) -> Completion:
     """:func:`check_completion`, in a worker thread for an answer over
     :data:`CHECK_OFF_LOOP_CHARS` (redaction is linear, but Python work)."""
-    if isinstance(completion.text, str) and len(completion.text) > CHECK_OFF_LOOP_CHARS:
+    size = sum(len(t) for t in (completion.text, completion.reasoning) if isinstance(t, str))
+    if size > CHECK_OFF_LOOP_CHARS:
         return await asyncio.to_thread(check_completion, completion)
     return check_completion(completion)
 

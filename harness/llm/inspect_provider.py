@@ -170,13 +170,20 @@ def _config(request: CompletionRequest, sampling: bool) -> GenerateConfig:
         schema = ResponseSchema(
             name=TOOL_NAME, json_schema=JSONSchema.model_validate(request.json_schema), strict=True
         )
+    # the reasoning settings Inspect maps to each API itself (a thinking budget is its
+    # reasoning_tokens); unset (None), Inspect's config decides them
+    effort, budget = request.reasoning_effort, request.thinking_budget
     if not sampling:
-        return GenerateConfig(response_schema=schema)
+        return GenerateConfig(
+            response_schema=schema, reasoning_effort=effort, reasoning_tokens=budget
+        )
     return GenerateConfig(
         max_tokens=request.max_tokens,
         temperature=request.temperature,
         seed=request.seed,
         response_schema=schema,
+        reasoning_effort=effort,
+        reasoning_tokens=budget,
     )
 
 

@@ -9,7 +9,7 @@ read at most 4 MiB deep (:mod:`harness.llm.bodies`) and parsed by the harness it
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import httpx2
 import openai
@@ -19,7 +19,7 @@ from harness.errors import BadResponseError
 from harness.llm.bodies import bounded_client
 from harness.llm.keys import check_api_key
 from harness.llm.sdk_errors import classify
-from harness.llm.types import Completion, CompletionRequest, Transport
+from harness.llm.types import Completion, CompletionRequest, MaxTokensField, Transport
 from harness.llm.wire import openai_completion, read_completion_async
 from harness.models import JsonObject
 
@@ -41,7 +41,7 @@ class OpenAIProvider:
         api_key: str,
         base_url: str | None = None,
         transport: Transport = TRANSPORT,
-        max_tokens_field: Literal["max_tokens", "max_completion_tokens"] | None = None,
+        max_tokens_field: MaxTokensField | None = None,
     ) -> None:
         # checked here too, for providers built by hand: a bad key never reaches the SDK
         check_api_key(api_key, self.name)
@@ -53,15 +53,26 @@ class OpenAIProvider:
         )
         # OpenAI's newer models want max_completion_tokens; most compatible servers
         # only know max_tokens.
-        self._max_tokens_field = max_tokens_field or (
+        self._max_tokens_field: MaxTokensField = max_tokens_field or (
             "max_completion_tokens" if base_url is None else "max_tokens"
         )
+
+    def max_tokens_field(self, request: CompletionRequest) -> MaxTokensField:
+        """The field ``request``'s token limit goes in: the request's own choice, else
+        ``max_completion_tokens`` for a reasoning request (OpenAI's reasoning models
+        refuse ``max_tokens``), else this provider's (``max_completion_tokens`` for
+        OpenAI itself, ``max_tokens`` for a ``base_url`` server)."""
+        if request.max_tokens_field is not None:
+            return request.max_tokens_field
+        if request.reasoning_effort is not None:
+            return "max_completion_tokens"
+        return self._max_tokens_field
 
     async def complete(self, request: CompletionRequest) -> Completion:
         kwargs: dict[str, Any] = {
             "model": request.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-            self._max_tokens_field: request.max_tokens,
+            self.max_tokens_field(request): request.max_tokens,
             "timeout": request.timeout_s,
         }
         if request.temperature is not None:
@@ -70,6 +81,10 @@ class OpenAIProvider:
             kwargs["seed"] = request.seed
         if request.cache is not None:
             kwargs["prompt_cache_key"] = request.cache.key
+        if request.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = request.reasoning_effort
+        if request.service_tier is not None:
+            kwargs["service_tier"] = request.service_tier
         response_format = _response_format(request)
         if response_format is not None:
             kwargs["response_format"] = response_format

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 
 from harness import defaults
 from harness.llm.shapes import StructuredOutput, candidates
-from harness.llm.types import Transport
+from harness.llm.types import MaxTokensField, ReasoningEffort, ServiceTier, Transport
 from harness.validation import StrictModel, seconds_field
 
 #: ``inspect``: any model Inspect AI reaches (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
@@ -45,7 +45,7 @@ def _rate(description: str, alias: str | None = None) -> float | None:
     return Field(None, ge=0, alias=alias, exclude_if=lambda v: v is None, description=description)
 
 
-class PriceOptions(StrictModel):
+class RateOptions(StrictModel):
     """US dollars per million tokens of each kind (see :mod:`harness.llm.pricing`)."""
 
     input_per_mtok: float = Field(ge=0)
@@ -62,6 +62,18 @@ class PriceOptions(StrictModel):
     )
     reasoning_per_mtok: float | None = _rate(
         "Reasoning tokens, a part of the output; default: output_per_mtok."
+    )
+
+
+class PriceOptions(RateOptions):
+    """A model's rates, and the rates of the OpenAI service tiers priced apart."""
+
+    service_tiers: dict[ServiceTier, RateOptions] = Field(
+        default_factory=dict,
+        # absent from the dump when not given, so that a config's hash stays what it was
+        exclude_if=lambda v: not v,
+        description="Rates of a call served in an OpenAI service tier (flex, priority, "
+        "...); a tier not named here is priced at the model's rates.",
     )
 
 
@@ -159,8 +171,41 @@ class PromptFiles(StrictModel):
         )
 
 
+def _option(description: str, *, ge: int | None = None) -> Any:
+    # absent from the dump when not given, so that a config's hash (and an entrant's
+    # identity) stays what it was before the option existed
+    return Field(None, ge=ge, exclude_if=lambda v: v is None, description=description)
+
+
+#: The seat options only some provider kinds take, and which: the one list the check
+#: of a seat's options reads, and docs/llm.md's table of options states. A ``scripted``
+#: provider calls no server and takes every option (so a config can be tried on it).
+PROVIDER_ONLY: dict[str, frozenset[ProviderKind]] = {
+    "reasoning_effort": frozenset({"openai", "inspect", "scripted"}),
+    "thinking_budget": frozenset({"anthropic", "inspect", "scripted"}),
+    "service_tier": frozenset({"openai", "scripted"}),
+    "max_tokens_field": frozenset({"openai", "scripted"}),
+}
+#: What to set instead of an option a provider kind does not take.
+_INSTEAD: dict[tuple[str, ProviderKind], str] = {
+    ("reasoning_effort", "anthropic"): "; for Claude's extended thinking set thinking_budget",
+    ("thinking_budget", "openai"): "; for an OpenAI reasoning model set reasoning_effort",
+}
+#: Anthropic's smallest thinking budget, in tokens.
+MIN_THINKING_BUDGET = 1024
+
+
 class LLMSettings(StrictModel):
-    """Every setting of an LLM seat but its provider."""
+    """Every setting of an LLM seat but its provider.
+
+    A reasoning seat (``reasoning_effort`` or ``thinking_budget``) gets defaults of its
+    own where the config leaves them out (docs/llm.md, "Reasoning models"):
+    ``max_tokens`` is ``thinking_budget`` + :data:`~harness.defaults.MAX_TOKENS`, or
+    :data:`~harness.defaults.REASONING_MAX_TOKENS` with a ``reasoning_effort``;
+    ``call_timeout_seconds`` is :data:`~harness.defaults.REASONING_CALL_TIMEOUT_SECONDS`,
+    or :data:`~harness.defaults.FLEX_CALL_TIMEOUT_SECONDS` for any seat on the ``flex``
+    service tier.
+    """
 
     model: str = Field(min_length=1)
     prompts: PromptFiles | None = Field(None, description="Defaults to prompts/<game>/<role>.*")
@@ -180,7 +225,6 @@ class LLMSettings(StrictModel):
         description="Bound of one seat's turn per tick, retries included; at most a day. "
         "Default: call_timeout_seconds * (model seats in the episode + 1), see docs/llm.md.",
     )
-
     history: int = Field(
         0,
         ge=0,
@@ -196,6 +240,61 @@ class LLMSettings(StrictModel):
         "cache_control breakpoints, OpenAI prompt_cache_key. Changes what a call costs, "
         "never its answer.",
     )
+    reasoning_effort: ReasoningEffort | None = _option(
+        "OpenAI reasoning models (o-series, GPT-5 family): how hard the model thinks."
+    )
+    thinking_budget: int | None = _option(
+        "Anthropic extended thinking: the most tokens the model may think in, at least "
+        f"{MIN_THINKING_BUDGET} and less than max_tokens; temperature must be unset or 1.",
+        ge=MIN_THINKING_BUDGET,
+    )
+    service_tier: ServiceTier | None = _option(
+        "OpenAI's service tier: flex is cheaper and slower, priority dearer and faster."
+    )
+    max_tokens_field: MaxTokensField | None = _option(
+        "The field max_tokens is sent in (OpenAI): default max_completion_tokens to "
+        "OpenAI itself or with reasoning_effort, else max_tokens."
+    )
+
+    @model_validator(mode="after")
+    def _reasoning_defaults(self) -> Self:
+        given = self.model_fields_set
+        # set once, while the model is being made (it is frozen after)
+        if "max_tokens" not in given:
+            if self.thinking_budget is not None:
+                object.__setattr__(self, "max_tokens", self.thinking_budget + defaults.MAX_TOKENS)
+            elif self.reasoning_effort is not None:
+                object.__setattr__(self, "max_tokens", defaults.REASONING_MAX_TOKENS)
+        if "call_timeout_seconds" not in given:
+            if self.service_tier == "flex":
+                object.__setattr__(self, "call_timeout_seconds", defaults.FLEX_CALL_TIMEOUT_SECONDS)
+            elif self.reasoning_effort is not None or self.thinking_budget is not None:
+                timeout = defaults.REASONING_CALL_TIMEOUT_SECONDS
+                object.__setattr__(self, "call_timeout_seconds", timeout)
+        return self
+
+    @model_validator(mode="after")
+    def _thinking_as_anthropic_allows(self) -> Self:
+        budget = self.thinking_budget
+        if budget is None:
+            return self
+        if self.max_tokens <= budget:
+            raise ValueError(
+                f"max_tokens ({self.max_tokens}) must be more than thinking_budget ({budget}): "
+                "the thinking counts against max_tokens (leave max_tokens out for "
+                f"thinking_budget + {defaults.MAX_TOKENS})"
+            )
+        if self.temperature is not None and self.temperature != 1:
+            raise ValueError(
+                f"temperature {self.temperature:g} cannot go with thinking_budget: Anthropic "
+                "takes thinking only with temperature unset (or 1)"
+            )
+        if self.structured_output == "tool":
+            raise ValueError(
+                'structured_output "tool" cannot go with thinking_budget: Anthropic does not '
+                'force a tool while the model thinks; use "json_schema", "prompt" or "auto"'
+            )
+        return self
 
     @model_validator(mode="after")
     def _allowance_covers_a_call(self) -> Self:
@@ -216,15 +315,31 @@ class LLMSeatOptions(LLMSettings):
         candidates(self.provider.kind, self.structured_output)
         return self
 
+    @model_validator(mode="after")
+    def _options_the_provider_takes(self) -> Self:
+        kind = self.provider.kind
+        for name, kinds in PROVIDER_ONLY.items():
+            if getattr(self, name) is None or kind in kinds:
+                continue
+            takers = " and ".join(sorted(kinds - {"scripted"}))
+            raise ValueError(
+                f"{name} is an option of {takers} seats; a provider of kind {kind!r} does "
+                f"not take it{_INSTEAD.get((name, kind), '')}"
+            )
+        return self
+
 
 __all__ = [
     "DEFAULT_KEY_ENV",
     "INSPECT_EXTRA",
     "MAX_HISTORY",
+    "MIN_THINKING_BUDGET",
+    "PROVIDER_ONLY",
     "LLMSeatOptions",
     "LLMSettings",
     "PriceOptions",
     "PromptFiles",
     "ProviderKind",
     "ProviderOptions",
+    "RateOptions",
 ]

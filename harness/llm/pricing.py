@@ -8,6 +8,12 @@ out is the rate the provider's own bill falls back to: a cache read or write at 
 input rate, an hour's write at the five-minute write rate, reasoning at the output
 rate (docs/llm.md).
 
+A model on OpenAI's service tiers may have rates per tier (``service_tiers`` in its
+``prices`` entry): a call is priced at the rates of the tier that served it, as the
+answer says (its ``service_tier``), else of the tier the seat asked for; a tier with no
+rates of its own is priced at the model's (:meth:`Price.for_tier`). The bound takes
+the dearest rate of the model's and every tier's, whichever tier answers.
+
 The same price gives the bound the budget admits an episode under (:meth:`Price.most`)
 and the cost a call records (:meth:`Price.cost`): a count the server left unknown is
 priced as the bound prices it, so a recorded cost never takes an unknown call for
@@ -17,13 +23,14 @@ a free one, and never passes the bound that admitted it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from harness.llm.types import CompletionRequest, Usage, estimate_tokens
 
 if TYPE_CHECKING:
-    from harness.llm.options import PriceOptions
+    from harness.llm.options import PriceOptions, RateOptions
 
 #: Tokens per unit a rate is given for.
 MTOK = 1_000_000
@@ -42,7 +49,10 @@ def input_tokens_priced(request: CompletionRequest) -> int:
 
 @dataclass(frozen=True)
 class Price:
-    """US dollars per million tokens of each kind; None: the rate it falls back to."""
+    """US dollars per million tokens of each kind; None: the rate it falls back to.
+
+    ``tiers``: the prices of OpenAI service tiers priced apart, by tier name.
+    """
 
     input_per_mtok: float
     output_per_mtok: float
@@ -50,10 +60,19 @@ class Price:
     cache_write_per_mtok: float | None = None
     cache_write_1h_per_mtok: float | None = None
     reasoning_per_mtok: float | None = None
+    tiers: Mapping[str, Price] = field(default_factory=dict, hash=False)
 
     @classmethod
     def of(cls, options: PriceOptions) -> Price:
-        """The price a config's ``prices`` entry gives."""
+        """The price a config's ``prices`` entry gives, its service tiers' included."""
+        tiers: dict[str, Price] = {
+            tier: cls.rates(rates) for tier, rates in options.service_tiers.items()
+        }
+        return replace(cls.rates(options), tiers=tiers)
+
+    @classmethod
+    def rates(cls, options: RateOptions) -> Price:
+        """The price of one set of rates (a model's, or one tier's)."""
         return cls(
             input_per_mtok=options.input_per_mtok,
             output_per_mtok=options.output_per_mtok,
@@ -62,6 +81,12 @@ class Price:
             cache_write_1h_per_mtok=options.cache_write_1h_per_mtok,
             reasoning_per_mtok=options.reasoning_per_mtok,
         )
+
+    def for_tier(self, tier: str | None) -> Price:
+        """The price of a call served in ``tier``: its own rates where it has them,
+        else this price's (None: no tier said)."""
+        found = self.tiers.get(tier) if tier is not None else None
+        return found if found is not None else self
 
     @property
     def cache_read(self) -> float:
@@ -95,8 +120,9 @@ class Price:
 
     def most(self, input_tokens: int, output_tokens: int) -> float:
         """The most ``input_tokens`` and ``output_tokens`` of unknown kinds can cost: each
-        at its dearest rate (the budget's bound of an episode)."""
-        return (input_tokens * self.dearest_input + output_tokens * self.dearest_output) / MTOK
+        at its dearest rate, in the dearest tier (the budget's bound of an episode)."""
+        own = (input_tokens * self.dearest_input + output_tokens * self.dearest_output) / MTOK
+        return max([own, *(t.most(input_tokens, output_tokens) for t in self.tiers.values())])
 
     def cost(self, usage: Usage, request: CompletionRequest | None = None) -> float:
         """The price of ``usage``, each count at its rate.

@@ -84,9 +84,7 @@ class LLMSeat:
                 tokens_per_minute=options.provider.tokens_per_minute,
             )
         )
-        self.negotiation = negotiation or Negotiation(
-            candidates(options.provider.kind, options.structured_output)
-        )
+        self.negotiation = negotiation or Negotiation(seat_candidates(options))
         self._schema = reply_schema if self.negotiation.candidates else None
         self._cache = cache
         self._notify = notify
@@ -158,7 +156,14 @@ class LLMSeat:
             # an answer from the cache past the record's cap comes in its record form
             completion = report.completion
             cut = completion.stop_reason in LENGTH_STOP_REASONS
-            return Asked(text=completion.text, clipped=completion.clipped, calls=calls, cut=cut)
+            return Asked(
+                text=completion.text,
+                clipped=completion.clipped,
+                calls=calls,
+                cut=cut,
+                reasoning=completion.reasoning,
+                reasoning_clipped=completion.reasoning_clipped,
+            )
 
         reply = await play_turn(request, ask, MODEL_SOURCES)
         if reply.replies:  # a tick the model answered: remembered as the record keeps it
@@ -181,6 +186,10 @@ class LLMSeat:
             json_schema=self._schema,
             timeout_s=self.options.call_timeout_seconds,
             cache=cache,
+            reasoning_effort=self.options.reasoning_effort,
+            thinking_budget=self.options.thinking_budget,
+            service_tier=self.options.service_tier,
+            max_tokens_field=self.options.max_tokens_field,
         )
 
     def _cache_hint(
@@ -254,6 +263,15 @@ def _prompt_cache_key(options: LLMSeatOptions, prompts: PromptSet) -> str:
     return "lighthouse-" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def seat_candidates(options: LLMSeatOptions) -> tuple[Shape, ...]:
+    """The structured-output shapes a seat tries: its setting's, less the forced tool
+    for a seat that thinks (Anthropic refuses to force a tool with thinking on)."""
+    shapes = candidates(options.provider.kind, options.structured_output)
+    if options.thinking_budget is None:
+        return shapes
+    return tuple(shape for shape in shapes if shape != "tool")
+
+
 def _call_record(report: CallReport) -> CallRecord:
     usage = report.usage
     return CallRecord(
@@ -269,6 +287,7 @@ def _call_record(report: CallReport) -> CallRecord:
         cache_write_tokens=usage.cache_write_tokens,
         cache_write_1h_tokens=usage.cache_write_1h_tokens,
         stop_reason=report.completion.stop_reason if report.completion else None,
+        service_tier=report.completion.service_tier if report.completion else None,
         cost_usd=report.cost_usd,
         cached=report.cached,
         message=report.message,
@@ -348,10 +367,9 @@ class SeatFactory:
                 tokens_per_minute=p.tokens_per_minute,
             ),
         )
-        key = (p.kind, p.base_url_key, options.model, str(options.structured_output))
-        negotiation = self._negotiations.setdefault(
-            key, Negotiation(candidates(p.kind, options.structured_output))
-        )
+        thinks = "thinking" if options.thinking_budget is not None else ""
+        key = (p.kind, p.base_url_key, options.model, f"{options.structured_output}{thinks}")
+        negotiation = self._negotiations.setdefault(key, Negotiation(seat_candidates(options)))
         seat = LLMSeat(
             provider=provider,
             options=options,

@@ -18,6 +18,13 @@ from harness.text import ClippedReply, scrub_surrogates
 Role = Literal["system", "user", "assistant"]
 #: The HTTP library an SDK sends its requests through.
 Transport = Literal["httpx", "aiohttp"]
+#: How hard an OpenAI reasoning model (o-series, GPT-5 family) thinks before it answers.
+ReasoningEffort = Literal["minimal", "low", "medium", "high"]
+#: OpenAI's service tiers: ``flex`` is cheaper and slower, ``priority`` dearer and faster.
+ServiceTier = Literal["auto", "default", "flex", "priority"]
+#: The Chat Completions field a request's token limit goes in: OpenAI's reasoning models
+#: take only ``max_completion_tokens``, most compatible servers only ``max_tokens``.
+MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 
 
 @dataclass(frozen=True)
@@ -151,6 +158,10 @@ class CompletionRequest:
     ``json_schema``: the reply's schema, sent in the way ``shape`` says (see
     :mod:`harness.llm.shapes`); a schema without a shape is sent as ``json_schema``.
     ``cache``: the provider's prompt cache asked for (None: not asked).
+    The reasoning settings (``reasoning_effort``, ``thinking_budget``), the
+    ``service_tier`` and ``max_tokens_field`` are sent only by the providers that take
+    them (the seat options refuse them for any other, :mod:`harness.llm.options`);
+    None sends nothing.
     """
 
     model: str
@@ -162,6 +173,10 @@ class CompletionRequest:
     timeout_s: float = CALL_TIMEOUT_SECONDS
     shape: Shape | None = None
     cache: CacheHint | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    thinking_budget: int | None = None
+    service_tier: ServiceTier | None = None
+    max_tokens_field: MaxTokensField | None = None
 
     @property
     def sent_shape(self) -> Shape | None:
@@ -181,6 +196,12 @@ class Completion:
     ``stop_reason`` is why the model stopped, in its API's words (OpenAI's
     ``finish_reason``, Anthropic's ``stop_reason``); None when not said (an answer
     from the call cache, which does not keep it).
+    ``reasoning`` is the model's reasoning text, as its API gives it beside the reply
+    (an OpenAI-compatible server's ``reasoning_content``, Anthropic's thinking blocks),
+    None when it gave none; once checked (:func:`harness.llm.calls.check_completion`)
+    it is cut at 1 MiB of UTF-8 as a reply is, and ``reasoning_clipped`` says whether
+    it was. ``service_tier`` is the tier that served the call, as OpenAI says (None
+    when not said).
     """
 
     text: str
@@ -191,6 +212,9 @@ class Completion:
     server_ms: float | None = None
     """The server's own time for the request, in ms, where it reports one (llama.cpp's
     ``timings``, OpenAI's ``openai-processing-ms``); None when it does not."""
+    reasoning: str | None = None
+    reasoning_clipped: bool = False
+    service_tier: str | None = None
 
 
 class Provider(Protocol):
@@ -217,9 +241,12 @@ __all__ = [
     "CacheHint",
     "Completion",
     "CompletionRequest",
+    "MaxTokensField",
     "Message",
     "Provider",
+    "ReasoningEffort",
     "Role",
+    "ServiceTier",
     "Transport",
     "Usage",
     "estimate_tokens",

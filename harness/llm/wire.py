@@ -145,6 +145,8 @@ def openai_completion(body: Any, request: CompletionRequest) -> Completion:
         model=_model(top, request),
         stop_reason=stop_reason(choice.get("finish_reason")),
         server_ms=llama_cpp_server_ms(top.get("timings")),
+        reasoning=_openai_reasoning(message),
+        service_tier=stop_reason(top.get("service_tier")),
     )
 
 
@@ -187,6 +189,22 @@ def header_server_ms(headers: Mapping[str, str]) -> float | None:
         return server_ms(float(text))
     except ValueError:
         return None
+
+
+#: Where OpenAI-compatible servers put a reasoning model's thinking beside the reply:
+#: ``reasoning_content`` (vLLM, llama.cpp, DeepSeek, SGLang), ``reasoning`` (Ollama,
+#: OpenRouter, newer vLLM). OpenAI's own Chat Completions return none.
+REASONING_KEYS = ("reasoning_content", "reasoning")
+
+
+def _openai_reasoning(message: dict[str, Any]) -> str | None:
+    """The reasoning text of a Chat Completions message: the first of
+    :data:`REASONING_KEYS` that is a non-empty string (anything else there is no text)."""
+    for key in REASONING_KEYS:
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _part(usage: Any, key: str) -> Any:
@@ -262,7 +280,9 @@ def anthropic_completion(body: Any, request: CompletionRequest) -> Completion:
     """A Messages answer (its decoded JSON) as a :class:`Completion`.
 
     The reply is the forced tool's input, as JSON, when the model called it; else the
-    text of the text blocks. Other blocks (thinking, say) are left out.
+    text of the text blocks. The text of the thinking blocks (a summary of the
+    model's thinking, for Claude 4 models) is its reasoning, kept apart; a
+    ``redacted_thinking`` block is encrypted, and left out like any other block.
     """
     top = _top(body)
     _error_in(top, completion_key="content")
@@ -271,6 +291,7 @@ def anthropic_completion(body: Any, request: CompletionRequest) -> Completion:
         raise NotACompletion(f"type is {show_value(kind, 40)}, expected 'message'")
     blocks = _get(top, "content", "", list)
     texts: list[str] = []
+    thoughts: list[str] = []
     tool: str | None = None
     for index, block in enumerate(blocks):
         where = f"content[{index}]."
@@ -280,6 +301,8 @@ def anthropic_completion(body: Any, request: CompletionRequest) -> Completion:
         block_type = _get(block, "type", where, str)
         if block_type == "text":
             texts.append(_get(block, "text", where, str))
+        elif block_type == "thinking" and isinstance(block.get("thinking"), str):
+            thoughts.append(block["thinking"])
         elif block_type == "tool_use" and block.get("name") == TOOL_NAME and tool is None:
             tool = json.dumps(block.get("input"), ensure_ascii=False)
     return Completion(
@@ -287,6 +310,7 @@ def anthropic_completion(body: Any, request: CompletionRequest) -> Completion:
         usage=anthropic_usage(top.get("usage")),
         model=_model(top, request),
         stop_reason=stop_reason(top.get("stop_reason")),
+        reasoning="\n\n".join(t for t in thoughts if t) or None,
     )
 
 
@@ -351,6 +375,7 @@ __all__ = [
     "MAX_STOP_REASON_CHARS",
     "OFF_LOOP_BYTES",
     "PROCESSING_MS_HEADER",
+    "REASONING_KEYS",
     "HttpResponse",
     "NotACompletion",
     "Reader",

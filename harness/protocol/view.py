@@ -12,9 +12,12 @@ from harness.models import JsonObject, StrictModel
 from harness.protocol.codec import AnyTick, RecordLine
 from harness.protocol.conventions import GameResults
 from harness.protocol.rules import StateT
+from harness.records import SeatTurn
 
 #: Raw replies longer than this are cut in viewer frames (the record keeps them whole).
 VIEW_RAW_RUNES = 2000
+#: A turn's reasoning longer than this is cut in viewer frames (the record keeps more).
+VIEW_REASONING_RUNES = 8000
 
 
 class FrameSeat(StrictModel):
@@ -26,6 +29,27 @@ class FrameSeat(StrictModel):
     raw: str = Field(description=f"The reply text, cut at {VIEW_RAW_RUNES} characters.")
     decision: JsonObject
     notes: str
+    reasoning: str | None = Field(
+        None,
+        exclude_if=lambda v: v is None,
+        description=f"The model's reasoning beside its replies this tick (each reply's, in "
+        f"order), cut at {VIEW_REASONING_RUNES} characters; None when it gave none.",
+    )
+
+
+def turn_reasoning(turn: SeatTurn[object]) -> str | None:
+    """What a frame shows of a turn's reasoning: each reply's, in order, the retry's
+    marked, cut at :data:`VIEW_REASONING_RUNES`; None when no reply had any."""
+    parts = []
+    for index, reply in enumerate(turn.replies):
+        if reply.reasoning:
+            parts.append(reply.reasoning if index == 0 else f"[retry] {reply.reasoning}")
+    if not parts:
+        return None
+    text = "\n\n".join(parts)
+    if len(text) <= VIEW_REASONING_RUNES:
+        return text
+    return text[: VIEW_REASONING_RUNES - 3] + "..."
 
 
 class Frame(StrictModel):
@@ -95,4 +119,12 @@ class View(ABC, Generic[StateT]):
         """
 
 
-__all__ = ["VIEW_RAW_RUNES", "Frame", "FrameSeat", "View", "frame_docs"]
+__all__ = [
+    "VIEW_RAW_RUNES",
+    "VIEW_REASONING_RUNES",
+    "Frame",
+    "FrameSeat",
+    "View",
+    "frame_docs",
+    "turn_reasoning",
+]

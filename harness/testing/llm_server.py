@@ -60,6 +60,13 @@ class Reply:
 
     ``usage_json``, when given, is the JSON text of the usage object, sent verbatim in
     place of the one the token counts make (``'{"prompt_tokens": NaN}'``, ``'null'``...).
+
+    ``reasoning``, when given, is the model's reasoning beside the reply: OpenAI's
+    message gets it as ``reasoning_content`` (as vLLM and llama.cpp send it), Anthropic's
+    content a ``thinking`` block before the text (an empty ``text`` then sends no text
+    block, as a model cut off while thinking does). ``service_tier`` is the tier an
+    OpenAI answer says served it; None says the tier the request asked for (``auto``
+    served as ``default``), or nothing when it asked for none.
     """
 
     text: str
@@ -72,6 +79,8 @@ class Reply:
     cache_write_tokens: int | None = None
     cache_write_1h_tokens: int | None = None
     stop_reason: str | None = None
+    reasoning: str | None = None
+    service_tier: str | None = None
 
 
 @dataclass(frozen=True)
@@ -548,6 +557,13 @@ def _completion(path: str, body: JsonObject, reply: Reply) -> JsonObject:
         content = _anthropic_content(body, reply.text)
         first = content[0]
         used_tool = isinstance(first, dict) and first.get("type") == "tool_use"
+        if reply.reasoning is not None:
+            thinking: JsonValue = {
+                "type": "thinking",
+                "thinking": reply.reasoning,
+                "signature": "scripted-signature",
+            }
+            content = [thinking, *(content if reply.text or used_tool else [])]
         return {
             "id": "msg_scripted",
             "type": "message",
@@ -567,20 +583,22 @@ def _completion(path: str, body: JsonObject, reply: Reply) -> JsonObject:
         usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
     if reply.reasoning_tokens is not None:
         usage["completion_tokens_details"] = {"reasoning_tokens": reply.reasoning_tokens}
-    return {
+    message: JsonObject = {"role": "assistant", "content": reply.text}
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
+    doc: JsonObject = {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": reply.text},
-                "finish_reason": reply.stop_reason or "stop",
-            }
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.stop_reason or "stop"}],
         "usage": usage,
     }
+    asked = body.get("service_tier")
+    tier = reply.service_tier or ("default" if asked == "auto" else asked)
+    if isinstance(tier, str):
+        doc["service_tier"] = tier
+    return doc
 
 
 __all__ = [

@@ -286,6 +286,11 @@ class TournamentConfig(StrictModel):
                         f"entrant {entrant.name!r}, {where}.provider: "
                         + missing_provider(seat.provider, self.providers)
                     )
+                if isinstance(seat, LLMSeatConfig):
+                    try:  # an option its provider does not take stops the load
+                        seat.resolve(self.providers)
+                    except ConfigError as exc:
+                        raise ValueError(f"entrant {entrant.name!r}, {where}: {exc}") from None
         return self
 
     def seed_list(self) -> list[int]:

@@ -1,6 +1,6 @@
 """A recorded string can neither end the viewer's script nor comment it out.
 
-A model's message and notes hold ``<!--<script>``, ``</script>``, markup, U+2028 and
+A model's message, notes and reasoning hold ``<!--<script>``, ``</script>``, markup, U+2028 and
 U+2029 and the page's own blank ``__EPISODE__``; an episode id holds them too. The
 page made from the record (``replay --html``) and the one ``lighthouse view`` serves
 show every one of them as text in headless Chromium, run no script of theirs, and
@@ -34,6 +34,8 @@ NOTES = (
     "\u2028\u2029 __EPISODE__ </SCRIPT >"
 )
 MESSAGE = "Sprocket N <!--<script> </script>"
+#: The keeper's reasoning beside its reply (a reasoning model's thinking), as hostile.
+REASONING = 'thinking <!--<script> </script><img src=x onerror="window.pwned=1"><b>b</b> \u2028'
 KEY_ENV = "HOSTILE_PAGE_KEY"
 CONFIG = """
 name = "pages"
@@ -54,7 +56,8 @@ LIGHTHOUSE = get_game("lighthouse")
 
 def keeper(path: str, body: dict[str, Any]) -> Action:
     if "You are the KEEPER" in json.dumps(body):
-        return Reply(json.dumps({"transmit": True, "message": MESSAGE, "notes": NOTES}))
+        reply = json.dumps({"transmit": True, "message": MESSAGE, "notes": NOTES})
+        return Reply(reply, reasoning=REASONING)
     return Reply('{"move": "WAIT"}')
 
 
@@ -149,6 +152,7 @@ def assert_shown_as_text(result: dict[str, Any], lines: list[Any]) -> None:
     assert result["ticks"] == len([line for line in lines if line.type == "tick"])
     assert any(f"notes: {NOTES}" in text for text in result["texts"])
     assert any(MESSAGE in text for text in result["texts"])
+    assert any(f"reasoning ({len(REASONING)} characters){REASONING}" in t for t in result["texts"])
     assert not result["pwned"]
     assert result["images"] == 0
     assert result["bold"] == 0

@@ -34,7 +34,7 @@ from harness.games.hourloom.turn import bodies_of
 from harness.games.hourloom.words import END_WORDS, at, tick_words
 from harness.models import JsonObject, StrictModel
 from harness.protocol import Frame, FrameSeat, RecordLine, expect, header_of, ticks_of
-from harness.protocol.view import VIEW_RAW_RUNES
+from harness.protocol.view import VIEW_RAW_RUNES, turn_reasoning
 
 
 class EchoView(StrictModel):
@@ -305,6 +305,7 @@ def view_frames(lines: Sequence[RecordLine]) -> list[HourloomFrame]:
                 name=seat,
                 source=t.source,
                 raw=t.raw[:VIEW_RAW_RUNES],
+                reasoning=turn_reasoning(t),
                 decision=t.decision.model_dump(),
                 notes="",
             )

@@ -28,7 +28,7 @@ from harness.protocol import (
     header_of,
     ticks_of,
 )
-from harness.protocol.view import VIEW_RAW_RUNES
+from harness.protocol.view import VIEW_RAW_RUNES, turn_reasoning
 from harness.records import PLAIN_SOURCES
 
 BOARD_JS = Path(__file__).with_name("board.js")
@@ -253,6 +253,7 @@ def view_frames(lines: Sequence[RecordLine]) -> list[LighthouseFrame]:
                         name=aliases.get(seat) or seat,
                         source=turn.source,
                         raw=turn.raw[:VIEW_RAW_RUNES],
+                        reasoning=turn_reasoning(turn),
                         decision=turn.decision.model_dump(mode="json", by_alias=True),
                         notes=_notes(s, seat),
                     )
