@@ -450,3 +450,20 @@ def test_a_flex_answer_slower_than_the_seats_deadline_is_a_timeout_fallback(
     assert turn["source"] == "fallback_timeout"
     assert turn["calls"][-1]["failure"] == "timeout"
     assert server.requests[0].body["service_tier"] == "flex"
+
+
+def test_the_budget_bound_takes_the_dearest_tier() -> None:
+    from harness.llm.options import PriceOptions
+    from harness.llm.pricing import Price
+
+    dear = {"input_per_mtok": 4.0, "output_per_mtok": 16.0}
+    price = Price.of(
+        PriceOptions.model_validate({**BASE, "service_tiers": {"flex": FLEX, "priority": dear}})
+    )
+    assert price.for_tier("flex").most(1000, 100) == pytest.approx((1000 * 1.0 + 100 * 4.0) / 1e6)
+    assert price.for_tier("scale") is price  # a tier without rates: the model's
+    assert price.for_tier(None) is price
+    # whichever tier answers, the bound covers it
+    assert price.most(1000, 100) == pytest.approx((1000 * 4.0 + 100 * 16.0) / 1e6)
+    plain = Price.of(PriceOptions.model_validate(BASE))
+    assert plain.most(1000, 100) == pytest.approx((1000 * 2.0 + 100 * 8.0) / 1e6)
