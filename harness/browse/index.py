@@ -276,8 +276,8 @@ def _pairwise(report: Report) -> list[str]:
         [[_e(a), *("—" if a == b else _e(cell.get((a, b), "-")) for b in names)] for a in names],
     )
     details = _table(
-        ["entrant", "versus", "seeds", "mean difference (CI over seeds)", "level", "p",
-         "p (Holm)"],
+        ["entrant", "versus", "seeds", "mean difference (CI at Holm's level, over seeds)",
+         "level", "p", "p (Holm)"],
         [[_e(text) for text in row] for row in pairwise_details(report)],
         numeric=[2],
     )  # fmt: skip

@@ -205,7 +205,7 @@ def _paired_table(report: Report, rows: list[PairedRow], mark: str) -> list[str]
         [iv for r in rows for iv in (r.difference, r.improvement)],
         [(f"{r.entrant} - {r.reference}", r.dropped) for r in rows],
     )
-    return [table, *notes]
+    return [table, "", f"*{paired_note(report, report.pairwise.flips)}*", *notes]
 
 
 def _banner(report: Report) -> list[str]:
@@ -280,12 +280,12 @@ def _pairwise_tables(report: Report) -> list[str]:
         "",
         "## Pairwise differences",
         "",
-        pairwise_note(report, pw.flips),
-        "",
         *told,
         matrix,
         "",
         details,
+        "",
+        f"*{pairwise_note(report, pw.flips)}*",
         *notes,
     ]
 
@@ -309,10 +309,10 @@ def _leaderboard(report: Report, board: Leaderboard) -> list[str]:
         "",
         f"## {group.capitalize()} leaderboard" + (f" ({context})" if context else ""),
         "",
-        board_note(group, context, board.seeds, board.cells, len(board.rows)),
-        "",
         *told,
         _table(["rank (95% simultaneous)", group, "entrant", "seeds", "score (95% CI)"], rows),
+        "",
+        f"*{board_note(group, context, board.seeds, board.cells, len(board.rows))}*",
         *(["", apart] if apart else []),
         *_notes([r.score for r in board.rows], []),
     ]
@@ -341,8 +341,6 @@ def _paired_section(report: Report) -> list[str]:
     return [
         "",
         f"## Paired against {report.reference}",
-        "",
-        paired_note(report, report.pairwise.flips),
         "",
         *([few, ""] if few else []),
         *_paired_table(report, report.paired, incomplete_mark(report)),
