@@ -38,7 +38,7 @@ from harness.errors import (
 )
 from harness.llm.sdk_errors import classify
 from harness.llm.secrets import redact
-from harness.llm.shapes import TOOL_NAME
+from harness.llm.shapes import TOOL_NAME, is_strict
 from harness.llm.types import Completion, CompletionRequest, Message, Usage, token_count
 from harness.llm.wire import anthropic_usage, stop_reason
 
@@ -168,7 +168,9 @@ def _config(request: CompletionRequest, sampling: bool) -> GenerateConfig:
     schema = None
     if request.sent_shape == "json_schema" and request.json_schema is not None:
         schema = ResponseSchema(
-            name=TOOL_NAME, json_schema=JSONSchema.model_validate(request.json_schema), strict=True
+            name=TOOL_NAME,
+            json_schema=JSONSchema.model_validate(request.json_schema),
+            strict=is_strict(request.json_schema),
         )
     # the reasoning settings Inspect maps to each API itself (a thinking budget is its
     # reasoning_tokens); unset (None), Inspect's config decides them

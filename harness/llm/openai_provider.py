@@ -19,6 +19,7 @@ from harness.errors import BadResponseError
 from harness.llm.bodies import bounded_client
 from harness.llm.keys import check_api_key
 from harness.llm.sdk_errors import classify
+from harness.llm.shapes import is_strict
 from harness.llm.types import Completion, CompletionRequest, MaxTokensField, Transport
 from harness.llm.wire import openai_completion, read_completion_async
 from harness.models import JsonObject
@@ -101,10 +102,12 @@ class OpenAIProvider:
 def _response_format(request: CompletionRequest) -> JsonObject | None:
     """``response_format`` for the request's shape (see :mod:`harness.llm.shapes`)."""
     shape, schema = request.sent_shape, request.json_schema
-    if shape == "json_schema":
+    if shape == "json_schema" and schema is not None:
+        # strict only when every property is required: OpenAI's strict mode demands it,
+        # and a reply may leave ``notes`` out to keep the seat's notes (decision R4)
         return {
             "type": "json_schema",
-            "json_schema": {"name": "reply", "schema": schema, "strict": True},
+            "json_schema": {"name": "reply", "schema": schema, "strict": is_strict(schema)},
         }
     if shape == "json_object_schema":
         # llama-cpp-python's shape: the schema beside the type, turned into a grammar

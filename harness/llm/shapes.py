@@ -72,6 +72,23 @@ def candidates(kind: str, setting: bool | str) -> tuple[Shape, ...]:
     return (shape,)
 
 
+def every_property_required(schema: JsonObject) -> JsonObject:
+    """``schema`` with every top-level property required: the form OpenAI's strict mode
+    takes, and every reply schema's before ``notes`` was optional (records written
+    then sent it so)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    return {**schema, "required": list(properties)}
+
+
+def is_strict(schema: JsonObject) -> bool:
+    """Whether ``schema`` can go in OpenAI's strict mode, which wants every property of
+    an object required: a reply schema with an optional property (``notes``, which a
+    reply leaves out to keep the seat's notes) is sent with ``strict: false``."""
+    return every_property_required(schema) == schema
+
+
 def schema_instruction(schema: JsonObject) -> str:
     """The text that puts ``schema`` in the prompt, for shapes that need it there."""
     return (
@@ -114,6 +131,8 @@ __all__ = [
     "StructuredOutput",
     "apply_shape",
     "candidates",
+    "every_property_required",
+    "is_strict",
     "schema_in_prompt",
     "schema_instruction",
 ]

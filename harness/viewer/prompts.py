@@ -37,7 +37,7 @@ from pydantic import BaseModel, ValidationError
 from harness.errors import HarnessError, RecordError
 from harness.llm.options import MAX_HISTORY
 from harness.llm.prompts import PROMPTS_DIR, Exchange, first_messages, retry_messages
-from harness.llm.shapes import SCHEMA_IN_PROMPT, schema_in_prompt
+from harness.llm.shapes import SCHEMA_IN_PROMPT, every_property_required, schema_in_prompt
 from harness.llm.types import Message, messages_sha256
 from harness.models import JsonObject
 from harness.protocol import AnyHeader, GameEntry, RecordLine, header_of, ticks_of
@@ -219,15 +219,23 @@ def _prompt(
     schema: JsonObject,
     history: Sequence[Exchange] = (),
 ) -> SentPrompt:
-    """The messages of the turn's last request, checked against every call's hash."""
+    """The messages of the turn's last request, checked against every call's hash.
+
+    A record written while every property of the reply schema was required (before
+    ``notes`` was optional) sent that schema in its prompt: it is tried too, so that
+    such a record's prompts still verify."""
     plain = first_messages(templates.system, templates.observation, observation, history)
     firsts = [plain, schema_in_prompt(plain, schema)]
+    earlier = every_property_required(schema)
+    olds = [schema_in_prompt(plain, earlier)] if earlier != schema else []
     candidates = list(firsts)
+    older = list(olds)
     replies = turn.replies
     if replies and replies[0].parse_error is not None:  # the first reply failed: a retry
         failed, problem = replies[0].raw, replies[0].parse_error.message
         candidates += [retry_messages(m, failed, templates.retry_hint, problem) for m in firsts]
-    by_hash = {messages_sha256(m): m for m in candidates}
+        older += [retry_messages(m, failed, templates.retry_hint, problem) for m in olds]
+    by_hash = {messages_sha256(m): m for m in [*candidates, *older]}
     hashes = [call.prompt_sha256 for call in turn.calls if call.prompt_sha256 is not None]
     if hashes and all(h in by_hash for h in hashes):
         return SentPrompt(by_hash[hashes[-1]], "exact")

@@ -189,7 +189,7 @@ def test_the_preflight_sends_the_shape_and_schema_of_the_episode(tmp_path: Path)
         )
         turn = server.requests[-1].body
     assert check.body["response_format"] == turn["response_format"]
-    assert turn["response_format"]["schema"]["required"] == ["transmit", "message", "notes"]
+    assert turn["response_format"]["schema"]["required"] == ["transmit", "message"]
 
 
 @pytest.mark.parametrize("shape", ["json_object", "prompt"])
@@ -201,7 +201,7 @@ def test_shapes_without_a_schema_field_put_the_schema_in_the_system_prompt(
     system = body["messages"][0]
     assert system["role"] == "system"
     assert "matches this JSON Schema" in system["content"]
-    assert '"required": ["transmit", "message", "notes"]' in system["content"]
+    assert '"required": ["transmit", "message"]' in system["content"]
     assert body.get("response_format") == (
         {"type": "json_object"} if shape == "json_object" else None
     )
@@ -225,11 +225,7 @@ def test_anthropic_falls_back_to_a_forced_tool(tmp_path: Path) -> None:
         assert ["output_config" in r.body for r in server.requests] == [True, False]
         tool_request = server.requests[1].body
         assert tool_request["tool_choice"] == {"type": "tool", "name": "reply"}
-        assert tool_request["tools"][0]["input_schema"]["required"] == [
-            "transmit",
-            "message",
-            "notes",
-        ]
+        assert tool_request["tools"][0]["input_schema"]["required"] == ["transmit", "message"]
         played = play_llm(
             server, "anthropic", tmp_path / "r.jsonl", max_ticks=2, structured_output="tool"
         )

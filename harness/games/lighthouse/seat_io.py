@@ -37,7 +37,11 @@ class LighthouseSeatIO(SeatIO[Observation, Decision]):
         return render_runner_v1(observation)
 
     def reply_schema(self, role: str) -> JsonObject:
-        # Strict structured-output modes want every property required and no others.
+        # ``notes`` is optional, as the prompts say: a reply leaves it out to keep the
+        # seat's notes (decision R4), and null would be a wrong type (R2), so it is a
+        # property not required rather than a nullable one. OpenAI's strict mode wants
+        # every property required: such a schema goes with ``strict: false``
+        # (harness.llm.shapes.is_strict).
         properties: JsonObject
         if role == KEEPER:
             properties = {
@@ -53,7 +57,7 @@ class LighthouseSeatIO(SeatIO[Observation, Decision]):
         return {
             "type": "object",
             "properties": properties,
-            "required": [*properties],
+            "required": [name for name in properties if name != "notes"],
             "additionalProperties": False,
         }
 
