@@ -34,7 +34,13 @@ from pydantic import (
 
 from harness import defaults
 from harness.errors import ConfigError
-from harness.llm.options import LLMSeatOptions, LLMSettings, PromptFiles, ProviderOptions
+from harness.llm.options import (
+    LLMSeatOptions,
+    LLMSettings,
+    PromptFiles,
+    ProviderOptions,
+    default_structured_output,
+)
 from harness.records import AgentInfo
 from harness.validation import StrictModel, format_validation_error, seconds_field, short_repr
 
@@ -74,13 +80,22 @@ class LLMSeatConfig(LLMSettings):
                 f"{', '.join(sorted(providers)) or 'none'}); a config defines one in a "
                 f"[providers.{self.provider}] table, the Python API in providers="
             ) from None
-        settings = {name: getattr(self, name) for name in LLMSettings.model_fields}
+        spec = self.with_defaults(provider)
+        settings = {name: getattr(spec, name) for name in LLMSettings.model_fields}
         try:
             return LLMSeatOptions(provider=provider, **settings)
         except ValidationError as exc:
             # an option the provider does not take (reasoning_effort on an Anthropic
             # seat, say): said as the seat's own problem, not as a traceback
             raise ConfigError(format_validation_error(exc, "seat")) from None
+
+    def with_defaults(self, provider: ProviderOptions) -> LLMSeatConfig:
+        """This spec with the defaults that depend on its provider made explicit: an
+        unset ``structured_output`` (:func:`default_structured_output`)."""
+        if "structured_output" in self.model_fields_set:
+            return self
+        shape = default_structured_output(provider)
+        return self.model_copy(update={"structured_output": shape})
 
 
 class PythonSeatConfig(StrictModel):

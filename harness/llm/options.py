@@ -151,6 +151,14 @@ class ProviderOptions(StrictModel):
         return self
 
 
+def default_structured_output(provider: ProviderOptions) -> bool | StructuredOutput:
+    """What ``structured_output`` is when a seat spec does not say: ``"auto"`` for a
+    server at a ``base_url`` (a local or self-hosted server, whose shape the preflight
+    finds: without a schema a small model's replies rarely parse), ``false`` for a
+    provider's own API. A seat spec that names a setting keeps it."""
+    return "auto" if provider.base_url else False
+
+
 class PromptFiles(StrictModel):
     """A seat's prompt files: system prompt, per-tick observation template, retry hint."""
 
@@ -215,7 +223,8 @@ class LLMSettings(StrictModel):
     structured_output: bool | StructuredOutput = Field(
         False,
         description="Ask for schema-constrained JSON: auto (or true) tries the shapes the "
-        "server may take, in order; a shape's name forces it; false sends no schema.",
+        "server may take, in order; a shape's name forces it; false sends no schema. "
+        "Unset in a seat spec: auto for a provider with a base_url, else false.",
     )
     call_timeout_seconds: float = seconds_field(
         defaults.CALL_TIMEOUT_SECONDS, description="Bound of one attempt; at most a day."
@@ -342,4 +351,5 @@ __all__ = [
     "ProviderKind",
     "ProviderOptions",
     "RateOptions",
+    "default_structured_output",
 ]

@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -431,8 +431,11 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
             update={
                 "groups": {
                     key: {
-                        name: _resolve_group(
-                            spec, game, groups[key], base, f"{source}: crossplay.{key}.{name}"
+                        name: _with_defaults(
+                            _resolve_group(
+                                spec, game, groups[key], base, f"{source}: crossplay.{key}.{name}"
+                            ),
+                            config.providers,
                         )
                         for name, spec in members.items()
                     }
@@ -453,7 +456,10 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
         if missing:
             raise ConfigError(f"{where_entrant}: missing {missing[0]!r} (who plays it?)")
         seats = {
-            key: _resolve_group(spec, game, groups[key], base, f"{where_entrant}, {key}")
+            key: _with_defaults(
+                _resolve_group(spec, game, groups[key], base, f"{where_entrant}, {key}"),
+                config.providers,
+            )
             for key, spec in entrant.seats.items()
         }
         entrants.append(entrant.model_copy(update={"seats": seats}))
@@ -463,6 +469,21 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
         except ConfigError as exc:
             raise ConfigError(f"{source}: {exc}") from None
     return config.model_copy(update={"entrants": entrants, "crossplay": crossplay})
+
+
+def _with_defaults(spec: SeatSpecs, providers: Mapping[str, ProviderOptions]) -> SeatSpecs:
+    """``spec`` with each model seat's provider-dependent defaults made explicit
+    (:meth:`LLMSeatConfig.with_defaults`), so that the config a manifest keeps, and the
+    identity taken of it, say what was run."""
+    if isinstance(spec, list):
+        return [_with_defaults_one(one, providers) for one in spec]
+    return _with_defaults_one(spec, providers)
+
+
+def _with_defaults_one(seat: SeatConfig, providers: Mapping[str, ProviderOptions]) -> SeatConfig:
+    if isinstance(seat, LLMSeatConfig) and seat.provider in providers:
+        return seat.with_defaults(providers[seat.provider])
+    return seat
 
 
 def _resolve_group(

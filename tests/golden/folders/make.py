@@ -111,14 +111,16 @@ name = "lantern"
 keeper = {{ baseline = "lantern" }}
 runners = {{ baseline = "wallhug" }}
 
+# structured_output = false: the folders were made when that was the default at a base_url
+
 [[entrants]]
 name = "model"
-keeper = {{ provider = "local", model = "scripted", max_tokens = 64 }}
+keeper = {{ provider = "local", model = "scripted", max_tokens = 64, structured_output = false }}
 runners = {{ baseline = "wallhug" }}
 
 [[entrants]]
 name = "junk"
-keeper = {{ provider = "local", model = "scripted", max_tokens = 64, temperature = 0.5 }}
+keeper = {{ provider = "local", model = "scripted", max_tokens = 64, temperature = 0.5, structured_output = false }}
 runners = {{ baseline = "wallhug" }}
 """
 
