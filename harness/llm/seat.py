@@ -20,6 +20,7 @@ from typing import Self
 from harness.errors import FatalProviderError, RefusedRequestError
 from harness.llm.cache import CallCache, call_key, current_episode
 from harness.llm.calls import CallReport, RetryPolicy, call_llm
+from harness.llm.chat_template import template_warning
 from harness.llm.deadlines import default_allowance
 from harness.llm.factory import make_provider
 from harness.llm.fleet import Fleet, endpoint_label
@@ -392,9 +393,10 @@ class SeatFactory:
         it finds the shape, one call per shape tried. Auth and not-found errors, and
         a request the server refuses in every shape, raise :class:`FatalProviderError`
         now, before any episode starts; transient trouble comes back as warnings
-        (redacted, ready to print).
+        (redacted, ready to print), and so does a server at a ``base_url`` that serves
+        its model without a chat template of its own (:mod:`harness.llm.chat_template`).
         """
-        warnings = []
+        warnings = await self._template_warnings()
         loop = asyncio.get_running_loop()
         for seat in self._models.values():
             options = seat.options
@@ -433,6 +435,21 @@ class SeatFactory:
                 shaped = apply_shape(request, seat.negotiation.shape)
                 for problem in await seat.provider.check(shaped):
                     warnings.append(redact(f"preflight {name}: {problem}"))
+        return warnings
+
+    async def _template_warnings(self) -> list[str]:
+        """A warning per OpenAI-compatible server at a ``base_url`` whose chat template
+        is not its model's own; never an error (see :mod:`harness.llm.chat_template`)."""
+        warnings = []
+        asked: set[str] = set()
+        for seat in self._models.values():
+            p = seat.options.provider
+            if p.kind != "openai" or not isinstance(p.base_url, str) or p.base_url in asked:
+                continue
+            asked.add(p.base_url)
+            found = await template_warning(f"{p.kind}:{seat.options.model}", p.base_url)
+            if found is not None:
+                warnings.append(redact(found))
         return warnings
 
     def structured_output(self) -> list[str]:

@@ -7,7 +7,8 @@ that is not valid UTF-8, an HTML page, a gzip bomb), or a body that never ends
 (chunked, or under a Content-Length it never reaches). It answers ``POST /v1/chat/completions``
 in OpenAI's shape and ``POST /v1/messages`` in Anthropic's (a forced tool is answered
 with a ``tool_use`` block holding the reply), and keeps every request it saw (path,
-headers, JSON body) for assertions.
+headers, JSON body) for assertions. ``GET /props`` answers ``props`` when given, as
+llama.cpp's server describes itself (its chat template, its model file), else 404.
 
 It can behave as the local servers do: ``shapes`` decides which structured-output
 requests it refuses (:func:`llama_cpp_python` answers ``json_schema`` with the HTTP
@@ -288,6 +289,7 @@ class ScriptedLLMServer:
         port: int = 0,
         keep_requests: bool = True,
         prefix_cache: PrefixCache | None = None,
+        props: JsonValue = None,
     ) -> None:
         self._queue: deque[Action] = deque()
         self._lock = threading.Lock()
@@ -304,6 +306,11 @@ class ScriptedLLMServer:
         self.prefix_cache = prefix_cache
         """Reports each reply's usage as a prompt cache would (None: as scripted)."""
         """Keep every request in :attr:`requests` (off for a server that runs for long)."""
+        self.props = props
+        """What ``GET /props`` answers, as llama.cpp's server describes itself (its
+        ``chat_template``, ``model_path``...); None: a 404, as other servers give."""
+        self.gets: list[str] = []
+        """The path of every GET request seen."""
         self.requests: list[SeenRequest] = []
         self.in_flight = 0
         """Requests received and not yet answered (waiting ones included)."""
@@ -424,6 +431,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:  # quiet
         return
+
+    def do_GET(self) -> None:
+        scripted = self.server.scripted
+        with scripted._lock:
+            scripted.gets.append(self.path)
+        if self.path == "/props" and scripted.props is not None:
+            self._send(200, json.dumps(scripted.props).encode(), {})
+        else:
+            self._send(404, b'{"error": {"message": "not found"}}', {})
 
     def do_POST(self) -> None:
         scripted = self.server.scripted
