@@ -72,7 +72,8 @@ prices = {{ hostile = {{ input_per_mtok = {price_in}, output_per_mtok = {price_o
 
 [[entrants]]
 name = "model"
-keeper = {{ provider = "p", model = "hostile", max_tokens = {max_tokens}, call_timeout_seconds = {timeout}, allowance_seconds = {allowance} }}
+# no schema: the figures below price the request's messages alone
+keeper = {{ provider = "p", model = "hostile", max_tokens = {max_tokens}, call_timeout_seconds = {timeout}, allowance_seconds = {allowance}, structured_output = false }}
 runners = {{ baseline = "wallhug" }}
 
 [[entrants]]
