@@ -438,18 +438,25 @@ class SeatFactory:
         return warnings
 
     async def _template_warnings(self) -> list[str]:
-        """A warning per OpenAI-compatible server at a ``base_url`` whose chat template
-        is not its model's own; never an error (see :mod:`harness.llm.chat_template`)."""
+        """A warning per OpenAI-compatible server at a ``base_url`` (each of a fleet's)
+        whose chat template is not its model's own; never an error (see
+        :mod:`harness.llm.chat_template`)."""
         warnings = []
         asked: set[str] = set()
         for seat in self._models.values():
             p = seat.options.provider
-            if p.kind != "openai" or not isinstance(p.base_url, str) or p.base_url in asked:
+            if p.kind != "openai":
                 continue
-            asked.add(p.base_url)
-            found = await template_warning(f"{p.kind}:{seat.options.model}", p.base_url)
-            if found is not None:
-                warnings.append(redact(found))
+            for url in p.base_urls:
+                if url in asked:
+                    continue
+                asked.add(url)
+                name = f"{p.kind}:{seat.options.model}"
+                found = await template_warning(
+                    name if len(p.base_urls) == 1 else f"{name} at {url}", url
+                )
+                if found is not None:
+                    warnings.append(redact(found))
         return warnings
 
     def structured_output(self) -> list[str]:
