@@ -17,7 +17,7 @@ from itertools import combinations
 from typing import Any
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event
 from hypothesis import strategies as st
 
 from harness.games.lighthouse import (
@@ -35,6 +35,7 @@ from harness.games.lighthouse import (
     results,
 )
 from harness.games.lighthouse.board import Pos, bfs_distances, neighbours
+from tests.sweeps import fuzz
 
 WIDTHS = tuple(range(11, 22, 2))
 HEIGHTS = tuple(range(7, 22, 2))
@@ -42,8 +43,10 @@ HEIGHTS = tuple(range(7, 22, 2))
 seeds = st.integers(min_value=0, max_value=2**64 - 1)
 sizes = st.tuples(st.sampled_from(WIDTHS), st.sampled_from(HEIGHTS))
 
-BOARD_SETTINGS = settings(max_examples=500, deadline=None)
-GAME_SETTINGS = settings(max_examples=60, deadline=None)
+#: Examples of each board property (by default, and with the slow sweeps).
+BOARD_EXAMPLES = (100, 500)
+#: Examples of each whole-game property (by default, and with the slow sweeps).
+GAME_EXAMPLES = (15, 60)
 
 
 def config_for(width: int, height: int, **overrides: Any) -> LighthouseConfig:
@@ -61,8 +64,7 @@ def maze_distances(board: Board, source: Pos) -> dict[Pos, int]:
 # --- (a) perfect maze -------------------------------------------------------------
 
 
-@BOARD_SETTINGS
-@given(size=sizes, seed=seeds)
+@fuzz(*BOARD_EXAMPLES, size=sizes, seed=seeds)
 def test_floor_is_a_perfect_maze_spanning_every_room(size: tuple[int, int], seed: int) -> None:
     width, height = size
     board = generate_board(config_for(width, height), seed)
@@ -86,8 +88,7 @@ def test_floor_is_a_perfect_maze_spanning_every_room(size: tuple[int, int], seed
 # --- (b) the exit -----------------------------------------------------------------
 
 
-@BOARD_SETTINGS
-@given(size=sizes, seed=seeds)
+@fuzz(*BOARD_EXAMPLES, size=sizes, seed=seeds)
 def test_exit_is_the_only_gap_in_the_border(size: tuple[int, int], seed: int) -> None:
     width, height = size
     board = generate_board(config_for(width, height), seed)
@@ -107,8 +108,7 @@ def test_exit_is_the_only_gap_in_the_border(size: tuple[int, int], seed: int) ->
 # --- (c) the starts ---------------------------------------------------------------
 
 
-@BOARD_SETTINGS
-@given(size=sizes, seed=seeds)
+@fuzz(*BOARD_EXAMPLES, size=sizes, seed=seeds)
 def test_three_starts_on_the_bottom_room_row(size: tuple[int, int], seed: int) -> None:
     width, height = size
     board = generate_board(config_for(width, height), seed)
@@ -135,8 +135,7 @@ def test_starts_at_width_11_are_the_only_triple(height: int) -> None:
 # --- (d) the keys -----------------------------------------------------------------
 
 
-@BOARD_SETTINGS
-@given(size=sizes, seed=seeds, key_count=st.integers(min_value=1, max_value=3))
+@fuzz(*BOARD_EXAMPLES, size=sizes, seed=seeds, key_count=st.integers(min_value=1, max_value=3))
 def test_keys_are_placed_by_the_rules(size: tuple[int, int], seed: int, key_count: int) -> None:
     width, height = size
     board = generate_board(config_for(width, height, key_count=key_count), seed)
@@ -164,8 +163,7 @@ def test_keys_default_to_three() -> None:
 # --- (e) determinism and ASCII ----------------------------------------------------
 
 
-@BOARD_SETTINGS
-@given(size=sizes, seed=seeds, key_count=st.integers(min_value=1, max_value=3))
+@fuzz(*BOARD_EXAMPLES, size=sizes, seed=seeds, key_count=st.integers(min_value=1, max_value=3))
 def test_generation_is_deterministic_and_round_trips(
     size: tuple[int, int], seed: int, key_count: int
 ) -> None:
@@ -327,8 +325,7 @@ def reference_tick(
     }
 
 
-@GAME_SETTINGS
-@given(config=game_configs, seed=seeds, data=st.data())
+@fuzz(*GAME_EXAMPLES, config=game_configs, seed=seeds, data=st.data())
 def test_resolve_tick_never_mutates_its_inputs_and_follows_the_rules(
     config: LighthouseConfig, seed: int, data: Any
 ) -> None:
@@ -414,8 +411,7 @@ def check_results(state: GameState) -> None:
         assert not any(r.active for r in state.runners) or state.clock >= flood_clock
 
 
-@GAME_SETTINGS
-@given(config=game_configs, seed=seeds, data=st.data())
+@fuzz(*GAME_EXAMPLES, config=game_configs, seed=seeds, data=st.data())
 def test_team_score_of_any_finished_game(config: LighthouseConfig, seed: int, data: Any) -> None:
     state = new_game(config, generate_board(config, seed))
     style = data.draw(st.tuples(DISCIPLINE, CHATTER), label="discipline, chatter")

@@ -109,7 +109,43 @@ def outcome(out: Path) -> dict[str, tuple[list[float], str, dict[str, float]]]:
     return {s.episode_id: (s.scores, s.reason, s.metrics) for s in ResultsFolder(out).summaries()}
 
 
-def test_sigkill_at_several_points_then_rerun(server: ScriptedLLMServer, tmp_path: Path) -> None:
+def _kill_early(config: Path, out: Path) -> None:
+    """Killed almost at once, before or while the folder is set up."""
+    kill_when(start(config, out), lambda: (out / "manifest.json").exists())
+
+
+def _kill_after(done: int) -> Any:
+    """Killed as soon as ``done`` episodes are finished (others are in play)."""
+
+    def kill(config: Path, out: Path) -> None:
+        kill_when(start(config, out), lambda: finished(out) >= done)
+
+    return kill
+
+
+def _kill_after_restart(config: Path, out: Path) -> None:
+    """Killed mid-episode, a moment after a restart."""
+    proc = start(config, out)
+    time.sleep(0.8)
+    kill_when(proc, lambda: True)
+
+
+#: The points a run is killed at, in turn, before the run that finishes it.
+EVERY_POINT = (_kill_early, _kill_after(3), _kill_after(9), _kill_after_restart)
+
+
+@pytest.mark.parametrize(
+    "points",
+    [
+        # the default run kills once, with episodes finished and others in play
+        pytest.param((_kill_after(3),), id="mid-run"),
+        # every point, one after another on the same folder
+        pytest.param(EVERY_POINT, id="every-point", marks=pytest.mark.slow),
+    ],
+)
+def test_sigkill_at_several_points_then_rerun(
+    server: ScriptedLLMServer, tmp_path: Path, points: tuple[Any, ...]
+) -> None:
     config = tmp_path / "crash.toml"
     config.write_text(CONFIG.format(url=server.openai_url, key_env=KEY_ENV))
 
@@ -120,15 +156,8 @@ def test_sigkill_at_several_points_then_rerun(server: ScriptedLLMServer, tmp_pat
     assert len(expected) == 20
 
     crashed = tmp_path / "crashed"
-    # 1: killed almost at once, before or while the folder is set up
-    kill_when(start(config, crashed), lambda: (crashed / "manifest.json").exists())
-    # 2, 3: killed as soon as some episodes are finished (others are in play)
-    for target in (3, 9):
-        kill_when(start(config, crashed), lambda t=target: finished(crashed) >= t)
-    # 4: killed mid-episode, a moment after a restart
-    proc = start(config, crashed)
-    time.sleep(0.8)
-    kill_when(proc, lambda: True)
+    for kill in points:
+        kill(config, crashed)
     # finally: run to completion
     assert start(config, crashed).wait(timeout=300) == 0
 

@@ -107,16 +107,23 @@ def results_lines(out: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
-def test_worker_processes_and_the_event_loop_write_identical_records(tmp_path: Path) -> None:
-    config = config_at(tmp_path, MIXED.format(seeds=6))
+@pytest.mark.parametrize(
+    "seeds",
+    [pytest.param(3, id="3-seeds"), pytest.param(6, id="6-seeds", marks=pytest.mark.slow)],
+)
+def test_worker_processes_and_the_event_loop_write_identical_records(
+    tmp_path: Path, seeds: int
+) -> None:
+    config = config_at(tmp_path, MIXED.format(seeds=seeds))
     loop = asyncio.run(run_tournament(config, tmp_path / "loop", workers=0))
     pooled = asyncio.run(run_tournament(config, tmp_path / "pool", workers=2))
     # the two scripted entrants went to the workers, the Python agent stayed on the loop
     scripted = sum(1 for p in plan_episodes(config) if p.entrant.name != "mine")
     assert (loop.in_workers, loop.workers) == (0, 0)
-    assert (pooled.in_workers, pooled.workers, pooled.played) == (scripted, 2, 36)
+    episodes = seeds * 2 * 3  # two variants, three entrants
+    assert (pooled.in_workers, pooled.workers, pooled.played) == (scripted, 2, episodes)
     assert records(tmp_path / "pool") == records(tmp_path / "loop")
-    assert len(records(tmp_path / "pool")) == 36
+    assert len(records(tmp_path / "pool")) == episodes
     # results lines carry no wall clock of their own: the same figures (in another
     # order, as episodes finish in another order)
     assert results_lines(tmp_path / "pool") == results_lines(tmp_path / "loop")
