@@ -12,7 +12,14 @@ import html
 import re
 
 from harness.report.crossplay_model import Crossplay, SeedInterval
-from harness.report.crossplay_render import ci, notes
+from harness.report.crossplay_render import (
+    SELF_PLAY_LEGEND,
+    ci,
+    decomposition_legend,
+    leads_legend,
+    matrix_legend,
+    notes,
+)
 
 
 def _e(value: object) -> str:
@@ -41,6 +48,10 @@ def _heat_cell(iv: SeedInterval, low: float, high: float) -> str:
         f'<td class="num heat"{_shade(iv.mean, low, high)} title="{_e(ci(iv))}">'
         f"{iv.mean:.2f}<br><small>{_e(band)}</small></td>"
     )
+
+
+def _legend(text: str) -> str:
+    return f'<p class="legend">{_e(text)}</p>'
 
 
 def _plain(header: list[str], rows: list[list[str]]) -> str:
@@ -78,6 +89,7 @@ def _matrix_html(section: Crossplay) -> list[str]:
                 for c in section.columns
             ],
         ),
+        _legend(matrix_legend(section)),
     ]
 
 
@@ -96,6 +108,7 @@ def _decomposition_html(section: Crossplay) -> list[str]:
             ]
             + [[f"{cols} effect", "", *(ci(e.effect) for e in section.column_effects)]],
         ),
+        _legend(decomposition_legend(section)),
     ]
     test = section.interaction_test
     if test is not None:
@@ -126,6 +139,7 @@ def _leads_html(section: Crossplay) -> list[str]:
                 ],
             )
         )
+        parts.append(_legend(leads_legend(section, changes=False)))
     if section.self_play:
         parts.append("<h3>Self-play against cross-play</h3>")
         parts.append(
@@ -137,6 +151,7 @@ def _leads_html(section: Crossplay) -> list[str]:
                 ],
             )
         )
+        parts.append(_legend(SELF_PLAY_LEGEND))
     return parts
 
 

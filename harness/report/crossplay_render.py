@@ -49,6 +49,52 @@ def notes(section: Crossplay) -> list[str]:
     return out
 
 
+def matrix_legend(section: Crossplay) -> str:
+    """What the matrix's cells and margins are (the legend under it)."""
+    rows, cols = section.row_group, section.column_group
+    return (
+        f"Each cell: the mean team score (0 to 42) of a {rows} (row) with a {cols} team "
+        f"(column), with its 95% interval over seeds; mean over partners: a {rows}'s mean "
+        f"over its {cols} teams (the last rows: a {cols} team's over the {rows}s); worst "
+        "partner: the partner with the lowest mean, and that mean (its interval is of the "
+        "minimum over partners, taken again in each resample)."
+    )
+
+
+def decomposition_legend(section: Crossplay) -> str:
+    """What the two-way decomposition's figures are (the legend under its table)."""
+    return (
+        f"cell = grand mean + {section.row_group} effect + {section.column_group} effect "
+        "+ interaction, exactly; an effect is a row's or column's mean less the grand "
+        "mean (in points), an interaction what is left of the cell: how much better or "
+        "worse that pair does than its row and column alone predict."
+    )
+
+
+def leads_legend(section: Crossplay, *, changes: bool = True) -> str:
+    """What the leads table's figures are (the legend under it); ``changes``: the
+    table has the column of the lead's changes."""
+    lead = (
+        f"A - B: how far {section.row_group} A (the one of higher mean) is ahead of B with "
+        f"each {section.column_group} team, in points"
+    )
+    if not changes:
+        return lead + "."
+    return (
+        f"{lead}; change of the lead: how that lead changes from one team to another (an "
+        f"interval that excludes 0: the better {section.row_group} is not as far ahead "
+        "with every partner)."
+    )
+
+
+#: What the self-play table's figures are (the legend under it).
+SELF_PLAY_LEGEND = (
+    "Where a row and a column are the same model: self-play, their combination's mean; "
+    "cross-play, the mean of the other cells of its row and its column; gap, self-play "
+    "less cross-play (above 0: the model plays better with itself)."
+)
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -90,13 +136,11 @@ def crossplay_markdown(section: Crossplay) -> list[str]:
     )
     parts += [
         "",
-        f"Mean team score of each {rows} (row) with each {cols} team (column); per "
-        f"{rows}, its mean over partners and its worst partner (the interval is of the "
-        "minimum over partners in each resample).",
-        "",
         _table(
             [f"{rows} \\ {cols}", *section.columns, "mean over partners", "worst partner"], body
         ),
+        "",
+        f"*{matrix_legend(section)}*",
     ]
     parts += _decomposition(section)
     parts += _leads(section)
@@ -118,11 +162,9 @@ def _decomposition(section: Crossplay) -> list[str]:
         "",
         f"### Two-way decomposition (grand mean {ci(section.grand)})",
         "",
-        f"cell = grand mean + {section.row_group} effect + {section.column_group} effect "
-        "+ interaction, exactly; an effect is a row's or column's mean less the grand "
-        "mean, the interaction what is left of the cell.",
-        "",
         _table([f"{section.row_group}", f"{section.row_group} effect", *section.columns], body),
+        "",
+        f"*{decomposition_legend(section)}*",
     ]
     test = section.interaction_test
     if test is not None:
@@ -153,10 +195,9 @@ def _leads(section: Crossplay) -> list[str]:
         "",
         f"### Leads by {section.column_group} team",
         "",
-        f"How far one {section.row_group} is ahead of another with each "
-        f"{section.column_group} team, and how that lead changes from one team to another.",
-        "",
         _table([f"{section.row_group}s", *section.columns, "change of the lead"], body),
+        "",
+        f"*{leads_legend(section)}*",
     ]
 
 
@@ -175,10 +216,9 @@ def _self_play(section: Crossplay) -> list[str]:
         "",
         "### Self-play against cross-play",
         "",
-        "Where a row and a column are the same model: their combination's mean against "
-        "the mean of the other cells of its row and its column.",
-        "",
         _table(["pair", "self-play", "cross-play", "gap"], body),
+        "",
+        f"*{SELF_PLAY_LEGEND}*",
     ]
 
 

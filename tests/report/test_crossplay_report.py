@@ -226,3 +226,29 @@ def test_the_heat_map_escapes_every_name_and_shows_each_interval() -> None:
     assert 'title="' in page
     assert "<small>[" in page
     assert crossplay_html(None) == []
+
+
+def test_every_cross_play_table_has_its_legend_under_it() -> None:
+    values = np.zeros((4, 2, 2)) + np.array([[10.0, 4.0], [6.0, 2.0]]) + np.arange(4)[:, None, None]
+    section = crossplay_section(
+        layout(2, 2, frozenset({("k0", "t0")})), cells_of(values), resamples=50
+    )
+    lines = crossplay_markdown(section)
+    tables = [i for i, line in enumerate(lines) if line.startswith("| ")]
+    assert len(tables) == 4  # matrix, decomposition, leads, self-play
+    for i in tables:
+        # the table's block, a blank line, then its legend in italics
+        assert lines[i + 1] == "", lines[i]
+        legend = lines[i + 2]
+        assert legend.startswith("*"), legend
+        assert legend.endswith("*"), legend
+    legends = [lines[i + 2] for i in tables]
+    assert "worst partner" in legends[0]
+    assert "interaction" in legends[1]
+    assert "change of the lead" in legends[2]
+    assert "gap, self-play less cross-play" in legends[3]
+    page = "\n".join(crossplay_html(section))
+    # in the page, each table (the heat map and the columns' table share one) is followed
+    # by a legend, and the leads' legend names no column the page does not show
+    assert page.count('<p class="legend">') == 4
+    assert "change of the lead" not in page
