@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.commands.tournament import report_text
+from harness.llm.fleet import COOL_DOWN_SECONDS
 from harness.report.endpoints import QUEUE_WARN_INFLATION
 from harness.testing.llm_server import Reply, ScriptedLLMServer
 from harness.tournament.config import load_tournament
@@ -105,9 +106,11 @@ def refused_url() -> str:
 
 def test_a_fleet_with_a_dead_endpoint_finishes_on_the_live_one(tmp_path: Path) -> None:
     dead = refused_url()
-    # 25 ticks of four calls, each at least 30 ms: the run outlasts the dead endpoint's
-    # first cool-down (2 s), so calls try it again, and fail there, in the records too
-    with ScriptedLLMServer(default=slow(0.03)) as live:
+    # 25 ticks, each waiting at least 120 ms for its answers: the run lasts at least
+    # 3 s, past the dead endpoint's first cool-down (COOL_DOWN_SECONDS, 2 s), so calls
+    # try it again, and fail there, in the records too
+    assert COOL_DOWN_SECONDS < 25 * 0.12
+    with ScriptedLLMServer(default=slow(0.12)) as live:
         config = write(tmp_path, [dead, live.openai_url], max_ticks=25, runners=MODEL_RUNNERS)
         out = tmp_path / "out"
         play(config, out)
