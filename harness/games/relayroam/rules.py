@@ -71,13 +71,19 @@ ALLOWED_FIELDS: dict[ActionType, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
-class RelayRepaired:
-    """A relay's first entry repaired it (``cost`` extra charge, ``points`` scored)."""
+class _AtFeature:
+    """What an event at a feature names first: the feature's id and its tile."""
 
-    KIND: ClassVar[str] = "relayRepaired"
     id: str
     x: int
     y: int
+
+
+@dataclass(frozen=True)
+class RelayRepaired(_AtFeature):
+    """A relay's first entry repaired it (``cost`` extra charge, ``points`` scored)."""
+
+    KIND: ClassVar[str] = "relayRepaired"
     points: int = RELAY_POINTS
     cost: int = REPAIR_COST
 
@@ -92,35 +98,26 @@ class ExitOpened:
 
 
 @dataclass(frozen=True)
-class HelperRescued:
+class HelperRescued(_AtFeature):
     """A helper's first entry rescued it."""
 
     KIND: ClassVar[str] = "helperRescued"
-    id: str
-    x: int
-    y: int
     points: int = HELPER_POINTS
 
 
 @dataclass(frozen=True)
-class BatteryUsed:
+class BatteryUsed(_AtFeature):
     """A battery's first entry; ``gained`` is the charge it actually added under the cap."""
 
     KIND: ClassVar[str] = "batteryUsed"
-    id: str
-    x: int
-    y: int
     gained: int
 
 
 @dataclass(frozen=True)
-class Shock:
+class Shock(_AtFeature):
     """The action ended on vent ``id`` as it sparked."""
 
     KIND: ClassVar[str] = "shock"
-    id: str
-    x: int
-    y: int
     cost: int = SHOCK_COST
 
 
