@@ -43,6 +43,8 @@ from harness.report.texts import (
     ends_text,
     entrant_rank_text,
     episodes_text,
+    few_seeds_line,
+    few_seeds_note,
     headline,
     incomplete_mark,
     interval_text,
@@ -198,6 +200,11 @@ def _leaderboard(report: Report) -> list[str]:
             else []
         ),
         *([f'<p class="method" id="not-own">{_inline(told)}</p>'] if told else []),
+        *(
+            [f'<p class="method" id="few-seeds">{_inline(few)}</p>']
+            if (few := few_seeds_note(rows))
+            else []
+        ),
         _notes(_entrant_intervals(rows), [(r.entrant, r.dropped) for r in rows]),
     ]
     if report.ceiling is not None and report.ceiling.hidden:
@@ -301,8 +308,12 @@ def _pairwise(report: Report) -> list[str]:
 
 
 def _apart(board: Leaderboard, flags: dict[str, str]) -> str:
-    """The line naming the board's entrants ranked apart (escaped), empty if none."""
-    return apart_line([_name(n, flags) for n in board.apart])
+    """The lines naming the board's entrants ranked apart (escaped), empty if none."""
+    lines = [
+        apart_line([_name(n, flags) for n in board.apart]),
+        few_seeds_line([_name(n, flags) for n in board.few_seeds]),
+    ]
+    return " ".join(line for line in lines if line)
 
 
 def _boards(report: Report, flags: dict[str, str], mark: str) -> list[str]:

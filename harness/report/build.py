@@ -229,12 +229,26 @@ def _statistics(
     baseline that played it."""
     names = list(entries)
     rows = _rows(game, table, entries, planned, ceiling)
+    few = few_seeds(rows)
+    rows = [
+        row.model_copy(update={"few_seeds": True}) if row.entrant in few else row for row in rows
+    ]
     family = family_of(table, names)
-    own = [row.entrant for row in rows if not row.mostly_not_own]
+    own = [row.entrant for row in rows if not row.mostly_not_own and not row.few_seeds]
     ranks, _ = ranks_of(table, own, family if len(own) == len(names) else None)
     rows = rank_order([_ranked(row, ranks.get(row.entrant)) for row in rows])
     paired = paired_of(table, family, names, reference)
     return _Statistics(rows, paired, pairwise_of(family), family)
+
+
+def few_seeds(rows: Sequence[EntrantRow]) -> set[str]:
+    """The entrants (of those playing their own turns) that finished fewer than half
+    the seeds the most complete one did: ranked apart, since every rank is over the
+    seeds all ranked entrants share, and one entrant's few seeds would make every
+    other rank as uncertain as its own."""
+    own = [row for row in rows if not row.mostly_not_own]
+    most = max((row.seeds for row in own), default=0)
+    return {row.entrant for row in own if 2 * row.seeds < most}
 
 
 def _ranked(row: EntrantRow, rank: Rank | None) -> EntrantRow:
@@ -431,6 +445,7 @@ def build_report(
     )
     full = _statistics(game, table, by_entrant, reference, done.planned, ceiling is not None)
     apart = {r.entrant for r in full.rows if r.mostly_not_own}
+    few = {r.entrant for r in full.rows if r.few_seeds}
     cells, seeds = _counts(table, len(names))
     columns = game.report.report_columns()
     endpoints = EndpointTotals()
@@ -461,7 +476,7 @@ def build_report(
             game, folded, _group(folded.clean, order), full, reference, ceiling
         ),
         identical=identical_entrants(names, identity),
-        leaderboards=leaderboards(game, names, labels, identity, table, full.family, apart),
+        leaderboards=leaderboards(game, names, labels, identity, table, full.family, apart, few),
         fallback_flags=flags_of({r.entrant: worst(r.not_own) for r in full.rows}),
         servers=servers,
         endpoints=endpoints.rows(),

@@ -90,13 +90,15 @@ def leaderboards(
     table: SeedTable,
     family: Family | None = None,
     apart: Collection[str] = (),
+    few: Collection[str] = (),
 ) -> list[Leaderboard]:
     """One board per seat group and per set of entrants alike in every other group.
 
     ``family``: the Holm family of every entrant in ``names``, reused by a board of
     all of them rather than computed again. ``apart``: entrants mostly not their own
     (:func:`harness.report.servers.mostly_not_own`), ranked on no board but named
-    under the boards they would be on.
+    under the boards they would be on; ``few``: entrants with too few seeds
+    (:func:`harness.report.build.few_seeds`), likewise.
     """
     same: dict[str, list[str]] = {}
     for twins in identical_entrants(names, specs):
@@ -109,13 +111,14 @@ def leaderboards(
             if name in specs:
                 contexts.setdefault(tuple(specs[name][k] for k in others), []).append(name)
         for everyone in contexts.values():
-            members = [m for m in everyone if m not in apart]
+            members = [m for m in everyone if m not in apart and m not in few]
             if len({specs[m][group.key] for m in members}) < 2:
                 continue  # nothing differs in this group: nothing to rank
             board = _board(group.key, others, members, labels, same, table, family)
             if board is not None:
-                left = [m for m in everyone if m in apart]
-                boards.append(board.model_copy(update={"apart": sorted(left)}))
+                left = sorted(m for m in everyone if m in apart)
+                short = sorted(m for m in everyone if m in few)
+                boards.append(board.model_copy(update={"apart": left, "few_seeds": short}))
     return boards
 
 

@@ -190,6 +190,13 @@ class EntrantRow(StrictModel):
         "its score is mostly its baseline's, so it is ranked apart (rank null, listed after "
         "the ranked entrants).",
     )
+    few_seeds: bool = Field(
+        False,
+        description="It finished fewer than half the seeds the most complete entrant "
+        "finished (a person's few episodes, a late addition): ranked apart (rank null), "
+        "so that its few seeds do not narrow every other entrant's ranks to them; its "
+        "score is over its own seeds.",
+    )
 
 
 class PairedRow(StrictModel):
@@ -284,6 +291,11 @@ class Leaderboard(StrictModel):
         default_factory=list,
         description="Entrants of the board ranked apart: most of a seat group's turns were "
         "not their own (see EntrantRow.mostlyNotOwn).",
+    )
+    few_seeds: list[str] = Field(
+        default_factory=list,
+        description="Entrants of the board ranked apart for too few seeds "
+        "(see EntrantRow.fewSeeds).",
     )
 
 

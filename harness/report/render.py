@@ -38,6 +38,8 @@ from harness.report.texts import (
     ends_text,
     entrant_rank_text,
     episodes_text,
+    few_seeds_line,
+    few_seeds_note,
     headline,
     incomplete_mark,
     interval_text,
@@ -129,10 +131,14 @@ def _score_table(report: Report, rows: list[EntrantRow]) -> list[str]:
     ended = ends_note(report)
     note = f"*{score_note(report, ranked, seeds)}{' ' + ended if ended else ''}*"
     told = not_own_note(rows, {n: f for n, f in flags.items() if n in {r.entrant for r in rows}})
+    few = few_seeds_note(rows)
     notes = _notes(
         [iv for r in rows for iv in _intervals(r)], [(r.entrant, r.dropped) for r in rows]
     )
-    return [table, "", note, *(["", f"*{told}*"] if told else []), *notes]
+    return [
+        table, "", note, *(["", f"*{told}*"] if told else []), *(["", f"*{few}*"] if few else []),
+        *notes,
+    ]  # fmt: skip
 
 
 #: What the LLM table's columns count.
@@ -305,6 +311,7 @@ def _leaderboard(report: Report, board: Leaderboard) -> list[str]:
     ]
     told = [f"**Too few seeds to conclude**: {board.note}.", ""] if board.note else []
     apart = apart_line([flagged(n, report.fallback_flags) for n in board.apart])
+    short = few_seeds_line([flagged(n, report.fallback_flags) for n in board.few_seeds])
     return [
         "",
         f"## {group.capitalize()} leaderboard" + (f" ({context})" if context else ""),
@@ -314,6 +321,7 @@ def _leaderboard(report: Report, board: Leaderboard) -> list[str]:
         "",
         f"*{board_note(group, context, board.seeds, board.cells, len(board.rows))}*",
         *(["", apart] if apart else []),
+        *(["", short] if short else []),
         *_notes([r.score for r in board.rows], []),
     ]
 
@@ -428,7 +436,7 @@ def _csv_header(report: Report) -> list[str]:
         "improvement_high", "dropped",
         *(f"{v}_{part}" for v in report.variants for part in ("mean", "low", "high")),
         *(f"{part}_{g}" for g in report.seat_groups for part in ("turns", "not_own")),
-        "mostly_not_own",
+        "mostly_not_own", "few_seeds",
     ]  # fmt: skip
 
 
@@ -454,7 +462,7 @@ def _csv_row(report: Report, r: EntrantRow, p: PairedRow | None) -> list[object]
         *_bounds(None if p is None else p.improvement), r.dropped,
         *(x for v in report.variants for x in _bounds(r.per_variant.get(v))),
         *(x for g in report.seat_groups for x in _not_own_cells(r, g)),
-        "true" if r.mostly_not_own else "false",
+        "true" if r.mostly_not_own else "false", "true" if r.few_seeds else "false",
     ]  # fmt: skip
 
 

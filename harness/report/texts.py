@@ -109,10 +109,39 @@ def rank_text(figures: Ranks | None, mark: str = "") -> str:
 APART = "apart: not its own play"
 
 
+#: What the rank column says of an entrant ranked apart for too few seeds.
+FEW_SEEDS = "apart: too few seeds"
+
+
 def entrant_rank_text(row: EntrantRow, mark: str = "") -> str:
     """An entrant's rank cell: :func:`rank_text`, or :data:`APART` for an entrant whose
-    turns were mostly not its own."""
-    return APART if row.mostly_not_own else rank_text(row.rank, mark)
+    turns were mostly not its own, or :data:`FEW_SEEDS` for one with too few seeds."""
+    if row.mostly_not_own:
+        return APART
+    return FEW_SEEDS if row.few_seeds else rank_text(row.rank, mark)
+
+
+def few_seeds_note(rows: Sequence[EntrantRow]) -> str:
+    """The line under a ranked table that names the entrants ranked apart for too few
+    seeds (empty: none)."""
+    few = [r for r in rows if r.few_seeds]
+    if not few:
+        return ""
+    return (
+        f'"{FEW_SEEDS}": an entrant that finished fewer than half the seeds the most '
+        "complete entrant finished is ranked apart, since every rank is over the seeds "
+        "all ranked entrants share and its few would narrow them all; its score and "
+        "interval are over its own seeds: "
+        + ", ".join(f"{r.entrant} ({r.seeds} seeds)" for r in few)
+        + "."
+    )
+
+
+def few_seeds_line(names: Sequence[str]) -> str:
+    """The line under a board that names the entrants it leaves out for too few seeds."""
+    if not names:
+        return ""
+    return "Ranked apart, not on this board: " + ", ".join(names) + " (too few seeds)."
 
 
 def apart_line(names: Sequence[str]) -> str:
@@ -347,6 +376,7 @@ def board_note(group: str, context: str, seeds: int, cells: int, entrants: int) 
 
 __all__ = [
     "APART",
+    "FEW_SEEDS",
     "TAGS",
     "Bounds",
     "Flipped",
@@ -358,6 +388,8 @@ __all__ = [
     "ends_text",
     "entrant_rank_text",
     "episodes_text",
+    "few_seeds_line",
+    "few_seeds_note",
     "headline",
     "incomplete_mark",
     "interval_text",

@@ -77,6 +77,11 @@ _RUNNER = keys(RunnerStateModel)
 _RESULTS = keys(LighthouseResults)
 
 
+#: The names of the episode figures the end's words are read from (an episode's
+#: metrics, named as its results are; one spelling for the figures and their reader).
+ESCAPED, RUNNERS, CLOCK, FLOOD_CLOCK = "E", "runners", "clock", "floodClock"
+
+
 def episode_metrics(docs: Sequence[JsonObject]) -> dict[str, float]:
     """The figures of one finished episode, from its record's lines as JSON objects
     (the models of :mod:`harness.games.lighthouse.record`, dumped)."""
@@ -118,11 +123,11 @@ def episode_metrics(docs: Sequence[JsonObject]) -> dict[str, float]:
     return {
         "teamScore": json_number(r[_RESULTS.team_score]),
         "K": json_number(r[_RESULTS.k]),
-        "E": json_number(r[_RESULTS.e]),
+        ESCAPED: json_number(r[_RESULTS.e]),
         "B": json_number(r[_RESULTS.b]),
-        "runners": 3.0,
-        "clock": json_number(r[_RESULTS.clock]),
-        "floodClock": json_number(r[_RESULTS.flood_clock]),
+        RUNNERS: 3.0,
+        CLOCK: json_number(r[_RESULTS.clock]),
+        FLOOD_CLOCK: json_number(r[_RESULTS.flood_clock]),
         "ticks": json_number(r[_RESULTS.ticks]),
         "transmissions": float(len(sent)),
         "messageRunes": float(runes),
@@ -151,8 +156,8 @@ def end_name(reason: str, metrics: Mapping[str, float]) -> str:
         return "tick cap"
     if reason != "complete":
         return reason
-    escaped, runners = metrics.get("E"), metrics.get("runners", 3.0)
-    clock, flood = metrics.get("clock"), metrics.get("floodClock")
+    escaped, runners = metrics.get(ESCAPED), metrics.get(RUNNERS, 3.0)
+    clock, flood = metrics.get(CLOCK), metrics.get(FLOOD_CLOCK)
     if escaped is not None and escaped >= runners:
         return "all escaped"
     if clock is not None and flood is not None and clock >= flood:
