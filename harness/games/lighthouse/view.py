@@ -15,6 +15,7 @@ from harness.games.lighthouse.record import (
     LighthouseTickState,
     RunnerStateModel,
 )
+from harness.games.lighthouse.report import CLOCK, ESCAPED, FLOOD_CLOCK, end_name
 from harness.games.lighthouse.state import GameState, Runner, RunnerStatus, new_game
 from harness.models import JsonObject, StrictModel
 from harness.protocol import (
@@ -368,11 +369,15 @@ class LighthouseView(View[GameState]):
 
     def render_results(self, results: GameResults) -> str:
         r = expect(LighthouseResults, results)
-        # The score's sum in words is its own legend (rules, "Scoring").
+        # The score's sum in words is its own legend (rules, "Scoring"); the end is named
+        # for what happened, with the rules' own reason beside it, as the report does.
+        reason = r.reason.value
+        figures = {ESCAPED: float(r.e), CLOCK: float(r.clock), FLOOD_CLOCK: float(r.flood_clock)}
+        words = end_name(reason, figures)
         return (
             f"score {r.team_score:.3f} = 6 x {r.k}/{r.key_count} keys + 10 x {r.e} escaped "
             f"+ 6 x {r.b:.3f} time bonus; clock {r.clock} of {r.flood_clock}, "
-            f"{r.ticks} ticks; ended: {r.reason.value}"
+            f"{r.ticks} ticks; ended: {words}" + (f" ({reason})" if words != reason else "")
         )
 
     def view_frames(self, lines: Sequence[RecordLine]) -> list[LighthouseFrame]:
