@@ -66,15 +66,15 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "provider in-flight cap not passed to the seats",
         "harness/llm/seat.py",
-        "period_s=p.period_seconds, in_flight=p.max_in_flight",
-        "period_s=p.period_seconds, in_flight=None",
+        "                in_flight=p.max_in_flight,\n",
+        "                in_flight=None,\n",
         CLAIMS,
     ),
     Mutation(
         "provider rate limit not passed to the seats",
         "harness/llm/seat.py",
-        "requests=p.requests_per_period, period_s",
-        "requests=None, period_s",
+        "                requests=p.requests_per_period,\n",
+        "                requests=None,\n",
         CLAIMS,
     ),
     Mutation(

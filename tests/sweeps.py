@@ -25,16 +25,18 @@ def fuzz(few: int, many: int, **strategies: SearchStrategy[Any]) -> Callable[[Te
         raise ValueError(f"want 0 < few < many, got {few} and {many}")
 
     def decorate(body: Test) -> Test:
-        def test(examples: int) -> None:
+        # named as the body it runs (pytest collects it by that name); its checks are
+        # the body's own, which hypothesis calls
+        def sweep(examples: int) -> None:
             settings(max_examples=examples, deadline=None)(given(**strategies)(body))()
 
-        test.__name__, test.__qualname__ = body.__name__, body.__qualname__
-        test.__module__, test.__doc__ = body.__module__, body.__doc__
+        sweep.__name__, sweep.__qualname__ = body.__name__, body.__qualname__
+        sweep.__module__, sweep.__doc__ = body.__module__, body.__doc__
         cases = [
             pytest.param(few, id=f"{few}-examples"),
             pytest.param(many, id=f"{many}-examples", marks=pytest.mark.slow),
         ]
-        parametrized: Test = pytest.mark.parametrize("examples", cases)(test)
+        parametrized: Test = pytest.mark.parametrize("examples", cases)(sweep)
         return parametrized
 
     return decorate

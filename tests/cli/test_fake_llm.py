@@ -31,6 +31,10 @@ def _environ() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(*flags: str) -> tuple[subprocess.Popen[str], list[str]]:
     """``lighthouse fake-llm`` started, and what it printed up to its last line."""
     server = subprocess.Popen(
@@ -39,6 +43,9 @@ def _start(*flags: str) -> tuple[subprocess.Popen[str], list[str]]:
         stderr=subprocess.PIPE,
         text=True,
         env=_environ(),
+        # Ctrl-C as a terminal gives it, even when these tests run where SIGINT is
+        # ignored (a background job of a shell), which a child would inherit
+        preexec_fn=_default_sigint,
     )
     assert server.stdout is not None
     printed: list[str] = []
@@ -51,7 +58,12 @@ def _start(*flags: str) -> tuple[subprocess.Popen[str], list[str]]:
 
 def _stop(server: subprocess.Popen[str]) -> str:
     server.send_signal(signal.SIGINT)
-    _, err = server.communicate(timeout=60)
+    try:
+        _, err = server.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()  # say what it printed rather than leave it running
+        _, err = server.communicate()
+        raise AssertionError(f"fake-llm did not stop within 60 s of SIGINT: {err!r}") from None
     assert server.returncode == 0, err
     return err
 
