@@ -188,12 +188,22 @@ class EntrantDigest:
         end = self.end_name
         self.ends[ep.reason if end is None else end(ep.reason, ep.metrics)] += 1
         self.fallback_free += ep.fallback_free
+        group_of, group_turns = self.group_of, self.group_turns
         for seat_id, seat in ep.seats.items():
-            group = self.group_of.get(seat_id, seat.role)
-            self.group_turns[group] += seat.turns
-            for source, n in seat.fallbacks.items():
-                if n and not_own(source):
-                    self.not_own[group, source] += n
+            group = group_of.get(seat_id, seat.role)
+            group_turns[group] += seat.turns
+            if seat.fallbacks:
+                for source, n in seat.fallbacks.items():
+                    if n and not_own(source):
+                        self.not_own[group, source] += n
+            if not seat.calls and not seat.cost_usd and not seat.latencies_ms:
+                # a seat that made no call (a bot's, an agent's): no latency, no cost
+                # (adding a zero cost leaves the exact sum as it is), only its counts
+                self.input_tokens += seat.input_tokens
+                self.output_tokens += seat.output_tokens
+                self.unpriced += seat.unpriced
+                self.rescued += seat.retries
+                continue
             if seat.calls:
                 self.model_seats = True
                 self.turns[seat.role] += seat.turns
