@@ -18,14 +18,7 @@ message ever holds the key or a signature the server computed.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 import json
-import re
-import secrets
-import threading
 import zlib
 from collections.abc import Callable
 from typing import Annotated, Literal
@@ -33,10 +26,11 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, ValidationError
 
 from harness import __version__
-from harness.errors import ConfigError, HarnessError
+from harness.errors import HarnessError
 from harness.json_reply import StrictJsonError, strict_loads
 from harness.models import StrictModel
 from harness.seat_spec import HumanSeatConfig
+from harness.signed import check_key, process_key, seal, unseal
 from harness.validation import MAX_SEED
 
 #: The version prefix of every token (the first dot-separated part).
@@ -54,12 +48,9 @@ MAX_REPLY_CHARS = 4096
 MAX_STEPS = 512
 #: A history check's message is quoted up to this many characters.
 MAX_DETAIL = 240
-#: HMAC-SHA256 digests are 32 bytes.
-SIGNATURE_BYTES = hashlib.sha256().digest_size
 
 TokenCheck = Literal["shape", "alphabet", "signature", "history"]
 
-_B64URL = re.compile(r"[A-Za-z0-9_-]+")
 #: A seat id as a history holds it.
 SeatId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 #: A reply as a history holds it.
@@ -100,93 +91,33 @@ class StepHistory(StrictModel):
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def _b64encode(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _b64decode(text: str, part: str) -> bytes:
-    """Unpadded base64url ``text``, accepting only its one canonical spelling."""
-    if not _B64URL.fullmatch(text):
-        raise InvalidStepToken(
-            "alphabet",
-            f"invalid state token: the {part} holds characters outside base64url "
-            "(A-Z, a-z, 0-9, '-', '_'; no padding)",
-        )
-    try:
-        data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError):
-        data = None
-    if data is None or _b64encode(data) != text:
-        raise InvalidStepToken(
-            "alphabet", f"invalid state token: the {part} is not canonical unpadded base64url"
-        )
-    return data
-
-
-def _signature(key: bytes, signed: str) -> bytes:
-    return hmac.new(key, signed.encode("ascii"), hashlib.sha256).digest()
-
-
-def _check_key(key: bytes) -> None:
-    if not isinstance(key, bytes) or not key:
-        raise ConfigError("a state token key must be non-empty bytes")
-
-
 def encode_token(history: StepHistory, key: bytes) -> str:
     """The token of ``history`` signed with ``key`` (its length may pass
     :data:`MAX_TOKEN_CHARS`: the caller checks)."""
-    _check_key(key)
-    payload = _b64encode(zlib.compress(history.canonical(), 9))
-    signed = f"{PREFIX}.{payload}"
-    return f"{signed}.{_b64encode(_signature(key, signed))}"
+    return seal(PREFIX, zlib.compress(history.canonical(), 9), key)
 
 
 def decode_token(token: object, key: bytes) -> StepHistory:
     """The history inside ``token`` once every check passes; else :class:`InvalidStepToken`."""
-    _check_key(key)
+    check_key(key)
     if not isinstance(token, str):
         raise InvalidStepToken(
             "shape",
             f"invalid state token: stateToken must be the string the last response "
             f"returned, not {_json_type(token)}",
         )
-    if len(token) > MAX_TOKEN_CHARS:
-        raise InvalidStepToken(
-            "shape",
-            f"invalid state token: it is {len(token)} characters long, more than the "
-            f"{MAX_TOKEN_CHARS} a token can have",
-        )
-    parts = token.split(".")
-    if len(parts) != 3 or not all(parts):
-        raise InvalidStepToken(
-            "shape",
-            f"invalid state token: it must be {PREFIX}.<payload>.<signature> (3 non-empty "
-            f"dot-separated parts), but it has {len(parts)} part(s)"
-            + ("" if len(parts) != 3 else ", some of them empty"),
-        )
-    prefix, payload, signature = parts
-    if prefix != PREFIX:
-        raise InvalidStepToken(
-            "shape",
-            f"invalid state token: it must start with {PREFIX!r}, the only version of this "
-            "game's token this server issues",
-        )
-    raw = _b64decode(payload, "payload")
-    given = _b64decode(signature, "signature")
-    if len(given) != SIGNATURE_BYTES:
-        raise InvalidStepToken(
-            "alphabet",
-            f"invalid state token: the signature decodes to {len(given)} bytes, not the "
-            f"{SIGNATURE_BYTES} of an HMAC-SHA256",
-        )
-    if not hmac.compare_digest(given, _signature(key, f"{PREFIX}.{payload}")):
-        raise InvalidStepToken(
-            "signature",
-            "invalid state token: its signature is not from this server's key, so this "
-            "episode cannot go on; start a new one. The server's key has changed since the "
-            "episode began (a restart without a kept key does that: see `lighthouse serve "
-            "--help`), or the token was edited",
-        )
+    raw = unseal(
+        token,
+        key,
+        prefix=PREFIX,
+        max_chars=MAX_TOKEN_CHARS,
+        refuse=InvalidStepToken,
+        version="the only version of this game's token this server issues",
+        forged="invalid state token: its signature is not from this server's key, so this "
+        "episode cannot go on; start a new one. The server's key has changed since the "
+        "episode began (a restart without a kept key does that: see `lighthouse serve "
+        "--help`), or the token was edited",
+    )
     return _history(raw)
 
 
@@ -244,23 +175,11 @@ def _json_type(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-_process_key: bytes | None = None
-_process_key_lock = threading.Lock()
-
-
-def _random_process_key() -> bytes:
-    global _process_key
-    with _process_key_lock:
-        if _process_key is None:
-            _process_key = secrets.token_bytes(32)
-        return _process_key
-
-
 def step_key(fallback: Callable[[], bytes] | None = None) -> bytes:
     """The key step tokens are signed with: ``fallback()``, the key ``lighthouse serve``
     keeps in its key file (:mod:`harness.server.key_file`), when given; else a random
     key made once for the process (tokens then last as long as it does)."""
-    return _random_process_key() if fallback is None else fallback()
+    return process_key() if fallback is None else fallback()
 
 
 __all__ = [

@@ -14,19 +14,14 @@ signature the server computed.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 import os
 import re
-import secrets
-import threading
 from collections.abc import Callable, Mapping
 from typing import Literal
 
 from harness.errors import ConfigError, HarnessError
 from harness.games.relayroam.state import State, StateError, from_canonical_json, to_canonical_json
+from harness.signed import check_key, process_key, seal, unseal
 
 #: The version prefix of every token (the first dot-separated part).
 PREFIX = "rr1"
@@ -34,18 +29,13 @@ PREFIX = "rr1"
 KEY_ENV = "RELAYROAM_TOKEN_KEY"
 #: The fewest bytes a key from the environment may have (32 hex digits).
 MIN_KEY_BYTES = 16
-#: The length of a random per-process key.
-RANDOM_KEY_BYTES = 32
 #: Longer tokens are refused before any decoding (a real one is a few hundred chars).
 MAX_TOKEN_LENGTH = 4096
-#: HMAC-SHA256 digests are 32 bytes: 43 base64url characters without padding.
-SIGNATURE_BYTES = hashlib.sha256().digest_size
 #: A state check's message is quoted up to this many characters.
 MAX_DETAIL = 240
 
 TokenCheck = Literal["shape", "alphabet", "signature", "state"]
 
-_B64URL = re.compile(r"[A-Za-z0-9_-]+")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 
 
@@ -60,50 +50,9 @@ class InvalidStateToken(HarnessError, ValueError):
         self.check: TokenCheck = check
 
 
-def _b64encode(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _b64decode(text: str, part: str) -> bytes:
-    """Decode unpadded base64url ``text``, accepting only its one canonical spelling.
-
-    The last character of unpadded base64 carries unused low bits; a decoder that
-    ignores them would accept several spellings of one token, so a changed character
-    could slip through. Re-encoding and comparing rules that out.
-    """
-    if not _B64URL.fullmatch(text):
-        raise InvalidStateToken(
-            "alphabet",
-            f"invalid state token: the {part} holds characters outside base64url "
-            "(A-Z, a-z, 0-9, '-', '_'; no padding)",
-        )
-    try:
-        data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError):
-        data = None
-    if data is None or _b64encode(data) != text:
-        raise InvalidStateToken(
-            "alphabet",
-            f"invalid state token: the {part} is not canonical unpadded base64url",
-        )
-    return data
-
-
-def _signature(key: bytes, signed: str) -> bytes:
-    return hmac.new(key, signed.encode("ascii"), hashlib.sha256).digest()
-
-
-def _check_key(key: bytes) -> None:
-    if not isinstance(key, bytes) or not key:
-        raise ConfigError("a state token key must be non-empty bytes")
-
-
 def encode_token(state: State, key: bytes) -> str:
     """The RR17 token of ``state`` signed with ``key``."""
-    _check_key(key)
-    payload = _b64encode(to_canonical_json(state).encode("ascii"))
-    signed = f"{PREFIX}.{payload}"
-    return f"{signed}.{_b64encode(_signature(key, signed))}"
+    return seal(PREFIX, to_canonical_json(state).encode("ascii"), key)
 
 
 def decode_token(token: str, key: bytes) -> State:
@@ -115,49 +64,23 @@ def decode_token(token: str, key: bytes) -> State:
     (HMAC-SHA256 with ``key``, compared with :func:`hmac.compare_digest`), state (the
     payload is ASCII canonical JSON that :func:`from_canonical_json` accepts).
     """
-    _check_key(key)
+    check_key(key)
     if not isinstance(token, str):
         raise InvalidStateToken(
             "shape", f"invalid state token: it must be a string, not {type(token).__name__}"
         )
-    if len(token) > MAX_TOKEN_LENGTH:
-        raise InvalidStateToken(
-            "shape",
-            f"invalid state token: it is {len(token)} characters long, more than the "
-            f"{MAX_TOKEN_LENGTH} a token can have",
-        )
-    parts = token.split(".")
-    if len(parts) != 3 or not all(parts):
-        raise InvalidStateToken(
-            "shape",
-            f"invalid state token: it must be {PREFIX}.<payload>.<signature> (3 non-empty "
-            f"dot-separated parts), but it has {len(parts)} part(s)"
-            + ("" if len(parts) != 3 else ", some of them empty"),
-        )
-    prefix, payload, signature = parts
-    if prefix != PREFIX:
-        raise InvalidStateToken(
-            "shape",
-            f"invalid state token: it must start with {PREFIX!r}, the only token version "
-            "this server issues",
-        )
-    raw_payload = _b64decode(payload, "payload")
-    given = _b64decode(signature, "signature")
-    if len(given) != SIGNATURE_BYTES:
-        raise InvalidStateToken(
-            "alphabet",
-            f"invalid state token: the signature decodes to {len(given)} bytes, not the "
-            f"{SIGNATURE_BYTES} of an HMAC-SHA256",
-        )
-    expected = _signature(key, f"{PREFIX}.{payload}")
-    if not hmac.compare_digest(given, expected):
-        raise InvalidStateToken(
-            "signature",
-            "invalid state token: its signature is not from this server's key, so "
-            "this game cannot go on; start a new game. The server's key has changed since "
-            "the game began (a restart without a kept key does that: see `lighthouse serve "
-            "--help`), or the token was edited",
-        )
+    raw_payload = unseal(
+        token,
+        key,
+        prefix=PREFIX,
+        max_chars=MAX_TOKEN_LENGTH,
+        refuse=InvalidStateToken,
+        version="the only token version this server issues",
+        forged="invalid state token: its signature is not from this server's key, so "
+        "this game cannot go on; start a new game. The server's key has changed since "
+        "the game began (a restart without a kept key does that: see `lighthouse serve "
+        "--help`), or the token was edited",
+    )
     try:
         text = raw_payload.decode("ascii")
     except UnicodeDecodeError:
@@ -180,18 +103,6 @@ def decode_token(token: str, key: bytes) -> State:
     return state
 
 
-_process_key: bytes | None = None
-_process_key_lock = threading.Lock()
-
-
-def _random_process_key() -> bytes:
-    global _process_key
-    with _process_key_lock:
-        if _process_key is None:
-            _process_key = secrets.token_bytes(RANDOM_KEY_BYTES)
-        return _process_key
-
-
 def server_key(
     environ: Mapping[str, str] | None = None, fallback: Callable[[], bytes] | None = None
 ) -> bytes:
@@ -209,7 +120,7 @@ def server_key(
     env = os.environ if environ is None else environ
     value = env.get(KEY_ENV, "").strip()
     if not value:
-        return _random_process_key() if fallback is None else fallback()
+        return process_key() if fallback is None else fallback()
     if not _HEX.fullmatch(value):
         raise ConfigError(
             f"{KEY_ENV} must be an even number of hex digits (0-9, a-f); its value is not"
