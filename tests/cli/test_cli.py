@@ -71,7 +71,9 @@ def test_play_shows_every_tick_and_writes_a_valid_record(
     first = ticks[0]["state"]
     assert f"keeper: {first['transmission']!r}" in out
     assert f"score {end['results']['teamScore']:.3f} = 6 x " in out
-    assert f"ended: {end['results']['reason']}" in out
+    # the end named for what happened (seed 7: every runner out), the rules' reason beside it
+    assert f"ended: all escaped ({end['results']['reason']})" in out
+    assert end["results"]["E"] == 3
 
 
 def test_play_quiet_spring_prints_only_the_results(capsys: pytest.CaptureFixture[str]) -> None:
