@@ -180,20 +180,26 @@ def observation_json(obs: Observation) -> JsonObject:
     }
 
 
-def render_text(obs: Observation) -> str:
-    """``obs`` as the text a model reads: the grid, every RR16 field, the legal actions."""
+def _phrases(obs: Observation) -> tuple[str, str, str]:
+    """The orientation, phase and exit of ``obs`` in words, as both layouts say them."""
     facing = "reflected left to right" if obs.reflected else "original orientation"
     status = {
         "playing": "playing",
         "chamber-clear": "chamber-clear (this chamber is clear: next continues, bank finishes)",
         "ended": f"ended ({obs.end_reason})",
     }[obs.phase]
-    px, py = obs.player
     exit_state = (
         "OPEN: entering it clears the chamber"
         if obs.exit.open
         else "closed until every relay is repaired"
     )
+    return facing, status, exit_state
+
+
+def render_text(obs: Observation) -> str:
+    """``obs`` as the text a model reads: the grid, every RR16 field, the legal actions."""
+    facing, status, exit_state = _phrases(obs)
+    px, py = obs.player
     lines = [
         f'Relayroam, chamber {obs.chamber}: layout {obs.layout} "{obs.layout_name}", {facing}.',
         f"Phase: {status}.",
@@ -238,18 +244,8 @@ def render_prompt(obs: Observation) -> str:
     objects and whether each is used), then score and phase, then the turn's own
     (charge, position, grid, vents, legal actions), so that consecutive turns' texts
     share as long a start as they can."""
-    facing = "reflected left to right" if obs.reflected else "original orientation"
-    status = {
-        "playing": "playing",
-        "chamber-clear": "chamber-clear (this chamber is clear: next continues, bank finishes)",
-        "ended": f"ended ({obs.end_reason})",
-    }[obs.phase]
+    facing, status, exit_state = _phrases(obs)
     px, py = obs.player
-    exit_state = (
-        "OPEN: entering it clears the chamber"
-        if obs.exit.open
-        else "closed until every relay is repaired"
-    )
     lines = [
         f'Relayroam, chamber {obs.chamber}: layout {obs.layout} "{obs.layout_name}", {facing}.',
         f"Grid legend ({WIDTH} x {HEIGHT}; x grows to the right, y grows downwards): "
