@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
 
 from harness.errors import RecordError
 from harness.json_reply import StrictJsonError, json_type, strict_loads
-from harness.models import JsonObject, StrictModel
+from harness.models import JsonObject, StrictModel, absent_if_empty, absent_if_none
 
 #: Bumped whenever a field changes meaning or a required field is added.
 RECORD_VERSION = 1
@@ -184,9 +184,8 @@ class HeaderLine(RecordModel, Generic[ConfigT, BoardT]):
     config: ConfigT
     board: BoardT
     seats: list[SeatInfo]
-    prompts: dict[str, str] = Field(
+    prompts: dict[str, str] = absent_if_empty(
         default_factory=dict,
-        exclude_if=lambda v: not v,
         description="The text of every prompt file a seat read, by its sha256 (the hashes "
         "the seats' agent details name), each once. With the states, it makes every "
         "prompt again (docs/records.md). Absent without model or agent seats, and on "
@@ -219,17 +218,14 @@ class ModelReply(RecordModel):
     raw_sha256: str = Field(description="sha256 of the full reply's UTF-8 bytes.")
     raw_clipped: bool = Field(False, description="True when raw was cut at 1 MiB.")
     parse_error: ParseErrorRecord | None = Field(None, description="Null when the reply parsed.")
-    reasoning: str | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    reasoning: str | None = absent_if_none(
         description="The model's reasoning beside this reply, as its API gave it (an "
         "OpenAI-compatible server's reasoning_content, Anthropic's thinking blocks, or "
         "their summary), redacted and cut at 1 MiB of UTF-8 as raw is; absent when it "
         "gave none, and on older records.",
     )
-    reasoning_clipped: bool = Field(
+    reasoning_clipped: bool = absent_if_empty(
         False,
-        exclude_if=lambda v: not v,
         description="True when reasoning was cut at 1 MiB (absent when false).",
     )
 
@@ -244,17 +240,13 @@ class CallWallClock(RecordModel):
     """
 
     latency_ms: float
-    wait_ms: float | None = Field(None, exclude_if=lambda v: v is None)
-    request_ms: float | None = Field(None, exclude_if=lambda v: v is None)
-    server_ms: float | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    wait_ms: float | None = absent_if_none()
+    request_ms: float | None = absent_if_none()
+    server_ms: float | None = absent_if_none(
         description="The server's own time for the answered request, where it reports "
         "one (llama.cpp's timings, OpenAI's openai-processing-ms); absent otherwise.",
     )
-    overlapped: bool | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    overlapped: bool | None = absent_if_none(
         description="Whether another request to the same server (endpoint) was in flight "
         "during the answered request, from any seat or episode; absent without an "
         "answer, and on older records.",
@@ -285,36 +277,26 @@ class CallRecord(RecordModel):
         description="Of outputTokens, the model's reasoning, as the server counted them; "
         "null when it reports none (every model that does not reason).",
     )
-    cached_input_tokens: int | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    cached_input_tokens: int | None = absent_if_none(
         description="Of inputTokens, those read from the provider's prompt cache; absent "
         "when the server reported none (or no usable count), and on older records.",
     )
-    cache_write_tokens: int | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    cache_write_tokens: int | None = absent_if_none(
         description="Of inputTokens, those written to the provider's prompt cache "
         "(Anthropic); absent when none were reported, as for cachedInputTokens.",
     )
-    cache_write_1h_tokens: int | None = Field(
-        None,
+    cache_write_1h_tokens: int | None = absent_if_none(
         alias="cacheWrite1hTokens",
-        exclude_if=lambda v: v is None,
         description="Of cacheWriteTokens, those kept for an hour (the rest for five "
         "minutes); absent when the server did not say.",
     )
-    stop_reason: str | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    stop_reason: str | None = absent_if_none(
         description="Why the model stopped, in its API's words (finish_reason: stop, "
         "length, ...; stop_reason: end_turn, max_tokens, tool_use, ...), cut to 40 "
         "characters; absent when the call failed, the provider did not say, or on "
         "older records.",
     )
-    service_tier: str | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    service_tier: str | None = absent_if_none(
         description="The OpenAI service tier that served the call (default, flex, "
         "priority, ...), as the answer said, cut to 40 characters; absent when it said "
         "none, and on older records.",
@@ -324,33 +306,25 @@ class CallRecord(RecordModel):
         description="The call's price from the provider's prices (null without one); an "
         "upper bound when a token count is null.",
     )
-    cached: bool = Field(
+    cached: bool = absent_if_empty(
         False,
-        exclude_if=lambda v: not v,
         description="True when the answer came from the call cache: no request was made "
         "(absent when false).",
     )
-    message: str | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    message: str | None = absent_if_none(
         description="The server's message for the last failed attempt, redacted and cut "
         "to 1000 characters (absent when no attempt failed).",
     )
-    prompt_sha256: str | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    prompt_sha256: str | None = absent_if_none(
         description="sha256 of the messages sent, as UTF-8 JSON [[role, content], ...] "
         "(compact, lone surrogates as U+FFFD); absent on records written before it existed.",
     )
-    endpoint: str | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    endpoint: str | None = absent_if_none(
         description="For a provider with several base URLs: the endpoint that answered "
         "(its URL without credentials); absent otherwise, and when none answered.",
     )
-    endpoint_errors: dict[str, int] = Field(
+    endpoint_errors: dict[str, int] = absent_if_empty(
         default_factory=dict,
-        exclude_if=lambda v: not v,
         description="For a provider with several base URLs: the failed attempts per "
         "endpoint (absent when none failed at an endpoint).",
     )
@@ -373,9 +347,7 @@ class SeatTurn(RecordModel, Generic[DecisionT]):
     source: Source
     replies: list[ModelReply] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)
-    error: str | None = Field(
-        None,
-        exclude_if=lambda value: value is None,
+    error: str | None = absent_if_none(
         description="Why a Python agent's call failed (fallback_error, fallback_timeout): "
         "the exception's type and message. Absent otherwise.",
     )
@@ -397,21 +369,15 @@ class TickWallClock(RecordModel):
     call_ms: float = Field(description="The sum of the tick's model requests' requestMs.")
     calls: int = Field(description="Model requests made (cached answers left out).")
     concurrency: float | None = Field(description="callMs / tickMs; null without requests.")
-    first_calls: int | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    first_calls: int | None = absent_if_none(
         description="Seats whose first model call of the tick was a request: the requests "
         "that could overlap (a seat's retry waits for its first call). Absent without "
         "requests, and on records written before it existed.",
     )
-    first_call_ms: float | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    first_call_ms: float | None = absent_if_none(
         description="The sum of those first calls' requestMs (absent as firstCalls).",
     )
-    first_span_ms: float | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    first_span_ms: float | None = absent_if_none(
         description="The longest of those first calls' latencyMs: from asking the seats "
         "to the last of them answered (absent as firstCalls).",
     )
@@ -424,7 +390,7 @@ class TickLine(RecordModel, Generic[DecisionT, StateT]):
     tick: int
     seats: dict[str, SeatTurn[DecisionT]]
     state: StateT
-    wall_clock: TickWallClock | None = Field(None, exclude_if=lambda v: v is None)
+    wall_clock: TickWallClock | None = absent_if_none()
 
 
 class EndWallClock(RecordModel):

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pydantic import BaseModel, Field, JsonValue
 
 from harness.llm.examples import PromptExamples
-from harness.models import JsonObject
+from harness.models import JsonObject, absent_if_empty, absent_if_none
 from harness.protocol import GameResults, Report, SeatGroup
 from harness.records import (
     FALLBACK_SOURCES,
@@ -86,27 +86,20 @@ class EndpointStats(RecordModel):
     request_ms: list[float] = Field(
         default_factory=list, description="The time in HTTP of each call it answered."
     )
-    timed: int = Field(
+    timed: int = absent_if_empty(
         0,
-        exclude_if=lambda v: not v,
         description="Calls answered at their first attempt whose server reported its own "
         "time (serverMs); absent when none.",
     )
-    timed_request_ms: float = Field(
-        0.0, exclude_if=lambda v: not v, description="Those calls' time in HTTP, summed."
-    )
-    server_ms: float = Field(
-        0.0, exclude_if=lambda v: not v, description="Those calls' server time, summed."
-    )
-    alone_ms: list[float] = Field(
+    timed_request_ms: float = absent_if_empty(0.0, description="Those calls' time in HTTP, summed.")
+    server_ms: float = absent_if_empty(0.0, description="Those calls' server time, summed.")
+    alone_ms: list[float] = absent_if_empty(
         default_factory=list,
-        exclude_if=lambda v: not v,
         description="The time in HTTP of each call answered at its first attempt with no "
         "other request to the same server in flight meanwhile.",
     )
-    overlapped_ms: list[float] = Field(
+    overlapped_ms: list[float] = absent_if_empty(
         default_factory=list,
-        exclude_if=lambda v: not v,
         description="The same, of the calls that shared the server with another request.",
     )
 
@@ -124,33 +117,28 @@ class SeatStats(RecordModel):
     input_tokens: int = Field(0, description="Known input tokens (see usageUnknown).")
     output_tokens: int = Field(0, description="Known output tokens (see usageUnknown).")
     reasoning_tokens: int = Field(0, description="Of outputTokens, the reasoning ones.")
-    cached_input_tokens: int = Field(
+    cached_input_tokens: int = absent_if_empty(
         0,
-        exclude_if=lambda v: not v,
         description="Of inputTokens, those read from the provider's prompt cache (absent "
         "when none, and on older lines).",
     )
-    cache_write_tokens: int = Field(
+    cache_write_tokens: int = absent_if_empty(
         0,
-        exclude_if=lambda v: not v,
         description="Of inputTokens, those written to the prompt cache (absent when none).",
     )
-    cache_write_1h_tokens: int = Field(
+    cache_write_1h_tokens: int = absent_if_empty(
         0,
         alias="cacheWrite1hTokens",
-        exclude_if=lambda v: not v,
         description="Of cacheWriteTokens, those kept for an hour (absent when none).",
     )
-    unpriced: int = Field(
+    unpriced: int = absent_if_empty(
         0,
-        exclude_if=lambda v: not v,
         description="Calls with no price (the provider lists none for the model): their "
         "cost is not in costUsd, which reports then show as 'no price' (absent when none, "
         "and on older lines, which could not tell).",
     )
-    usage_unknown: int = Field(
+    usage_unknown: int = absent_if_empty(
         0,
-        exclude_if=lambda v: not v,
         description="Calls whose server gave no usable input or output count: their "
         "unknown counts are not in the sums, and their cost is an upper bound (absent "
         "when none).",
@@ -166,15 +154,12 @@ class SeatStats(RecordModel):
     request_ms: list[float] = Field(
         default_factory=list, description="Each call's time in HTTP (cached left out)."
     )
-    faithfulness: Faithfulness | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
+    faithfulness: Faithfulness | None = absent_if_none(
         description="A seat with model calls: its own turns' replies and its calls' stop "
         "reasons (absent for other seats, and on lines written before it was counted).",
     )
-    endpoints: dict[str, EndpointStats] = Field(
+    endpoints: dict[str, EndpointStats] = absent_if_empty(
         default_factory=dict,
-        exclude_if=lambda v: not v,
         description="Per server the seat's calls went to (each endpoint of a provider "
         "with several base URLs, else the seat's base URL or provider), its figures; "
         "absent on lines of records written before calls said how they queued.",
@@ -199,9 +184,8 @@ class BatchStats(RecordModel):
     calls: int = 0
     call_ms: float = 0.0
     tick_ms: float = 0.0
-    first_calls: bool = Field(
+    first_calls: bool = absent_if_empty(
         False,
-        exclude_if=lambda v: not v,
         description="True when the figures are of the seats' first calls (the requests "
         "that could overlap); absent on lines of records written before ticks counted them.",
     )

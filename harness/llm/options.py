@@ -19,6 +19,7 @@ from pydantic import Field, model_validator
 from harness import defaults
 from harness.llm.shapes import StructuredOutput, candidates
 from harness.llm.types import MaxTokensField, ReasoningEffort, ServiceTier, Transport
+from harness.models import absent_if_empty, absent_if_none
 from harness.validation import StrictModel, seconds_field
 
 #: ``inspect``: any model Inspect AI reaches (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
@@ -40,9 +41,9 @@ MAX_HISTORY = 100
 INSPECT_EXTRA = "pip install 'lighthouse-harness[inspect]'"
 
 
-def _rate(description: str, alias: str | None = None) -> float | None:
+def _rate(description: str, alias: str | None = None) -> Any:
     # absent from the dump when not given, so that a config's hash stays what it was
-    return Field(None, ge=0, alias=alias, exclude_if=lambda v: v is None, description=description)
+    return absent_if_none(description, alias=alias, ge=0)
 
 
 class RateOptions(StrictModel):
@@ -68,10 +69,9 @@ class RateOptions(StrictModel):
 class PriceOptions(RateOptions):
     """A model's rates, and the rates of the OpenAI service tiers priced apart."""
 
-    service_tiers: dict[ServiceTier, RateOptions] = Field(
+    # absent from the dump when not given, so that a config's hash stays what it was
+    service_tiers: dict[ServiceTier, RateOptions] = absent_if_empty(
         default_factory=dict,
-        # absent from the dump when not given, so that a config's hash stays what it was
-        exclude_if=lambda v: not v,
         description="Rates of a call served in an OpenAI service tier (flex, priority, "
         "...); a tier not named here is priced at the model's rates.",
     )
@@ -94,12 +94,10 @@ class ProviderOptions(StrictModel):
     )
     requests_per_period: int | None = Field(None, ge=1, description="Rate limit, per model.")
     period_seconds: float = seconds_field(defaults.RATE_PERIOD_SECONDS)
-    tokens_per_minute: int | None = Field(
-        None,
-        ge=1,
-        exclude_if=lambda v: v is None,
-        description="Tokens a minute, per model: input and max_tokens before a call, "
+    tokens_per_minute: int | None = absent_if_none(
+        "Tokens a minute, per model: input and max_tokens before a call, "
         "corrected to the answer's usage after (docs/llm.md).",
+        ge=1,
     )
     max_in_flight: int | None = Field(
         defaults.MAX_IN_FLIGHT, ge=1, description="Calls in flight, per model."
@@ -182,7 +180,7 @@ class PromptFiles(StrictModel):
 def _option(description: str, *, ge: int | None = None) -> Any:
     # absent from the dump when not given, so that a config's hash (and an entrant's
     # identity) stays what it was before the option existed
-    return Field(None, ge=ge, exclude_if=lambda v: v is None, description=description)
+    return absent_if_none(description, ge=ge)
 
 
 #: The seat options only some provider kinds take, and which: the one list the check
@@ -242,9 +240,8 @@ class LLMSettings(StrictModel):
         description="Earlier ticks sent as a conversation: the seat's last K prompts and "
         "replies before this tick's; 0 (the default) sends each tick alone.",
     )
-    prompt_cache: bool = Field(
+    prompt_cache: bool = absent_if_empty(
         False,
-        exclude_if=lambda v: not v,
         description="Ask the provider to cache the prompt's stable start: Anthropic "
         "cache_control breakpoints, OpenAI prompt_cache_key. Changes what a call costs, "
         "never its answer.",
