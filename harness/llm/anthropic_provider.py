@@ -10,25 +10,22 @@ from __future__ import annotations
 from typing import Any
 
 import anthropic
-import httpx2
 
 from harness.defaults import TRANSPORT
-from harness.errors import BadResponseError
-from harness.llm.bodies import bounded_client
-from harness.llm.keys import check_api_key
-from harness.llm.sdk_errors import classify
+from harness.llm.sdk_provider import Sdk, SdkProvider
 from harness.llm.shapes import TOOL_NAME
 from harness.llm.types import Completion, CompletionRequest, Transport
-from harness.llm.wire import anthropic_completion, read_completion_async
+from harness.llm.wire import anthropic_completion
+
+_SDK = Sdk(
+    anthropic.AsyncAnthropic,
+    anthropic.DefaultAioHttpClient,
+    anthropic.DefaultAsyncHttpxClient,
+    anthropic.AnthropicError,
+)
 
 
-def _http_client(transport: Transport) -> httpx2.AsyncClient:
-    if transport == "aiohttp":
-        return bounded_client(anthropic.DefaultAioHttpClient)
-    return bounded_client(anthropic.DefaultAsyncHttpxClient)
-
-
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider[anthropic.AsyncAnthropic]):
     """Messages API: system prompts go in ``system``, the rest alternate user/assistant."""
 
     name = "anthropic"
@@ -36,14 +33,7 @@ class AnthropicProvider:
     def __init__(
         self, *, api_key: str, base_url: str | None = None, transport: Transport = TRANSPORT
     ) -> None:
-        # checked here too, for providers built by hand: a bad key never reaches the SDK
-        check_api_key(api_key, self.name)
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=0,
-            http_client=_http_client(transport),
-        )
+        super().__init__(_SDK, api_key=api_key, base_url=base_url, transport=transport)
 
     async def complete(self, request: CompletionRequest) -> Completion:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
@@ -79,16 +69,8 @@ class AnthropicProvider:
                 }
             ]
             kwargs["tool_choice"] = {"type": "tool", "name": TOOL_NAME}
-        try:
-            raw = await self._client.messages.with_raw_response.create(**kwargs)
-        except (anthropic.AnthropicError, BadResponseError, UnicodeDecodeError) as exc:
-            raise classify(exc, self.name) from None
-        return await read_completion_async(
-            self.name, anthropic_completion, raw.http_response, request
-        )
-
-    async def aclose(self) -> None:
-        await self._client.close()
+        sent = self._client.messages.with_raw_response.create(**kwargs)
+        return await self._read(sent, anthropic_completion, request)
 
 
 #: A cache breakpoint (Anthropic's default lifetime, five minutes).

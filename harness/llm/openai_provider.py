@@ -11,27 +11,24 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 import openai
 
 from harness.defaults import TRANSPORT
-from harness.errors import BadResponseError
-from harness.llm.bodies import bounded_client
-from harness.llm.keys import check_api_key
-from harness.llm.sdk_errors import classify
+from harness.llm.sdk_provider import Sdk, SdkProvider
 from harness.llm.shapes import is_strict
 from harness.llm.types import Completion, CompletionRequest, MaxTokensField, Transport
-from harness.llm.wire import openai_completion, read_completion_async
+from harness.llm.wire import openai_completion
 from harness.models import JsonObject
 
+_SDK = Sdk(
+    openai.AsyncOpenAI,
+    openai.DefaultAioHttpClient,
+    openai.DefaultAsyncHttpxClient,
+    openai.OpenAIError,
+)
 
-def _http_client(transport: Transport) -> httpx2.AsyncClient:
-    if transport == "aiohttp":
-        return bounded_client(openai.DefaultAioHttpClient)
-    return bounded_client(openai.DefaultAsyncHttpxClient)
 
-
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider[openai.AsyncOpenAI]):
     """Chat Completions through the official SDK."""
 
     name = "openai"
@@ -44,14 +41,7 @@ class OpenAIProvider:
         transport: Transport = TRANSPORT,
         max_tokens_field: MaxTokensField | None = None,
     ) -> None:
-        # checked here too, for providers built by hand: a bad key never reaches the SDK
-        check_api_key(api_key, self.name)
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=0,
-            http_client=_http_client(transport),
-        )
+        super().__init__(_SDK, api_key=api_key, base_url=base_url, transport=transport)
         # OpenAI's newer models want max_completion_tokens; most compatible servers
         # only know max_tokens.
         self._max_tokens_field: MaxTokensField = max_tokens_field or (
@@ -89,14 +79,8 @@ class OpenAIProvider:
         response_format = _response_format(request)
         if response_format is not None:
             kwargs["response_format"] = response_format
-        try:
-            raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
-        except (openai.OpenAIError, BadResponseError, UnicodeDecodeError) as exc:
-            raise classify(exc, self.name) from None
-        return await read_completion_async(self.name, openai_completion, raw.http_response, request)
-
-    async def aclose(self) -> None:
-        await self._client.close()
+        sent = self._client.chat.completions.with_raw_response.create(**kwargs)
+        return await self._read(sent, openai_completion, request)
 
 
 def _response_format(request: CompletionRequest) -> JsonObject | None:
