@@ -454,8 +454,10 @@ class _Tally:
 
 
 @dataclass
-class _EndpointTally:
-    """One endpoint's figures as :meth:`_Tally.count_call` counts them."""
+class EndpointSums:
+    """An endpoint's figures summed, under the names :class:`EndpointStats` gives them:
+    one seat's over an episode (as :func:`summarize` counts them), or every seat's over
+    every episode (a report's per-server table, harness/report/endpoints.py)."""
 
     calls: int = 0
     errors: int = 0
@@ -463,6 +465,21 @@ class _EndpointTally:
     timed: int = 0
     timed_request_ms: float = 0.0
     server_ms: float = 0.0
+
+    def add_stats(self, stats: EndpointStats) -> None:
+        """Fold in one results line's figures of the endpoint."""
+        self.calls += stats.calls
+        self.errors += stats.errors
+        self.request_ms.extend(stats.request_ms)
+        self.timed += stats.timed
+        self.timed_request_ms += stats.timed_request_ms
+        self.server_ms += stats.server_ms
+
+
+@dataclass
+class _EndpointTally(EndpointSums):
+    """One endpoint's figures as :meth:`_Tally.count_call` counts them."""
+
     alone_ms: list[float] = field(default_factory=list)
     overlapped_ms: list[float] = field(default_factory=list)
 
@@ -680,6 +697,7 @@ __all__ = [
     "RETRY_SOURCES",
     "BatchStats",
     "EndpointStats",
+    "EndpointSums",
     "EpisodeSummary",
     "Faithfulness",
     "SeatStats",

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from harness.report.model import EndpointRow, Report
 from harness.report.stats import percentile
-from harness.summary import EpisodeSummary
+from harness.summary import EndpointSums, EpisodeSummary
 from harness.text import terminal_safe
 
 #: Calls that took more than this many times the server's own work are warned about.
@@ -51,13 +51,7 @@ class _Seat:
 
 
 @dataclass
-class _Server:
-    calls: int = 0
-    errors: int = 0
-    request_ms: list[float] = field(default_factory=list)
-    timed: int = 0
-    timed_request_ms: float = 0.0
-    server_ms: float = 0.0
+class _Server(EndpointSums):
     seats: dict[tuple[str, str], _Seat] = field(default_factory=dict)
 
     def queueing(self) -> tuple[float | None, str | None, float | None]:
@@ -90,12 +84,7 @@ class EndpointTotals:
         for seat_id, seat in summary.seats.items():
             for label, stats in seat.endpoints.items():
                 server = self._servers.setdefault(label, _Server())
-                server.calls += stats.calls
-                server.errors += stats.errors
-                server.request_ms.extend(stats.request_ms)
-                server.timed += stats.timed
-                server.timed_request_ms += stats.timed_request_ms
-                server.server_ms += stats.server_ms
+                server.add_stats(stats)
                 mine = server.seats.setdefault((summary.entrant, seat_id), _Seat())
                 mine.alone.extend(stats.alone_ms)
                 mine.shared.extend(stats.overlapped_ms)
