@@ -3,98 +3,83 @@ happened, and their JSON objects (``{"type": ..., camelCase fields}``).
 
 A lap turn reports your move or wait and what it took, each echo's move, wait, hold
 or despawn in echo order, what the turn cost, then a completion or an empty
-sandglass. Tiles are tile indices; echoes are numbered by their lap.
+sandglass. Tiles are tile indices; echoes are numbered by their lap. Each kind is a
+:class:`~harness.protocol.events.GameEvent`, whose ``type`` is its class name in
+lowerCamel; :func:`event_json` is the shared one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import ClassVar, Literal
+from typing import Literal
 
 from harness.games.hourloom.grid import Direction
-from harness.models import JsonObject
+from harness.protocol.events import GameEvent, event_json
 
 #: Why an echo's recorded move became a hold: the first blocking check, in H20's order.
 HoldCause = Literal["edge_of_chamber", "wall", "you", "echo", "gate_shut"]
 
 
-@dataclass(frozen=True)
-class YouMoved:
+class YouMoved(GameEvent):
     """You stepped ``dir`` from ``origin`` to ``tile``."""
 
-    KIND: ClassVar[str] = "youMoved"
     dir: Direction
     origin: int
     tile: int
 
 
-@dataclass(frozen=True)
-class YouWaited:
+class YouWaited(GameEvent):
     """You stayed on ``tile``."""
 
-    KIND: ClassVar[str] = "youWaited"
     tile: int
 
 
-@dataclass(frozen=True)
-class SparkTaken:
+class SparkTaken(GameEvent):
     """You entered a spark and took it for the rest of the chamber."""
 
-    KIND: ClassVar[str] = "sparkTaken"
     tile: int
     points: int
 
 
-@dataclass(frozen=True)
-class KeystoneTaken:
+class KeystoneTaken(GameEvent):
     """You entered this lap's keystone and took it; the exit now completes the lap."""
 
-    KIND: ClassVar[str] = "keystoneTaken"
     tile: int
     lap: int
     points: int
 
 
-@dataclass(frozen=True)
-class GateCrossed:
+class GateCrossed(GameEvent):
     """You stepped onto gate ``gate`` (A, B, ...) while echoes held its ``plates``."""
 
-    KIND: ClassVar[str] = "gateCrossed"
     gate: str
     tile: int
     plates: int
     points: int
 
 
-@dataclass(frozen=True)
-class EchoMoved:
+class EchoMoved(GameEvent):
     """Echo ``echo`` replayed ``dir`` from ``origin`` to ``tile``."""
 
-    KIND: ClassVar[str] = "echoMoved"
     echo: int
     dir: Direction
     origin: int
     tile: int
 
 
-@dataclass(frozen=True)
-class EchoWaited:
+class EchoWaited(GameEvent):
     """Echo ``echo`` replayed a WAIT on ``tile``."""
 
-    KIND: ClassVar[str] = "echoWaited"
     echo: int
     tile: int
 
 
-@dataclass(frozen=True)
-class EchoHeld:
+class EchoHeld(GameEvent):
     """Echo ``echo``'s recorded move toward ``target`` was blocked, so it held on ``tile``.
 
     ``cause`` is the first check that blocked it; ``blocker`` names the echo in the
     way when ``cause`` is ``echo``. A hold caused by you is a jostle.
     """
 
-    KIND: ClassVar[str] = "echoHeld"
     echo: int
     dir: Direction
     tile: int
@@ -103,21 +88,17 @@ class EchoHeld:
     blocker: int | None = None
 
 
-@dataclass(frozen=True)
-class EchoGone:
+class EchoGone(GameEvent):
     """Echo ``echo`` played its last recorded input and despawned from ``tile``."""
 
-    KIND: ClassVar[str] = "echoGone"
     echo: int
     tile: int
 
 
-@dataclass(frozen=True)
-class TurnPaid:
+class TurnPaid(GameEvent):
     """Lap turn ``turn`` cost ``grains`` (1, plus a grain per jostle, plus 3 on lit flux),
     leaving ``sand``."""
 
-    KIND: ClassVar[str] = "turnPaid"
     turn: int
     grains: int
     jostles: int
@@ -125,57 +106,45 @@ class TurnPaid:
     sand: int
 
 
-@dataclass(frozen=True)
-class LapCompleted:
+class LapCompleted(GameEvent):
     """You entered the exit holding the keystone: lap ``lap`` is written into memory."""
 
-    KIND: ClassVar[str] = "lapCompleted"
     lap: int
     grains_left: int
     points: int
 
 
-@dataclass(frozen=True)
-class LapStarted:
+class LapStarted(GameEvent):
     """Lap ``lap`` began at once: you on ``alcove``, every echo on its own alcove."""
 
-    KIND: ClassVar[str] = "lapStarted"
     lap: int
     alcove: int
     sand: int
 
 
-@dataclass(frozen=True)
-class ChamberSealed:
+class ChamberSealed(GameEvent):
     """The last lap is done: the chamber is sealed and DESCEND is legal."""
 
-    KIND: ClassVar[str] = "chamberSealed"
     chamber: int
     points: int
 
 
-@dataclass(frozen=True)
-class SandglassEmpty:
+class SandglassEmpty(GameEvent):
     """The sandglass emptied during lap ``lap``: the run is over, every point kept."""
 
-    KIND: ClassVar[str] = "sandglassEmpty"
     lap: int
     score: int
 
 
-@dataclass(frozen=True)
-class RunEnded:
+class RunEnded(GameEvent):
     """END_RUN: the run is over, keeping ``score``."""
 
-    KIND: ClassVar[str] = "runEnded"
     score: int
 
 
-@dataclass(frozen=True)
-class ChamberStarted:
+class ChamberStarted(GameEvent):
     """DESCEND built chamber ``chamber``; lap 1 starts with ``sand`` grains."""
 
-    KIND: ClassVar[str] = "chamberStarted"
     chamber: int
     size: int
     laps: int
@@ -201,19 +170,6 @@ Event = (
     | RunEnded
     | ChamberStarted
 )
-
-
-def event_json(event: Event) -> JsonObject:
-    """``event`` as a JSON object with its ``type`` and camelCase fields."""
-    out: JsonObject = {"type": event.KIND}
-    for f in fields(event):
-        out[_camel(f.name)] = getattr(event, f.name)
-    return out
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 __all__ = [
