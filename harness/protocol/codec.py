@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Generic, TypeAlias, TypeVar
 
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter
@@ -125,6 +126,17 @@ class JsonAction(RecordModel):
     model_config = RecordModel.model_config | {"extra": "allow"}
 
 
+@dataclass(frozen=True)
+class SeedRecords:
+    """A seed-board game's record models, as its record module names them for its
+    codec: the adapter of its lines, their published schema, its board and its action."""
+
+    adapter: TypeAdapter[RecordLine]
+    schema: Callable[[], JsonObject]
+    seed_model: type[SeedBoard] = SeedBoard
+    action_model: type[BaseModel] = JsonAction
+
+
 class SeedBoardCodec(RecordCodec[StateT, JsonObject], Generic[ConfigT, StateT]):
     """The codec of a game whose board is its seed and whose decisions are JSON objects
     (Relayroam, Hourloom): the header's board is ``{"seed": N}`` and the start state is
@@ -142,26 +154,36 @@ class SeedBoardCodec(RecordCodec[StateT, JsonObject], Generic[ConfigT, StateT]):
         seed_model: type[SeedBoard] = SeedBoard,
         action_model: type[BaseModel] = JsonAction,
     ) -> None:
-        self.record_adapter = record_adapter
-        self._schema = schema
+        records = SeedRecords(record_adapter, schema, seed_model, action_model)
+        self._bind(records, config_type, start, seed_of)
+
+    def _bind(
+        self,
+        records: SeedRecords,
+        config_type: type[ConfigT],
+        start: Callable[[ConfigT, int], StateT],
+        seed_of: Callable[[StateT], int],
+    ) -> None:
+        """Keep the game's record models and how its rules start an episode and say
+        its seed (every constructor's one body)."""
+        self.record_adapter = records.adapter
+        self._records = records
         self._config_type = config_type
-        self._seed_model = seed_model
-        self._action_model = action_model
         self._start = start
         self._seed_of = seed_of
 
     def record_schema(self) -> JsonObject:
-        return self._schema()
+        return self._records.schema()
 
     def board_model(self, state: StateT) -> SeedBoard:
-        return self._seed_model(seed=self._seed_of(state))
+        return self._records.seed_model(seed=self._seed_of(state))
 
     def start_state(self, header: AnyHeader) -> StateT:
         config = expect(self._config_type, header.config)
-        return self._start(config, expect(self._seed_model, header.board).seed)
+        return self._start(config, expect(self._records.seed_model, header.board).seed)
 
     def decision_model(self, decision: JsonObject) -> BaseModel:
-        return self._action_model.model_validate(decision)
+        return self._records.action_model.model_validate(decision)
 
     def decision_from_json(self, data: JsonValue) -> JsonObject:
         if not isinstance(data, dict):
@@ -178,6 +200,7 @@ __all__ = [
     "RecordLine",
     "SeedBoard",
     "SeedBoardCodec",
+    "SeedRecords",
     "expect",
     "header_of",
     "line_adapter",

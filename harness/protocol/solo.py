@@ -15,12 +15,14 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Final, Generic, Literal
+from typing import Final, Generic, Literal, Protocol
 
 from pydantic import BaseModel
 from typing_extensions import TypeVar
 
 from harness.errors import RulesError
+from harness.models import JsonObject
+from harness.protocol.codec import SeedBoardCodec, SeedRecords
 from harness.protocol.conventions import GameConfig, GameResults
 from harness.protocol.entry import SeatGroup
 from harness.protocol.rules import ConfigT, DecisionT, ObsT, Rules, SeatSpec
@@ -141,4 +143,44 @@ class SoloRules(Rules[ConfigT, EpisodeT, ObsT, DecisionT]):
         return replace(state, cause="deadline")
 
 
-__all__ = ["PLAYER", "SEAT_GROUPS", "Deadline", "EpisodeT", "SoloEpisode", "SoloRules", "end_cause"]
+class Seeded(Protocol):
+    """A rules state that names the seed it was started from."""
+
+    @property
+    def seed(self) -> int:
+        """The episode's seed."""
+
+
+_SeededEpisode = TypeVar(
+    "_SeededEpisode", bound=SoloEpisode[GameConfig, Seeded], default=SoloEpisode[GameConfig, Seeded]
+)
+
+
+def _seed(episode: SoloEpisode[GameConfig, Seeded]) -> int:
+    return episode.rules.seed
+
+
+class SoloSeedCodec(
+    SeedBoardCodec[ConfigT, _SeededEpisode], Generic[ConfigT, _SeededEpisode, ObsT]
+):
+    """The codec of a one-seat game whose board is its seed and whose decisions are
+    JSON objects (Relayroam, Hourloom): an episode starts again as its rules start one,
+    from the seed its rules' state names. A game gives its rules and its record models."""
+
+    def __init__(
+        self, rules: SoloRules[ConfigT, _SeededEpisode, ObsT, JsonObject], records: SeedRecords
+    ) -> None:
+        self._bind(records, rules.config_type, rules.new_state, _seed)
+
+
+__all__ = [
+    "PLAYER",
+    "SEAT_GROUPS",
+    "Deadline",
+    "EpisodeT",
+    "Seeded",
+    "SoloEpisode",
+    "SoloRules",
+    "SoloSeedCodec",
+    "end_cause",
+]

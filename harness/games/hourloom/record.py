@@ -10,7 +10,7 @@ from harness.games.hourloom.config import HourloomConfig
 from harness.games.hourloom.rules import RefusalReason
 from harness.games.hourloom.state import EndReason, Phase
 from harness.models import JsonObject
-from harness.protocol.codec import SeedBoard, line_adapter, line_schema
+from harness.protocol.codec import SeedBoard, SeedRecords, line_adapter, line_schema
 from harness.protocol.conventions import GameResults
 from harness.records import EndLine, HeaderLine, RecordModel, TickLine
 
@@ -111,8 +111,12 @@ def record_schema() -> JsonObject:
     )
 
 
+#: Hourloom's record models, as its codec takes them.
+HOURLOOM_RECORDS = SeedRecords(HOURLOOM_RECORD, record_schema, SeedModel, ActionModel)
+
 __all__ = [
     "HOURLOOM_RECORD",
+    "HOURLOOM_RECORDS",
     "ActionModel",
     "AutoEnd",
     "EndCause",

@@ -4,27 +4,16 @@ from __future__ import annotations
 
 from harness.games.relayroam.config import RelayroamConfig
 from harness.games.relayroam.game import Episode, RelayroamRules
-from harness.games.relayroam.record import RELAYROAM_RECORD, ActionModel, SeedModel, record_schema
-from harness.protocol.codec import SeedBoardCodec
+from harness.games.relayroam.observe import Observation
+from harness.games.relayroam.record import RELAYROAM_RECORDS
+from harness.protocol.solo import SoloSeedCodec
 
 
-def _seed(episode: Episode) -> int:
-    return episode.rules.seed
-
-
-class RelayroamCodec(SeedBoardCodec[RelayroamConfig, Episode]):
+class RelayroamCodec(SoloSeedCodec[RelayroamConfig, Episode, Observation]):
     """Relayroam's lines in and out of records: the board is the seed. Stateless."""
 
     def __init__(self) -> None:
-        super().__init__(
-            record_adapter=RELAYROAM_RECORD,
-            schema=record_schema,
-            config_type=RelayroamConfig,
-            seed_model=SeedModel,
-            action_model=ActionModel,
-            start=RelayroamRules().new_state,
-            seed_of=_seed,
-        )
+        super().__init__(RelayroamRules(), RELAYROAM_RECORDS)
 
 
 __all__ = ["RelayroamCodec"]

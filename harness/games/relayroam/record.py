@@ -8,7 +8,7 @@ from pydantic import Field
 
 from harness.games.relayroam.config import RelayroamConfig
 from harness.models import JsonObject
-from harness.protocol.codec import SeedBoard, line_adapter, line_schema
+from harness.protocol.codec import SeedBoard, SeedRecords, line_adapter, line_schema
 from harness.protocol.conventions import GameResults
 from harness.records import EndLine, HeaderLine, RecordModel, TickLine
 
@@ -94,8 +94,12 @@ def record_schema() -> JsonObject:
     )
 
 
+#: Relayroam's record models, as its codec takes them.
+RELAYROAM_RECORDS = SeedRecords(RELAYROAM_RECORD, record_schema, SeedModel, ActionModel)
+
 __all__ = [
     "RELAYROAM_RECORD",
+    "RELAYROAM_RECORDS",
     "ActionModel",
     "EndCause",
     "RelayroamEnd",
