@@ -83,6 +83,23 @@ class SeatIO(ABC, Generic[ObsT, DecisionT]):
         return None
 
 
+def parse_json_action(text: str, shape: str) -> JsonObject | ParseFailure:
+    """The one JSON object ``text`` holds (strict, optionally in one fence), or a
+    :class:`ParseFailure` saying why there is none and what an action looks like
+    (``shape``). A repeated key is refused: an action must be unambiguous."""
+    return decode_json_object(text, expect=_expect(shape), reject_duplicate_keys=True)
+
+
+def refusal(reason: str, message: str) -> ParseFailure:
+    """The retry hint for a parsed decision the rules refused for ``reason``
+    (:meth:`SeatIO.refuse`), ``message`` their words."""
+    return ParseFailure(f"refused:{reason}", f"the rules refused that action ({reason}): {message}")
+
+
+def _expect(shape: str) -> str:
+    return f"reply with one JSON action: {shape}"
+
+
 class JsonActionSeatIO(SeatIO[ObsT, JsonObject]):
     """The seat I/O of a game whose decisions are JSON objects in its own action
     grammar: a reply is one JSON object, strict, optionally in one fence, with no key
@@ -98,8 +115,7 @@ class JsonActionSeatIO(SeatIO[ObsT, JsonObject]):
     action_model: ClassVar[type[BaseModel] | None] = None
 
     def parse_reply(self, observation: ObsT, text: str) -> JsonObject | ParseFailure:
-        expect = f"reply with one JSON action: {self.action_shape}"
-        found = decode_json_object(text, expect=expect, reject_duplicate_keys=True)
+        found = parse_json_action(text, self.action_shape)
         if isinstance(found, ParseFailure) or self.action_model is None:
             return found
         try:
@@ -108,7 +124,7 @@ class JsonActionSeatIO(SeatIO[ObsT, JsonObject]):
             error = exc.errors()[0]
             where = ".".join(str(part) for part in error["loc"]) or "the action"
             kind = FailureKind.MISSING_KEY if error["type"] == "missing" else FailureKind.WRONG_TYPE
-            return ParseFailure(kind, f"{where}: {error['msg']}; {expect}")
+            return ParseFailure(kind, f"{where}: {error['msg']}; {_expect(self.action_shape)}")
         return found
 
     def reply_schema(self, role: str) -> JsonObject:
@@ -125,4 +141,6 @@ __all__ = [
     "JsonActionSeatIO",
     "ParseFailure",
     "SeatIO",
+    "parse_json_action",
+    "refusal",
 ]

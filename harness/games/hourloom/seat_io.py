@@ -14,9 +14,9 @@ from harness.games.hourloom.grid import DIRECTIONS
 from harness.games.hourloom.observe import PROMPT_LAYOUT, observe, prompt_text
 from harness.games.hourloom.rules import ACTION_TYPES, step
 from harness.games.hourloom.state import State
-from harness.json_reply import ParseFailure, decode_json_object
+from harness.json_reply import ParseFailure
 from harness.models import JsonObject
-from harness.protocol import SeatIO
+from harness.protocol.seat_io import JsonActionSeatIO, parse_json_action, refusal
 
 #: What a reply looks like, quoted in every failure message.
 ACTION_SHAPE = (
@@ -26,20 +26,16 @@ ACTION_SHAPE = (
 
 
 def parse_action(text: str) -> JsonObject | ParseFailure:
-    """The JSON object ``text`` holds, or a :class:`ParseFailure` saying why there is none.
-
-    A repeated key is refused: an action must be unambiguous.
-    """
-    return decode_json_object(
-        text, expect=f"reply with one JSON action: {ACTION_SHAPE}", reject_duplicate_keys=True
-    )
+    """The JSON object ``text`` holds, or a :class:`ParseFailure` saying why there is none."""
+    return parse_json_action(text, ACTION_SHAPE)
 
 
-class HourloomSeatIO(SeatIO[State, JsonObject]):
+class HourloomSeatIO(JsonActionSeatIO[State]):
     """How Hourloom's player reads and answers. Stateless; its observation is the
     rules' whole state (nothing is hidden, H29)."""
 
     prompt_layout = PROMPT_LAYOUT
+    action_shape = ACTION_SHAPE
 
     def render_observation(self, observation: State) -> str:
         return prompt_text(observation)
@@ -58,17 +54,11 @@ class HourloomSeatIO(SeatIO[State, JsonObject]):
             "additionalProperties": False,
         }
 
-    def parse_reply(self, observation: State, text: str) -> JsonObject | ParseFailure:
-        return parse_action(text)
-
     def refuse(self, observation: State, decision: JsonObject) -> ParseFailure | None:
         result = step(observation, decision)
         if result.ok:
             return None
-        return ParseFailure(
-            f"refused:{result.reason}",
-            f"the rules refused that action ({result.reason}): {result.message}",
-        )
+        return refusal(str(result.reason), result.message)
 
 
 __all__ = ["ACTION_SHAPE", "HourloomSeatIO", "parse_action"]

@@ -10,8 +10,9 @@ refusal carries the reason and the legal actions back to the model (RR12).
 
 from __future__ import annotations
 
-from harness.json_reply import FailureKind, ParseFailure, decode_json_object
+from harness.json_reply import FailureKind, ParseFailure
 from harness.models import JsonObject
+from harness.protocol.seat_io import parse_json_action
 
 #: What a reply looks like, quoted in every failure message.
 ACTION_SHAPE = (
@@ -21,15 +22,8 @@ ACTION_SHAPE = (
 
 
 def parse_action(text: str) -> JsonObject | ParseFailure:
-    """The JSON object ``text`` holds, or a :class:`ParseFailure` saying why there is none.
-
-    A repeated key is refused: an action must be unambiguous.
-    """
-    return decode_json_object(
-        text,
-        expect=f"reply with one JSON action: {ACTION_SHAPE}",
-        reject_duplicate_keys=True,
-    )
+    """The JSON object ``text`` holds, or a :class:`ParseFailure` saying why there is none."""
+    return parse_json_action(text, ACTION_SHAPE)
 
 
 __all__ = ["ACTION_SHAPE", "FailureKind", "ParseFailure", "parse_action"]

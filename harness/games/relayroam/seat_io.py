@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from harness.games.relayroam.actions import parse_action
+from harness.games.relayroam.actions import ACTION_SHAPE
 from harness.games.relayroam.observe import (
     PROMPT_LAYOUT,
     Observation,
@@ -15,7 +15,7 @@ from harness.games.relayroam.rules import step
 from harness.games.relayroam.state import State
 from harness.json_reply import ParseFailure
 from harness.models import JsonObject
-from harness.protocol import SeatIO
+from harness.protocol.seat_io import JsonActionSeatIO, refusal
 
 
 def state_from_observation(obs: Observation) -> State:
@@ -44,10 +44,11 @@ def state_from_observation(obs: Observation) -> State:
     )
 
 
-class RelayroamSeatIO(SeatIO[Observation, JsonObject]):
+class RelayroamSeatIO(JsonActionSeatIO[Observation]):
     """How Relayroam's player reads and answers. Stateless."""
 
     prompt_layout = PROMPT_LAYOUT
+    action_shape = ACTION_SHAPE
 
     def render_observation(self, observation: Observation) -> str:
         return render_prompt(observation)
@@ -66,19 +67,12 @@ class RelayroamSeatIO(SeatIO[Observation, JsonObject]):
             "additionalProperties": False,
         }
 
-    def parse_reply(self, observation: Observation, text: str) -> JsonObject | ParseFailure:
-        return parse_action(text)
-
     def refuse(self, observation: Observation, decision: JsonObject) -> ParseFailure | None:
         result = step(state_from_observation(observation), decision)
         if result.ok:
             return None
         legal = json.dumps(list(result.legal_actions))
-        return ParseFailure(
-            f"refused:{result.reason}",
-            f"the rules refused that action ({result.reason}): {result.message} "
-            f"Legal actions now: {legal}",
-        )
+        return refusal(str(result.reason), f"{result.message} Legal actions now: {legal}")
 
 
 __all__ = ["RelayroamSeatIO", "state_from_observation"]
