@@ -42,7 +42,13 @@ from harness.llm.options import (
     default_structured_output,
 )
 from harness.records import AgentInfo
-from harness.validation import StrictModel, format_validation_error, seconds_field, short_repr
+from harness.validation import (
+    StrictModel,
+    format_validation_error,
+    seconds_field,
+    short_repr,
+    validated,
+)
 
 #: ``MODULE:CALLABLE``: a dotted module path, a colon, a dotted attribute path. Each
 #: dot separates two names, so matching is linear.
@@ -285,10 +291,7 @@ def parse_seat_arg(
             "openai:MODEL or anthropic:MODEL (or python:MODULE:CALLABLE)"
         )
     data.update({key: value for key, value in given.items() if key in model.model_fields})
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, where)) from None
+    return validated(model, data, where)
 
 
 __all__ = [

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from harness.defaults import MAX_TIMEOUT_SECONDS
 from harness.errors import ConfigError
@@ -48,6 +48,19 @@ def format_validation_error(
         if line not in lines:
             lines.append(line)
     return "\n".join(lines)
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def validated(model: type[ModelT], data: object, source: str) -> ModelT:
+    """``data`` validated into ``model``; a :class:`ConfigError` of
+    :func:`format_validation_error`'s lines, each starting with ``source``, when it does
+    not fit (a config's or a flag's problem said in its own terms, never a traceback)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, source)) from None
 
 
 #: Seeds are integers 0..2**53 - 1, exactly representable as a JSON number, so a
@@ -99,4 +112,5 @@ __all__ = [
     "seconds_field",
     "seed_problem",
     "short_repr",
+    "validated",
 ]
