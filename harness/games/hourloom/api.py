@@ -27,6 +27,7 @@ from harness.games.hourloom.state import HourloomStateError
 from harness.games.hourloom.validate import state_from_json
 from harness.models import JsonObject
 from harness.protocol import RequestRefused
+from harness.protocol.page_kit import read_page
 
 PAGE_FILE = Path(__file__).with_name("page.html")
 _TYPES = ", ".join(ACTION_TYPES)
@@ -62,7 +63,7 @@ class HourloomApi:
         return out
 
     def page(self) -> str | None:
-        return PAGE_FILE.read_text(encoding="utf-8")
+        return read_page(PAGE_FILE, solo=True)
 
 
 def action_problem(action: object) -> str | None:

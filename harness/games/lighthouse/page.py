@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.protocol.page_kit import read_page
+
 PAGE_FILE = Path(__file__).with_name("page.html")
 
 
 def page_html() -> str:
     """The page's HTML (read from the package each time, as the other games' pages)."""
-    return PAGE_FILE.read_text(encoding="utf-8")
+    return read_page(PAGE_FILE)
 
 
 __all__ = ["PAGE_FILE", "page_html"]

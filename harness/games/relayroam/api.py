@@ -23,6 +23,7 @@ from harness.games.relayroam.token import (
 )
 from harness.models import JsonObject
 from harness.protocol import RequestRefused
+from harness.protocol.page_kit import read_page
 
 PAGE_FILE = Path(__file__).with_name("page.html")
 
@@ -68,7 +69,7 @@ class RelayroamApi:
         }
 
     def page(self) -> str | None:
-        return PAGE_FILE.read_text(encoding="utf-8")
+        return read_page(PAGE_FILE, solo=True)
 
 
 __all__ = ["PAGE_FILE", "RelayroamApi"]
