@@ -20,7 +20,7 @@ from harness.protocol.codec import AnyTick, RecordCodec, RecordLine, header_of, 
 from harness.protocol.rules import ConfigT, DecisionT, ObsT
 from harness.protocol.seat_io import SeatIO
 from harness.protocol.solo import PLAYER, EpisodeT, SoloRules
-from harness.protocol.view import VIEW_RAW_RUNES, Frame, FrameSeat, View, turn_reasoning
+from harness.protocol.view import Frame, View, frame_seat
 from harness.records import PLAIN_SOURCES
 
 SCREEN_JS = Path(__file__).with_name("screen.js")
@@ -78,18 +78,7 @@ class TextView(View[EpisodeT], Generic[ConfigT, EpisodeT, ObsT, DecisionT]):
         frames = [TextFrame(label="start", tick=None, screen=self._screen(start))]
         state: EpisodeT | None = start
         for line in ticks_of(lines):
-            seats = [
-                FrameSeat(
-                    seat=seat,
-                    name=seat,
-                    source=turn.source,
-                    raw=turn.raw[:VIEW_RAW_RUNES],
-                    reasoning=turn_reasoning(turn),
-                    decision=turn.decision.model_dump(mode="json", by_alias=True),
-                    notes="",
-                )
-                for seat, turn in line.seats.items()
-            ]
+            seats = [frame_seat(seat, turn) for seat, turn in line.seats.items()]
             recorded = line.state.model_dump(mode="json", by_alias=True)
             state = self._follow(state, line, recorded)
             screen = (

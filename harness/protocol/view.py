@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Generic
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from harness.models import JsonObject, StrictModel
 from harness.protocol.codec import AnyTick, RecordLine
@@ -50,6 +50,23 @@ def turn_reasoning(turn: SeatTurn[object]) -> str | None:
     if len(text) <= VIEW_REASONING_RUNES:
         return text
     return text[: VIEW_REASONING_RUNES - 3] + "..."
+
+
+def frame_seat(
+    seat: str, turn: SeatTurn[BaseModel], *, name: str | None = None, notes: str = ""
+) -> FrameSeat:
+    """The seat ``seat`` of a frame, from its turn in the tick line: the reply cut at
+    :data:`VIEW_RAW_RUNES`, the reasoning as :func:`turn_reasoning` shows it, the
+    decision as the record spells it; named ``name`` (by default, the seat)."""
+    return FrameSeat(
+        seat=seat,
+        name=name or seat,
+        source=turn.source,
+        raw=turn.raw[:VIEW_RAW_RUNES],
+        reasoning=turn_reasoning(turn),
+        decision=turn.decision.model_dump(mode="json", by_alias=True),
+        notes=notes,
+    )
 
 
 class Frame(StrictModel):
@@ -126,5 +143,6 @@ __all__ = [
     "FrameSeat",
     "View",
     "frame_docs",
+    "frame_seat",
     "turn_reasoning",
 ]

@@ -34,7 +34,7 @@ from harness.games.hourloom.turn import bodies_of
 from harness.games.hourloom.words import END_WORDS, at, tick_words
 from harness.models import JsonObject, StrictModel
 from harness.protocol import Frame, FrameSeat, RecordLine, expect, header_of, ticks_of
-from harness.protocol.view import VIEW_RAW_RUNES, turn_reasoning
+from harness.protocol.view import VIEW_RAW_RUNES, frame_seat
 
 
 class EchoView(StrictModel):
@@ -299,18 +299,7 @@ def view_frames(lines: Sequence[RecordLine]) -> list[HourloomFrame]:
                 f"from tick {departed} on, the record departs from the rules' replay of its "
                 "actions: drawn from the record alone (no plates, laps or ground under bodies)"
             )
-        seats = [
-            FrameSeat(
-                seat=seat,
-                name=seat,
-                source=t.source,
-                raw=t.raw[:VIEW_RAW_RUNES],
-                reasoning=turn_reasoning(t),
-                decision=t.decision.model_dump(),
-                notes="",
-            )
-            for seat, t in line.seats.items()
-        ]
+        seats = [frame_seat(seat, t) for seat, t in line.seats.items()]
         frames.append(
             frame_of(
                 recorded,

@@ -29,7 +29,7 @@ from harness.protocol import (
     header_of,
     ticks_of,
 )
-from harness.protocol.view import VIEW_RAW_RUNES, turn_reasoning
+from harness.protocol.view import frame_seat
 from harness.records import PLAIN_SOURCES
 
 BOARD_JS = Path(__file__).with_name("board.js")
@@ -249,15 +249,7 @@ def view_frames(lines: Sequence[RecordLine]) -> list[LighthouseFrame]:
                 runners=[_tick_runner(r, since.get(r.seat)) for r in s.runners],
                 windows=_windows(before, line.tick),
                 seats=[
-                    FrameSeat(
-                        seat=seat,
-                        name=aliases.get(seat) or seat,
-                        source=turn.source,
-                        raw=turn.raw[:VIEW_RAW_RUNES],
-                        reasoning=turn_reasoning(turn),
-                        decision=turn.decision.model_dump(mode="json", by_alias=True),
-                        notes=_notes(s, seat),
-                    )
+                    frame_seat(seat, turn, name=aliases.get(seat), notes=_notes(s, seat))
                     for seat, turn in line.seats.items()
                 ],
             )

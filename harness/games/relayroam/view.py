@@ -14,7 +14,6 @@ from harness.models import JsonObject
 from harness.protocol import (
     AnyTick,
     Frame,
-    FrameSeat,
     GameResults,
     RecordLine,
     View,
@@ -22,7 +21,7 @@ from harness.protocol import (
     header_of,
     ticks_of,
 )
-from harness.protocol.view import VIEW_RAW_RUNES
+from harness.protocol.view import frame_seat
 from harness.records import PLAIN_SOURCES
 
 BOARD_JS = Path(__file__).with_name("board.js")
@@ -89,16 +88,7 @@ def view_frames(lines: Sequence[RecordLine]) -> list[RelayroamFrame]:
                 score=s.score,
                 phase=s.phase,
                 events=_event_types(s),
-                seats=[
-                    FrameSeat(
-                        seat=PLAYER,
-                        name=PLAYER,
-                        source=turn.source,
-                        raw=turn.raw[:VIEW_RAW_RUNES],
-                        decision=turn.decision.model_dump(),
-                        notes="",
-                    )
-                ],
+                seats=[frame_seat(PLAYER, turn)],
             )
         )
     return frames
