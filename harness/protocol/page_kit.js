@@ -94,11 +94,17 @@ const pageKit = (function () {
     }
   }
 
+  // an action's identity whatever the order of its keys: {type, dir} = {dir, type}
+  function actionKey(action) {
+    return JSON.stringify(Object.keys(action).sort().map((k) => [k, action[k]]));
+  }
+
   // A one-seat game's page over its stateless API (Relayroam's, Hourloom's): it starts
   // from ?seed= (7 by default), sends each action with the state the last answer gave
-  // (body[game.stateKey]), draws every answer with game.render(body) and says each
-  // refusal. game.title(reason), game.refusal(body, action) and game.can(legal) word a
-  // refusal (by default: the reason, the server's message, nothing).
+  // (body[game.stateKey]), and draws every answer: game.render(body), each button
+  // marked "legal" when its action is, game.banner(body) and <body data-phase>. It
+  // says each refusal: game.title(reason), game.refusal(body, action) and
+  // game.can(legal) word it (by default: the reason, the server's message, nothing).
   function playSolo(game) {
     const params = new URLSearchParams(window.location.search);
     const seedText = params.has("seed") ? params.get("seed") : "7";
@@ -106,6 +112,16 @@ const pageKit = (function () {
     const refusal = game.refusal || ((body) => body.message);
     const can = game.can || (() => null);
     let state = null;
+
+    function draw(body) {
+      game.render(body);
+      const legal = new Set(body.legalActions.map(actionKey));
+      for (const [id, action] of Object.entries(game.buttons)) {
+        $(id).classList.toggle("legal", legal.has(actionKey(action)));
+      }
+      setText("banner", game.banner(body));
+      document.body.dataset.phase = body.observation.phase;
+    }
 
     function refuse(reason, sentence, legal) {
       showRefusal(reason, title(reason), sentence, legal ? can(legal) : null);
@@ -124,7 +140,7 @@ const pageKit = (function () {
           return;
         }
         state = body[game.stateKey];
-        game.render(body);
+        draw(body);
         setText("message", game.started(body, seedText));
       }, failed);
     }
@@ -141,7 +157,7 @@ const pageKit = (function () {
           return;
         }
         state = body[game.stateKey];
-        game.render(body);
+        draw(body);
         if (body.ok) {
           clearRefusal();
           setText("message", body.message);

@@ -41,7 +41,7 @@ def test_every_served_page_carries_the_kit_once_and_its_policy_allows_it() -> No
             assert page.count("const pageKit = ") == 1, name
             assert page.count("<style>") == 2, name
             assert page.count("<script>") == 2, name
-            # the kit stands in the head, before the page's own style and script
+            # the kit opens the page: its script in the head, before the page's own
             assert page.index("const pageKit = ") < page.index("</head>")
             assert page.startswith('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset')
             csp = reply.headers["content-security-policy"]
@@ -58,8 +58,14 @@ def test_only_a_one_seat_page_gets_the_one_seat_styles() -> None:
 def test_a_page_without_its_marker_line_is_a_clear_error(tmp_path: Path) -> None:
     page = tmp_path / "page.html"
     page.write_text("<!DOCTYPE html>\n<html><head><title>t</title></head></html>\n")
-    with pytest.raises(HarnessError, match="must hold the line <!-- page kit --> once"):
+    with pytest.raises(HarnessError, match="must start with the line <!-- page kit -->"):
         read_page(page)
-    page.write_text(f"<head>\n{MARKER}\n{MARKER}\n</head>\n")
-    with pytest.raises(HarnessError, match="once"):
+    page.write_text(f"<title>t</title>\n{MARKER}\n")  # not first
+    with pytest.raises(HarnessError, match="must start with"):
         read_page(page)
+    page.write_text(f"{MARKER}\n{MARKER}\n")
+    with pytest.raises(HarnessError, match="hold it once"):
+        read_page(page)
+    page.write_text(f"{MARKER}\n<title>t</title>\n")
+    assert read_page(page).startswith("<!DOCTYPE html>")
+    assert read_page(page).endswith("</script>\n<title>t</title>\n")
