@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Generic
 
 from pydantic import BaseModel, Field
@@ -93,6 +95,13 @@ def frame_docs(frames: Sequence[Frame]) -> list[JsonObject]:
     return [frame.model_dump(mode="json", by_alias=True) for frame in frames]
 
 
+def score_share(score: int, bound: int, bound_name: str) -> str:
+    """A score beside the bound it is measured against, and its share of it:
+    ``score 455 of an optimum 544 (83.6%)`` (0.0% when the bound is 0)."""
+    ratio = score / bound if bound else 0.0
+    return f"score {score} of {bound_name} {bound} ({100 * ratio:.1f}%)"
+
+
 class View(ABC, Generic[StateT]):
     """A game's drawings of states, record lines and results.
 
@@ -126,14 +135,15 @@ class View(ABC, Generic[StateT]):
     def view_frames(self, lines: Sequence[RecordLine]) -> Sequence[Frame]:
         """One frame per position of a viewer: the start, then after each tick."""
 
-    @abstractmethod
     def viewer_script(self) -> str:
         """JavaScript defining ``renderBoard(element, frame)`` for the HTML viewer.
 
         It may also define ``seatColour(seat)`` (a CSS colour for a seat's card, or
-        null) and ``boardStyle`` (CSS). Read from a file of the game's package: the one
-        part that does I/O.
+        null) and ``boardStyle`` (CSS). Read from a file of the game's package, the one
+        part that does I/O: by default ``board.js`` beside the module that defines the
+        view's class, read each time.
         """
+        return Path(inspect.getfile(type(self))).with_name("board.js").read_text(encoding="utf-8")
 
 
 __all__ = [
@@ -144,5 +154,6 @@ __all__ = [
     "View",
     "frame_docs",
     "frame_seat",
+    "score_share",
     "turn_reasoning",
 ]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 
 from harness.games.hourloom.frames import HourloomFrame, frame_of, status, view_frames
 from harness.games.hourloom.game import PLAYER, Episode, tick_state
@@ -19,14 +18,8 @@ from harness.games.hourloom.record import HourloomResults, HourloomTickState
 from harness.games.hourloom.state import state_json
 from harness.models import JsonObject
 from harness.protocol import AnyTick, GameResults, RecordLine, View, expect
+from harness.protocol.view import score_share
 from harness.records import PLAIN_SOURCES
-
-BOARD_JS = Path(__file__).with_name("board.js")
-
-
-def viewer_script() -> str:
-    """The board drawing for the HTML viewer, read from ``board.js``."""
-    return BOARD_JS.read_text(encoding="utf-8")
 
 
 class HourloomView(View[Episode]):
@@ -77,9 +70,8 @@ class HourloomView(View[Episode]):
 
     def render_results(self, results: GameResults) -> str:
         r = expect(HourloomResults, results)
-        ratio = r.score / r.planned if r.planned else 0.0
         return (
-            f"score {r.score} of a planned {r.planned} ({100 * ratio:.1f}%)  "
+            f"{score_share(r.score, r.planned, 'a planned')}  "
             f"chambers sealed {r.chambers_sealed}  laps {r.laps_completed}  "
             f"actions {r.actions}  refusals {r.refusals}  reason {r.reason}"
         )
@@ -87,8 +79,5 @@ class HourloomView(View[Episode]):
     def view_frames(self, lines: Sequence[RecordLine]) -> list[HourloomFrame]:
         return view_frames(lines)
 
-    def viewer_script(self) -> str:
-        return viewer_script()
 
-
-__all__ = ["HourloomView", "status", "view_frames", "viewer_script"]
+__all__ = ["HourloomView", "status", "view_frames"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.game import KEEPER, runner_seat_id
@@ -31,8 +30,6 @@ from harness.protocol import (
 )
 from harness.protocol.view import frame_seat
 from harness.records import PLAIN_SOURCES
-
-BOARD_JS = Path(__file__).with_name("board.js")
 
 
 class RunnerView(StrictModel):
@@ -293,11 +290,6 @@ def _at(pos: Sequence[int]) -> str:
     return f"x={pos[0]}, y={pos[1]}"
 
 
-def viewer_script() -> str:
-    """The board drawing for the HTML viewer, read from ``board.js``."""
-    return BOARD_JS.read_text(encoding="utf-8")
-
-
 def render_tick(line: AnyTick) -> str:
     """A tick line as text for the terminal: the radio, each move, the keeper's view."""
     s = expect(LighthouseTickState, line.state)
@@ -375,9 +367,6 @@ class LighthouseView(View[GameState]):
     def view_frames(self, lines: Sequence[RecordLine]) -> list[LighthouseFrame]:
         return view_frames(lines)
 
-    def viewer_script(self) -> str:
-        return viewer_script()
-
 
 __all__ = [
     "LighthouseFrame",
@@ -385,6 +374,5 @@ __all__ = [
     "numbered",
     "render_tick",
     "view_frames",
-    "viewer_script",
     "water_text",
 ]

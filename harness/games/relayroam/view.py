@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 
 from harness.games.relayroam.config import RelayroamConfig
 from harness.games.relayroam.game import PLAYER, Episode, RelayroamRules
@@ -21,10 +20,8 @@ from harness.protocol import (
     header_of,
     ticks_of,
 )
-from harness.protocol.view import frame_seat
+from harness.protocol.view import frame_seat, score_share
 from harness.records import PLAIN_SOURCES
-
-BOARD_JS = Path(__file__).with_name("board.js")
 
 
 class RelayroamFrame(Frame):
@@ -94,11 +91,6 @@ def view_frames(lines: Sequence[RecordLine]) -> list[RelayroamFrame]:
     return frames
 
 
-def viewer_script() -> str:
-    """The board drawing for the HTML viewer, read from ``board.js``."""
-    return BOARD_JS.read_text(encoding="utf-8")
-
-
 class RelayroamView(View[Episode]):
     """Relayroam's drawings. Stateless; only :meth:`viewer_script` reads a file."""
 
@@ -140,9 +132,8 @@ class RelayroamView(View[Episode]):
 
     def render_results(self, results: GameResults) -> str:
         r = expect(RelayroamResults, results)
-        ratio = r.score / r.optimum if r.optimum else 0.0
         return (
-            f"score {r.score} of an optimum {r.optimum} ({100 * ratio:.1f}%)  "
+            f"{score_share(r.score, r.optimum, 'an optimum')}  "
             f"chambers cleared {r.cleared_chamber_count}  helpers {r.total_rescued}  "
             f"ticks {r.ticks}  reason {r.reason}"
         )
@@ -150,8 +141,5 @@ class RelayroamView(View[Episode]):
     def view_frames(self, lines: Sequence[RecordLine]) -> list[RelayroamFrame]:
         return view_frames(lines)
 
-    def viewer_script(self) -> str:
-        return viewer_script()
 
-
-__all__ = ["RelayroamFrame", "RelayroamView", "view_frames", "viewer_script"]
+__all__ = ["RelayroamFrame", "RelayroamView", "view_frames"]
