@@ -10,19 +10,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from typing import Any, TextIO, cast
 
 from harness.commands import fake_llm, leaderboard, play, replay, serve, tournament, view
 from harness.commands.parser import (
     Parser,
+    Subcommand,
     add_game_argument,
     add_seed_argument,
-    add_subcommand,
+    add_variant_argument,
     at_least,
     examples,
+    variant_of,
 )
 from harness.errors import ConfigError, HarnessError
 
@@ -31,9 +32,7 @@ def _cmd_board(args: argparse.Namespace) -> int:
     from harness.registry import get_game
 
     game = get_game(args.game)
-    variant = args.variant or game.variants[0]
-    if variant not in game.variants:
-        raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {variant!r}")
+    variant = variant_of(game, args.variant)
     config = game.rules.make_config(variant, {})
     if args.chamber is None:
         state = game.rules.new_state(config, args.seed)
@@ -70,26 +69,10 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-BOARD_HELP = "print the board a seed generates"
-SCHEMA_HELP = "print the JSON Schema of a record line, a manifest or a report"
-
-
-def _add_board(sub: Any) -> None:
-    board = add_subcommand(
-        sub,
-        "board",
-        _cmd_board,
-        help=BOARD_HELP,
-        description="Print the board (the layout, keys and starts) that a seed generates.",
-        example_lines=(
-            "lighthouse board --seed 7",
-            "lighthouse board --seed 7 --variant spring --json",
-            "lighthouse board --game relayroam --seed 3",
-        ),
-    )
+def _board_arguments(board: argparse.ArgumentParser) -> None:
     add_game_argument(board)
     add_seed_argument(board)
-    board.add_argument("--variant", help="a rules variant (default: the game's first)")
+    add_variant_argument(board)
     board.add_argument(
         "--chamber",
         type=at_least(1),
@@ -99,21 +82,7 @@ def _add_board(sub: Any) -> None:
     board.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def _add_schema(sub: Any) -> None:
-    schema = add_subcommand(
-        sub,
-        "schema",
-        _cmd_schema,
-        help=SCHEMA_HELP,
-        description="Print the JSON Schema every line of the game's records follows, or "
-        "that of a results folder's manifest.json, of `lighthouse report --format json` "
-        "or of `lighthouse leaderboard --format json` (docs/schemas/ holds each).",
-        example_lines=(
-            "lighthouse schema > lighthouse-record.schema.json",
-            "lighthouse schema --game relayroam",
-            "lighthouse schema --of report > report.schema.json",
-        ),
-    )
+def _schema_arguments(schema: argparse.ArgumentParser) -> None:
     schema.add_argument(
         "--of",
         choices=("record", "manifest", "report", "leaderboard"),
@@ -123,28 +92,45 @@ def _add_schema(sub: Any) -> None:
     add_game_argument(schema, help="the game (of a record)")
 
 
-@dataclass(frozen=True)
-class Command:
-    """A subcommand: its line in ``lighthouse --help``, and what adds its parser."""
+BOARD = Subcommand(
+    help="print the board a seed generates",
+    description="Print the board (the layout, keys and starts) that a seed generates.",
+    examples=(
+        "lighthouse board --seed 7",
+        "lighthouse board --seed 7 --variant spring --json",
+        "lighthouse board --game relayroam --seed 3",
+    ),
+    add_arguments=_board_arguments,
+    run=_cmd_board,
+)
+SCHEMA = Subcommand(
+    help="print the JSON Schema of a record line, a manifest or a report",
+    description="Print the JSON Schema every line of the game's records follows, or "
+    "that of a results folder's manifest.json, of `lighthouse report --format json` "
+    "or of `lighthouse leaderboard --format json` (docs/schemas/ holds each).",
+    examples=(
+        "lighthouse schema > lighthouse-record.schema.json",
+        "lighthouse schema --game relayroam",
+        "lighthouse schema --of report > report.schema.json",
+    ),
+    add_arguments=_schema_arguments,
+    run=_cmd_schema,
+)
 
-    help: str
-    add: Callable[[Any], None]
-
-
-#: Every subcommand, in the order ``lighthouse --help`` lists them.
-COMMANDS: dict[str, Command] = {
-    "board": Command(BOARD_HELP, _add_board),
-    "play": Command(play.HELP, play.add_parser),
-    "run": Command(tournament.RUN_HELP, tournament.add_run_parser),
-    "report": Command(tournament.REPORT_HELP, tournament.add_report_parser),
-    "merge": Command(tournament.MERGE_HELP, tournament.add_merge_parser),
-    "add": Command(tournament.ADD_HELP, tournament.add_add_parser),
-    "leaderboard": Command(leaderboard.HELP, leaderboard.add_parser),
-    "replay": Command(replay.HELP, replay.add_parser),
-    "view": Command(view.HELP, view.add_parser),
-    "serve": Command(serve.HELP, serve.add_parser),
-    "fake-llm": Command(fake_llm.HELP, fake_llm.add_parser),
-    "schema": Command(SCHEMA_HELP, _add_schema),
+#: Every subcommand, by name, in the order ``lighthouse --help`` lists them.
+COMMANDS: dict[str, Subcommand] = {
+    "board": BOARD,
+    "play": play.COMMAND,
+    "run": tournament.RUN,
+    "report": tournament.REPORT,
+    "merge": tournament.MERGE,
+    "add": tournament.ADD,
+    "leaderboard": leaderboard.COMMAND,
+    "replay": replay.COMMAND,
+    "view": view.COMMAND,
+    "serve": serve.COMMAND,
+    "fake-llm": fake_llm.COMMAND,
+    "schema": SCHEMA,
 }
 
 
@@ -179,7 +165,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, entry in COMMANDS.items():
         if command is None or command == name:
-            entry.add(sub)
+            entry.add_to(sub, name)
         else:  # its line in the list; its flags are not needed for this command line
             sub.add_parser(name, help=entry.help)
     return parser

@@ -4,16 +4,12 @@ a key (see :mod:`harness.testing.fake_llm`)."""
 from __future__ import annotations
 
 import argparse
-import sys
 import threading
 from pathlib import Path
-from typing import Any
 
-from harness.commands.parser import add_subcommand
-from harness.commands.view import _port
+from harness.commands.parser import Subcommand, add_port_argument
 
 DEFAULT_PORT = 8002
-HELP = "a fake model server on 127.0.0.1 (OpenAI- and Anthropic-compatible): model seats, no key"
 #: The key variable the printed command needs; any value works against the fake server.
 KEY_ENV = "OPENAI_API_KEY"
 #: The value the printed command sets it to (a key is hidden wherever it appears, so one
@@ -21,29 +17,9 @@ KEY_ENV = "OPENAI_API_KEY"
 ANY_KEY = "not-a-real-key"
 
 
-def add_parser(sub: Any) -> None:
-    """Register ``fake-llm``."""
-    fake = add_subcommand(
-        sub,
-        "fake-llm",
-        run,
-        help=HELP,
-        description="Serve a stand-in model on 127.0.0.1, answering OpenAI's "
-        "/v1/chat/completions and Anthropic's /v1/messages, until Ctrl-C. Each request gets "
-        "the simplest reply its seat's reply schema allows (a silent keeper, a runner or a "
-        "player that waits), or the next reply of --script. It prints the --base-url to "
-        "give a model seat and a command that plays against it.",
-        example_lines=(
-            "lighthouse fake-llm                        # at http://127.0.0.1:8002/v1",
-            "lighthouse fake-llm --port 0 --script replies.json",
-        ),
-    )
-    fake.add_argument(
-        "--port",
-        type=_port,
-        default=DEFAULT_PORT,
-        help="port to listen on; 0 picks a free one (default: %(default)s)",
-    )
+def _add_arguments(fake: argparse.ArgumentParser) -> None:
+    """``fake-llm``'s flags."""
+    add_port_argument(fake, DEFAULT_PORT)
     fake.add_argument(
         "--script",
         type=Path,
@@ -56,6 +32,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     """Serve until Ctrl-C (or until ``stop`` is set, for callers in code)."""
+    from harness.commands.interrupt import serve_until_interrupted
     from harness.testing.fake_llm import fake_llm_server
 
     server = fake_llm_server(args.port, args.script)
@@ -73,14 +50,27 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     ]
     print("\n".join(lines), flush=True)
     waiting = stop or threading.Event()
-    try:
+
+    def wait() -> None:
         while not waiting.wait(0.5):  # woken every half second, so Ctrl-C is heard
             pass
-    except KeyboardInterrupt:
-        print("fake model server stopped", file=sys.stderr)
-    finally:
-        server.stop()
-    return 0
+
+    return serve_until_interrupted(wait, server.stop, "fake model server stopped")
 
 
-__all__ = ["ANY_KEY", "DEFAULT_PORT", "HELP", "KEY_ENV", "add_parser", "run"]
+COMMAND = Subcommand(
+    help="a fake model server on 127.0.0.1 (OpenAI- and Anthropic-compatible): model seats, no key",
+    description="Serve a stand-in model on 127.0.0.1, answering OpenAI's "
+    "/v1/chat/completions and Anthropic's /v1/messages, until Ctrl-C. Each request gets "
+    "the simplest reply its seat's reply schema allows (a silent keeper, a runner or a "
+    "player that waits), or the next reply of --script. It prints the --base-url to "
+    "give a model seat and a command that plays against it.",
+    examples=(
+        "lighthouse fake-llm                        # at http://127.0.0.1:8002/v1",
+        "lighthouse fake-llm --port 0 --script replies.json",
+    ),
+    add_arguments=_add_arguments,
+    run=run,
+)
+
+__all__ = ["ANY_KEY", "COMMAND", "DEFAULT_PORT", "KEY_ENV", "run"]

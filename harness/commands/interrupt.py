@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Coroutine
+import sys
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -59,4 +60,18 @@ async def _interruptible(main: Coroutine[Any, Any, T]) -> T:
         loop.remove_signal_handler(signal.SIGINT)
 
 
-__all__ = ["run_interruptible"]
+def serve_until_interrupted(
+    serve: Callable[[], object], close: Callable[[], object], stopped: str
+) -> int:
+    """Run ``serve`` (a server's loop, in this thread) until Ctrl-C, then say ``stopped``
+    on stderr; ``close`` frees the server however the loop ended. Returns exit status 0."""
+    try:
+        serve()
+    except KeyboardInterrupt:
+        print(stopped, file=sys.stderr)
+    finally:
+        close()
+    return 0
+
+
+__all__ = ["run_interruptible", "serve_until_interrupted"]

@@ -3,34 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import Any
 
-from harness.commands.parser import add_subcommand
-
-HELP = "rate the entrants of several results folders on one Bradley-Terry scale"
+from harness.commands.parser import Subcommand, add_folders_argument, add_format_argument
 
 
-def add_parser(sub: Any) -> None:
-    """Register ``leaderboard``."""
-    board = add_subcommand(
-        sub,
-        "leaderboard",
-        leaderboard_command,
-        help=HELP,
-        description="Join results folders that share seeds and fit one Bradley-Terry "
-        "rating scale over every entrant, on paired per-seed outcomes with seed-"
-        "clustered bootstrap intervals (docs/crossplay.md). Entrants with the same "
-        "identity in several folders link them; entrants no seed connects are refused.",
-        example_lines=(
-            "lighthouse leaderboard results/october results/november",
-            "lighthouse leaderboard results/a results/b --format json",
-        ),
-    )
-    board.add_argument("dirs", type=Path, nargs="+", metavar="DIR", help="results folders")
-    board.add_argument(
-        "--format", choices=("md", "json"), default="md", help="the leaderboard's format"
-    )
+def _add_arguments(board: argparse.ArgumentParser) -> None:
+    """``leaderboard``'s flags."""
+    add_folders_argument(board, "results folders")
+    add_format_argument(board, "leaderboard", "json")
 
 
 def leaderboard_command(args: argparse.Namespace) -> int:
@@ -46,4 +26,18 @@ def leaderboard_command(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["HELP", "add_parser", "leaderboard_command"]
+COMMAND = Subcommand(
+    help="rate the entrants of several results folders on one Bradley-Terry scale",
+    description="Join results folders that share seeds and fit one Bradley-Terry "
+    "rating scale over every entrant, on paired per-seed outcomes with seed-"
+    "clustered bootstrap intervals (docs/crossplay.md). Entrants with the same "
+    "identity in several folders link them; entrants no seed connects are refused.",
+    examples=(
+        "lighthouse leaderboard results/october results/november",
+        "lighthouse leaderboard results/a results/b --format json",
+    ),
+    add_arguments=_add_arguments,
+    run=leaderboard_command,
+)
+
+__all__ = ["COMMAND", "leaderboard_command"]

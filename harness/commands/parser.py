@@ -1,5 +1,6 @@
 """What every ``lighthouse`` command's parser shares: help that shows defaults and
-examples, one-line errors, and the checks of flag values that argparse runs.
+examples, one-line errors, the checks of flag values that argparse runs, and the
+options several commands take (each defined here once, with one help text).
 
 A bad flag value stops the command before anything runs, with one line naming the
 flag and the problem, and exit status 2, whether argparse finds it (a malformed
@@ -13,10 +14,16 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from harness.defaults import MAX_TIMEOUT_SECONDS
+from harness.errors import ConfigError
+
+if TYPE_CHECKING:
+    from harness.protocol import GameEntry
 
 #: A decimal integer as a flag spells it.
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -75,22 +82,29 @@ def examples(*lines: str) -> str:
     return f"{EXAMPLES}\n" + "\n".join(f"  {line}" for line in lines)
 
 
-def add_subcommand(
-    sub: Any,
-    name: str,
-    run: Callable[..., int],
-    *,
-    help: str,
-    description: str,
-    example_lines: Sequence[str],
-) -> argparse.ArgumentParser:
-    """Add one subcommand's parser to ``sub`` (argparse's subparsers): its line in
-    ``lighthouse --help``, its description, its examples, and the function it runs."""
-    parser: argparse.ArgumentParser = sub.add_parser(
-        name, help=help, description=description, epilog=examples(*example_lines)
-    )
-    parser.set_defaults(func=run)
-    return parser
+@dataclass(frozen=True)
+class Subcommand:
+    """One ``lighthouse`` subcommand: its line in ``lighthouse --help``, the description
+    and examples its own ``--help`` shows, what adds its flags, and what it runs.
+
+    Its name is its key in :data:`harness.cli.COMMANDS`, the one list of them.
+    """
+
+    help: str
+    description: str
+    examples: tuple[str, ...]
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+    def add_to(self, sub: Any, name: str) -> argparse.ArgumentParser:
+        """Add this subcommand's parser, flags included, to ``sub`` (argparse's
+        subparsers) as ``name``."""
+        parser: argparse.ArgumentParser = sub.add_parser(
+            name, help=self.help, description=self.description, epilog=examples(*self.examples)
+        )
+        parser.set_defaults(func=self.run)
+        self.add_arguments(parser)
+        return parser
 
 
 def add_game_argument(parser: argparse.ArgumentParser, help: str = "the game") -> None:
@@ -105,6 +119,60 @@ def add_seed_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed", type=seed, required=True, help="the seed: an integer 0..2^53-1, as in configs"
     )
+
+
+def add_variant_argument(parser: argparse.ArgumentParser) -> None:
+    """``--variant``: one of the game's rules variants (checked by :func:`variant_of`)."""
+    parser.add_argument(
+        "--variant", help="a rules variant, e.g. Lighthouse's default or spring "
+        "(default: the game's first)"
+    )  # fmt: skip
+
+
+def variant_of(game: GameEntry, variant: str | None) -> str:
+    """The variant ``--variant`` names (the game's first when not given); a ConfigError
+    naming the game's variants when it has no such variant."""
+    chosen = game.variants[0] if variant is None else variant
+    if chosen not in game.variants:
+        raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {chosen!r}")
+    return chosen
+
+
+def add_folder_argument(parser: argparse.ArgumentParser) -> None:
+    """``DIR``: the results folder a command reads or adds to."""
+    parser.add_argument("dir", type=Path, metavar="DIR", help="the results folder")
+
+
+def add_folders_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """``DIR...``: the results folders a command joins."""
+    parser.add_argument("dirs", type=Path, nargs="+", metavar="DIR", help=help)
+
+
+def add_format_argument(parser: argparse.ArgumentParser, what: str, *others: str) -> None:
+    """``--format``: Markdown unless told, or one of ``others`` (``what`` is printed)."""
+    parser.add_argument(
+        "--format", choices=("md", *others), default="md", help=f"the {what}'s format"
+    )
+
+
+def add_host_argument(parser: argparse.ArgumentParser) -> None:
+    """``--host``: the address a command serves on, this machine's own unless told."""
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (0.0.0.0: every one)"
+    )
+
+
+def add_port_argument(parser: argparse.ArgumentParser, default: int) -> None:
+    """``--port``: the port a command serves on (:func:`port`)."""
+    parser.add_argument("--port", type=port, default=default, help="the port (0: any free one)")
+
+
+def port(text: str) -> int:
+    """A port number 0..65535 (0: the system picks a free one)."""
+    # digits only, and few of them: int() of a 5,000-digit string is refused with a traceback
+    if not (text.isascii() and text.isdigit() and len(text) <= 5) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a port number 0..65535")
+    return int(text)
 
 
 def _shown(text: str) -> str:
@@ -194,13 +262,21 @@ def seconds(*, zero: bool = False, maximum: float = MAX_TIMEOUT_SECONDS) -> Call
 __all__ = [
     "HelpFormatter",
     "Parser",
+    "Subcommand",
+    "add_folder_argument",
+    "add_folders_argument",
+    "add_format_argument",
     "add_game_argument",
+    "add_host_argument",
+    "add_port_argument",
     "add_seed_argument",
-    "add_subcommand",
+    "add_variant_argument",
     "at_least",
     "examples",
     "integer",
     "number",
+    "port",
     "seconds",
     "seed",
+    "variant_of",
 ]

@@ -7,39 +7,24 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.commands.parser import add_game_argument, add_seed_argument, add_subcommand, seconds
+from harness.commands.parser import (
+    Subcommand,
+    add_game_argument,
+    add_seed_argument,
+    add_variant_argument,
+    seconds,
+    variant_of,
+)
 from harness.commands.seats import add_seat_arguments
 from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
-from harness.errors import ConfigError
 from harness.text import terminal_safe
 
-HELP = "play one episode in the terminal (the game's baselines unless told otherwise)"
 
-
-def add_parser(sub: Any) -> None:
-    """Register ``play``."""
-    play = add_subcommand(
-        sub,
-        "play",
-        run,
-        help=HELP,
-        description="Play one episode and show it tick by tick. Every seat the flags do "
-        "not name is played by its role's first baseline.",
-        example_lines=(
-            "lighthouse play --seed 7",
-            "lighthouse play --seed 7 --keeper pilot --quiet --record episode.jsonl",
-            "lighthouse play --seed 7 --keeper silent --runners scout",
-            "lighthouse play --seed 7 --keeper openai:gpt-4o-mini --runners wallhug",
-            "lighthouse play --seed 7 --keeper openai:MODEL --base-url http://127.0.0.1:8080/v1",
-            "lighthouse play --game relayroam --seed 3 --player vent-aware-greedy",
-        ),
-    )
+def _add_arguments(play: argparse.ArgumentParser) -> None:
+    """``play``'s flags."""
     add_game_argument(play)
     add_seed_argument(play)
-    play.add_argument(
-        "--variant", help="a rules variant, e.g. Lighthouse's default or spring "
-        "(default: the game's first)"
-    )  # fmt: skip
+    add_variant_argument(play)
     play.add_argument(
         "--record",
         type=Path,
@@ -81,9 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.registry import get_game
 
     game = get_game(args.game)
-    if args.variant is not None and args.variant not in game.variants:
-        raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {args.variant!r}")
-    env = Env(game, variant=args.variant, episode_timeout_seconds=args.episode_timeout)
+    variant = variant_of(game, args.variant)
+    env = Env(game, variant=variant, episode_timeout_seconds=args.episode_timeout)
     state = env.new_state(args.seed)
     specs = seat_configs(game, args)
     check_seat_keys(game, specs, args)
@@ -123,3 +107,22 @@ def run(args: argparse.Namespace) -> int:
     if args.record:
         print(f"record written to {args.record}")
     return 0
+
+
+COMMAND = Subcommand(
+    help="play one episode in the terminal (the game's baselines unless told otherwise)",
+    description="Play one episode and show it tick by tick. Every seat the flags do "
+    "not name is played by its role's first baseline.",
+    examples=(
+        "lighthouse play --seed 7",
+        "lighthouse play --seed 7 --keeper pilot --quiet --record episode.jsonl",
+        "lighthouse play --seed 7 --keeper silent --runners scout",
+        "lighthouse play --seed 7 --keeper openai:gpt-4o-mini --runners wallhug",
+        "lighthouse play --seed 7 --keeper openai:MODEL --base-url http://127.0.0.1:8080/v1",
+        "lighthouse play --game relayroam --seed 3 --player vent-aware-greedy",
+    ),
+    add_arguments=_add_arguments,
+    run=run,
+)
+
+__all__ = ["COMMAND", "run"]

@@ -9,47 +9,19 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.commands.parser import add_subcommand, at_least
+from harness.commands.parser import Subcommand, at_least
 from harness.commands.seats import add_seat_arguments
 from harness.errors import ConfigError, HarnessError, RecordError
 from harness.files import regular_files
 
-HELP = "re-execute recorded episodes with the current engine and check them"
 
-
-def add_parser(sub: Any) -> None:
-    """Register ``replay``."""
-    rep = add_subcommand(
-        sub,
-        "replay",
-        run,
-        help=HELP,
-        description="Re-execute recorded episodes with the current engine and name the "
-        "first tick and field that disagree; for a results folder, also check every "
-        "results line against its record. Exit status 1 when anything is not clean.",
-        example_lines=(
-            "lighthouse replay results/smoke",
-            "lighthouse replay episode.jsonl --html episode.html",
-            "lighthouse replay episode.jsonl --reparse",
-            "lighthouse replay episode.jsonl --until-tick 5 --keeper pilot --out what-if.jsonl",
-            "lighthouse replay results/smoke/records/ID.jsonl --until-tick 5 --keeper pilot",
-        ),
-    )
+def _add_arguments(rep: argparse.ArgumentParser) -> None:
+    """``replay``'s flags."""
     rep.add_argument("record", type=Path, help="a record, or a results folder")
     rep.add_argument("--reparse", action="store_true", help="re-parse every model reply")
-    rep.add_argument(
-        "--complete",
-        type=Path,
-        metavar="OUT",
-        help="write the full record (one record only; default: none is written)",
-    )
+    _add_one_record_output(rep, "--complete", "write the full record")
     rep.add_argument("--view", action="store_true", help="step through the ticks")
-    rep.add_argument(
-        "--html",
-        type=Path,
-        metavar="OUT",
-        help="write a self-contained viewer (one record only; default: none is written)",
-    )
+    _add_one_record_output(rep, "--html", "write a self-contained viewer")
     rep.add_argument(
         "--until-tick",
         type=at_least(0),
@@ -71,6 +43,14 @@ def add_parser(sub: Any) -> None:
         "from (refused when that is in a results folder)",
     )
     add_seat_arguments(rep)
+
+
+def _add_one_record_output(rep: argparse.ArgumentParser, flag: str, does: str) -> None:
+    """An option naming a file that what one record replays into is written to (``run``
+    refuses it for a folder)."""
+    rep.add_argument(
+        flag, type=Path, metavar="OUT", help=f"{does} (one record only; default: none is written)"
+    )
 
 
 def record_paths(path: Path) -> tuple[list[Path], list[str]]:
@@ -283,3 +263,20 @@ def _counterfactual(args: argparse.Namespace) -> int:
     )
     print(f"record written to {out}")
     return 0
+
+
+COMMAND = Subcommand(
+    help="re-execute recorded episodes with the current engine and check them",
+    description="Re-execute recorded episodes with the current engine and name the "
+    "first tick and field that disagree; for a results folder, also check every "
+    "results line against its record. Exit status 1 when anything is not clean.",
+    examples=(
+        "lighthouse replay results/smoke",
+        "lighthouse replay episode.jsonl --html episode.html",
+        "lighthouse replay episode.jsonl --reparse",
+        "lighthouse replay episode.jsonl --until-tick 5 --keeper pilot --out what-if.jsonl",
+        "lighthouse replay results/smoke/records/ID.jsonl --until-tick 5 --keeper pilot",
+    ),
+    add_arguments=_add_arguments,
+    run=run,
+)

@@ -8,9 +8,10 @@ import sys
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any
 
-from harness.commands.parser import examples
+from harness.commands.parser import Subcommand, add_host_argument, add_port_argument
+
+DEFAULT_PORT = 8000
 
 
 def _seconds(text: str) -> float:
@@ -40,11 +41,8 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
-HELP = "serve the games' HTTP APIs and playable pages (Lighthouse, Relayroam, Hourloom)"
-
-
-def add_parser(sub: Any) -> None:
-    """Register ``serve``."""
+def _add_arguments(serve: argparse.ArgumentParser) -> None:
+    """``serve``'s flags."""
     from harness.server.limits import (
         DEFAULT_BODY_TIMEOUT,
         DEFAULT_HEADER_TIMEOUT,
@@ -53,26 +51,8 @@ def add_parser(sub: Any) -> None:
         MAX_CONNECTIONS,
     )
 
-    serve = sub.add_parser(
-        "serve",
-        help=HELP,
-        description="Serve every game's JSON API and a page to play it in the browser; "
-        "http://HOST:PORT/ lists them. Game states travel with each request (Lighthouse's "
-        "and Relayroam's signed with a key kept across restarts, see --key-file), so the "
-        "server keeps no sessions. Lighthouse's API is in docs/serve.md.",
-        epilog=examples(
-            "lighthouse serve                      # then open http://127.0.0.1:8000/",
-            "lighthouse serve --host 0.0.0.0 --port 8080 --max-connections 500",
-            "RELAYROAM_TOKEN_KEY=$(python -c 'import secrets; print(secrets.token_hex(32))') "
-            "lighthouse serve",
-        ),
-    )
-    serve.add_argument(
-        "--host", default="127.0.0.1", help="the address to listen on (0.0.0.0: every one)"
-    )
-    serve.add_argument(
-        "--port", type=_int_in(0, 65535), default=8000, help="the port (0: any free one)"
-    )
+    add_host_argument(serve)
+    add_port_argument(serve, DEFAULT_PORT)
     serve.add_argument(
         "--header-timeout",
         type=_seconds,
@@ -115,7 +95,6 @@ def add_parser(sub: Any) -> None:
         "key is never printed (default: serve-signing.key in your state folder: "
         "~/.local/state/lighthouse/ on Linux, or $XDG_STATE_HOME/lighthouse/)",
     )
-    serve.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -178,3 +157,20 @@ def _kept(path: Path) -> Callable[[], bytes]:
         return kept.key
 
     return load
+
+
+COMMAND = Subcommand(
+    help="serve the games' HTTP APIs and playable pages (Lighthouse, Relayroam, Hourloom)",
+    description="Serve every game's JSON API and a page to play it in the browser; "
+    "http://HOST:PORT/ lists them. Game states travel with each request (Lighthouse's "
+    "and Relayroam's signed with a key kept across restarts, see --key-file), so the "
+    "server keeps no sessions. Lighthouse's API is in docs/serve.md.",
+    examples=(
+        "lighthouse serve                      # then open http://127.0.0.1:8000/",
+        "lighthouse serve --host 0.0.0.0 --port 8080 --max-connections 500",
+        "RELAYROAM_TOKEN_KEY=$(python -c 'import secrets; print(secrets.token_hex(32))') "
+        "lighthouse serve",
+    ),
+    add_arguments=_add_arguments,
+    run=run,
+)

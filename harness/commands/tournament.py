@@ -5,9 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from harness.commands.parser import add_subcommand, at_least
+from harness.commands.parser import (
+    Subcommand,
+    add_folder_argument,
+    add_folders_argument,
+    add_format_argument,
+    at_least,
+)
 from harness.errors import ConfigError, HarnessError
 
 if TYPE_CHECKING:
@@ -20,29 +26,10 @@ CEILING_HELP = (
     "whose team is played on the same seeds when no entrant is it (default: the game's "
     "ceiling baseline when an entrant plays it)"
 )
-RUN_HELP = "play a tournament config; resumes where it stopped"
-REPORT_HELP = "report on a results folder"
-MERGE_HELP = "join the results folders of a tournament's shards"
-ADD_HELP = "add a person's episode (played in lighthouse serve) to a results folder"
 
 
-def add_run_parser(sub: Any) -> None:
-    """Register ``run``."""
-    run_p = add_subcommand(
-        sub,
-        "run",
-        run,
-        help=RUN_HELP,
-        description="Play every episode of a tournament config (docs/tournaments.md) into "
-        "a results folder, then print its report. Run it again to resume, or after "
-        "adding seeds or entrants to play only what is new.",
-        example_lines=(
-            "lighthouse run configs/smoke.toml",
-            "lighthouse run configs/keeper-models.toml --dry-run --detect 5",
-            "lighthouse run my.toml --concurrency 16 --max-cost 20",
-            "lighthouse run my.toml --shard 1/4 --out results/my-1    # then lighthouse merge",
-        ),
-    )
+def _run_flags(run_p: argparse.ArgumentParser) -> None:
+    """``run``'s flags."""
     run_p.add_argument("config", type=Path, help="the tournament config (TOML)")
     run_p.add_argument(
         "--out", type=Path, metavar="DIR", help="results folder (default: results/<name>)"
@@ -115,29 +102,10 @@ def _add_narrowing(run_p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_report_parser(sub: Any) -> None:
-    """Register ``report``."""
-    report = add_subcommand(
-        sub,
-        "report",
-        report_command,
-        help=REPORT_HELP,
-        description="Print the report of a results folder: the leaderboard with its "
-        "intervals, the paired comparison, the per-entrant figures.",
-        example_lines=(
-            "lighthouse report results/smoke",
-            "lighthouse report results/smoke --format csv > smoke.csv",
-            "lighthouse report results/smoke --reference lantern --plot smoke.svg",
-            "lighthouse report results/crossplay --format crossplay-csv   # one figure a row",
-        ),
-    )
-    report.add_argument("dir", type=Path, help="the results folder")
-    report.add_argument(
-        "--format",
-        choices=("md", "csv", "json", "crossplay-csv"),
-        default="md",
-        help="the report's format",
-    )
+def _report_flags(report: argparse.ArgumentParser) -> None:
+    """``report``'s flags."""
+    add_folder_argument(report)
+    add_format_argument(report, "report", "csv", "json", "crossplay-csv")
     report.add_argument(
         "--reference",
         metavar="NAME",
@@ -152,41 +120,17 @@ def add_report_parser(sub: Any) -> None:
     report.add_argument("--ceiling", metavar="NAME", help=CEILING_HELP)
 
 
-def add_merge_parser(sub: Any) -> None:
-    """Register ``merge``."""
-    merge = add_subcommand(
-        sub,
-        "merge",
-        merge_command,
-        help=MERGE_HELP,
-        description="Join the results folders of a tournament's shards (run --shard I/N) "
-        "into one, checking that they belong to one config.",
-        example_lines=("lighthouse merge results/my-1 results/my-2 --out results/my",),
-    )
-    merge.add_argument("dirs", type=Path, nargs="+", metavar="DIR", help="the shards' folders")
+def _merge_flags(merge: argparse.ArgumentParser) -> None:
+    """``merge``'s flags."""
+    add_folders_argument(merge, "the shards' folders")
     merge.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="the new, merged folder"
     )
 
 
-def add_add_parser(sub: Any) -> None:
-    """Register ``add``."""
-    add = add_subcommand(
-        sub,
-        "add",
-        add_command,
-        help=ADD_HELP,
-        description="Add the record of an episode a person played (on the page of "
-        "lighthouse serve) to a results folder, as an entrant of its own: a human "
-        "baseline in the same report as the models and bots. The record must replay "
-        "clean and be of one of the folder's seeds, variants and rules; the entrant's "
-        "seats are the record's (a person, baselines at the rest).",
-        example_lines=(
-            "lighthouse add results/smoke ada-seed3.jsonl --as ada",
-            "lighthouse report results/smoke",
-        ),
-    )
-    add.add_argument("dir", type=Path, metavar="DIR", help="the results folder")
+def _add_flags(add: argparse.ArgumentParser) -> None:
+    """``add``'s flags."""
+    add_folder_argument(add)
     add.add_argument("record", type=Path, metavar="RECORD", help="the episode's record file")
     add.add_argument(
         "--as",
@@ -413,3 +357,56 @@ def merge_command(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+RUN = Subcommand(
+    help="play a tournament config; resumes where it stopped",
+    description="Play every episode of a tournament config (docs/tournaments.md) into "
+    "a results folder, then print its report. Run it again to resume, or after "
+    "adding seeds or entrants to play only what is new.",
+    examples=(
+        "lighthouse run configs/smoke.toml",
+        "lighthouse run configs/keeper-models.toml --dry-run --detect 5",
+        "lighthouse run my.toml --concurrency 16 --max-cost 20",
+        "lighthouse run my.toml --shard 1/4 --out results/my-1    # then lighthouse merge",
+    ),
+    add_arguments=_run_flags,
+    run=run,
+)
+REPORT = Subcommand(
+    help="report on a results folder",
+    description="Print the report of a results folder: the leaderboard with its "
+    "intervals, the paired comparison, the per-entrant figures.",
+    examples=(
+        "lighthouse report results/smoke",
+        "lighthouse report results/smoke --format csv > smoke.csv",
+        "lighthouse report results/smoke --reference lantern --plot smoke.svg",
+        "lighthouse report results/crossplay --format crossplay-csv   # one figure a row",
+    ),
+    add_arguments=_report_flags,
+    run=report_command,
+)
+MERGE = Subcommand(
+    help="join the results folders of a tournament's shards",
+    description="Join the results folders of a tournament's shards (run --shard I/N) "
+    "into one, checking that they belong to one config.",
+    examples=("lighthouse merge results/my-1 results/my-2 --out results/my",),
+    add_arguments=_merge_flags,
+    run=merge_command,
+)
+ADD = Subcommand(
+    help="add a person's episode (played in lighthouse serve) to a results folder",
+    description="Add the record of an episode a person played (on the page of "
+    "lighthouse serve) to a results folder, as an entrant of its own: a human "
+    "baseline in the same report as the models and bots. The record must replay "
+    "clean and be of one of the folder's seeds, variants and rules; the entrant's "
+    "seats are the record's (a person, baselines at the rest).",
+    examples=(
+        "lighthouse add results/smoke ada-seed3.jsonl --as ada",
+        "lighthouse report results/smoke",
+    ),
+    add_arguments=_add_flags,
+    run=add_command,
+)
+
+__all__ = ["ADD", "MERGE", "REPORT", "RUN", "report_text", "run"]

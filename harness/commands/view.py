@@ -5,39 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-from harness.commands.parser import add_subcommand
+from harness.commands.parser import (
+    Subcommand,
+    add_folder_argument,
+    add_host_argument,
+    add_port_argument,
+)
 from harness.text import terminal_safe
 
 DEFAULT_PORT = 8001
-HELP = "browse a results folder: leaderboard, intervals, plot, every episode"
 
 
-def _port(text: str) -> int:
-    # digits only, and few of them: int() of a 5,000-digit string is refused with a traceback
-    if not (text.isascii() and text.isdigit() and len(text) <= 5) or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a port number 0..65535")
-    return int(text)
-
-
-def add_parser(sub: Any) -> None:
-    """Register ``view``."""
-    view = add_subcommand(
-        sub,
-        "view",
-        view_command,
-        help=HELP,
-        description="Browse a results folder: the leaderboard and paired tables with their "
-        "intervals, a plot of every entrant's scores, the per-entrant figures, and a "
-        "sortable, filterable table of every episode, each opening in the episode viewer. "
-        "Reads the folder only; works on a folder still being written.",
-        example_lines=(
-            "lighthouse view results/smoke              # serve it at http://127.0.0.1:8001/",
-            "lighthouse view results/smoke --out site   # or write files: open site/index.html",
-        ),
-    )
-    view.add_argument("dir", type=Path, metavar="DIR", help="the results folder")
+def _add_arguments(view: argparse.ArgumentParser) -> None:
+    """``view``'s flags."""
+    add_folder_argument(view)
     view.add_argument(
         "--out",
         type=Path,
@@ -45,15 +27,8 @@ def add_parser(sub: Any) -> None:
         help="write the browser as static files into SITE (works from file://) "
         "(default: serve it instead)",
     )
-    view.add_argument(
-        "--host", default="127.0.0.1", help="address to serve on (default: %(default)s)"
-    )
-    view.add_argument(
-        "--port",
-        type=_port,
-        default=DEFAULT_PORT,
-        help="port to serve on; 0 picks a free one (default: %(default)s)",
-    )
+    add_host_argument(view)
+    add_port_argument(view, DEFAULT_PORT)
 
 
 def view_command(args: argparse.Namespace) -> int:
@@ -71,6 +46,7 @@ def view_command(args: argparse.Namespace) -> int:
         )
         return 0
     from harness.browse.server import make_server
+    from harness.commands.interrupt import serve_until_interrupted
 
     server = make_server(args.dir, args.host, args.port)
     host, port = str(server.server_address[0]), server.server_address[1]
@@ -79,13 +55,21 @@ def view_command(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
-    finally:
-        server.server_close()
-    return 0
+    return serve_until_interrupted(server.serve_forever, server.server_close, "stopped")
 
 
-__all__ = ["add_parser", "view_command"]
+COMMAND = Subcommand(
+    help="browse a results folder: leaderboard, intervals, plot, every episode",
+    description="Browse a results folder: the leaderboard and paired tables with their "
+    "intervals, a plot of every entrant's scores, the per-entrant figures, and a "
+    "sortable, filterable table of every episode, each opening in the episode viewer. "
+    "Reads the folder only; works on a folder still being written.",
+    examples=(
+        "lighthouse view results/smoke              # serve it at http://127.0.0.1:8001/",
+        "lighthouse view results/smoke --out site   # or write files: open site/index.html",
+    ),
+    add_arguments=_add_arguments,
+    run=view_command,
+)
+
+__all__ = ["COMMAND", "DEFAULT_PORT", "view_command"]

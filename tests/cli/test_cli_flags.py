@@ -83,7 +83,7 @@ BAD = [
     (["run", "configs/smoke.toml", "--limit", "0"], "--limit: must be a whole number >= 1, got 0"),
     (["run", "configs/smoke.toml", "--ceiling", "nobody", "--dry-run"],
      "--ceiling: 'nobody' is neither an entrant nor a baseline of lighthouse"),
-    (["serve", "--port", "99999"], "--port: '99999' is not an integer 0..65535"),
+    (["serve", "--port", "99999"], "--port: '99999' is not a port number 0..65535"),
     (["serve", "--host", "no such host.invalid"], "--host: 'no such host.invalid' is not an address to listen on"),
     (["play", "--seed", "-1"], f"--seed: seed must be an integer 0..{MAX_SEED}, got -1"),
     (["play", "--seed", "99999999999999999999999"],
@@ -148,7 +148,7 @@ def test_a_bad_flag_value_from_the_shell_is_one_line() -> None:
     )  # fmt: skip
     assert proc.returncode == 2
     assert proc.stderr == (
-        "lighthouse: error: --port: '99999' is not an integer 0..65535 "
+        "lighthouse: error: --port: '99999' is not a port number 0..65535 "
         "(see: lighthouse serve --help)\n"
     )
     assert proc.stdout == ""
