@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from harness import defaults
 from harness.commands.parser import at_least, number, seconds
@@ -43,14 +43,20 @@ def group_flags() -> dict[str, str]:
 
 def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
     """A flag per seat group of every game, and the options of model and agent seats."""
-    from harness.llm.options import MIN_THINKING_BUDGET
-    from harness.llm.shapes import SHAPES
-    from harness.llm.types import MaxTokensField, ReasoningEffort, ServiceTier
-
     for key, text in group_flags().items():
         parser.add_argument(
             f"--{key}", metavar="SPEC", help=text + " (default: the first baseline)"
         )
+    _add_model_options(parser)
+    _add_provider_options(parser)
+    _add_agent_options(parser)
+
+
+def _add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every model seat: its server and key, prompts, sampling, timing,
+    reply shape, history and transport."""
+    from harness.llm.shapes import SHAPES
+
     parser.add_argument(
         "--base-url",
         metavar="URL",
@@ -83,31 +89,6 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"the most tokens a model may write in one reply (default: {defaults.MAX_TOKENS}; "
         f"{defaults.REASONING_MAX_TOKENS} with --reasoning-effort, the budget + "
         f"{defaults.MAX_TOKENS} with --thinking-budget)",
-    )
-    parser.add_argument(
-        "--reasoning-effort",
-        choices=get_args(ReasoningEffort),
-        help="an OpenAI reasoning model's effort (o-series, GPT-5 family; openai: seats "
-        "only) (default: the model's)",
-    )
-    parser.add_argument(
-        "--thinking-budget",
-        type=at_least(MIN_THINKING_BUDGET),
-        metavar="N",
-        help="Anthropic extended thinking: the most tokens a model may think in, at least "
-        f"{MIN_THINKING_BUDGET} (anthropic: seats only; default: off)",
-    )
-    parser.add_argument(
-        "--service-tier",
-        choices=get_args(ServiceTier),
-        help="OpenAI's service tier, flex being cheaper and slower (openai: seats only) "
-        "(default: the account's)",
-    )
-    parser.add_argument(
-        "--max-tokens-field",
-        choices=get_args(MaxTokensField),
-        help="the field --max-tokens is sent in (openai: seats only) (default: "
-        "max_completion_tokens to OpenAI itself or with --reasoning-effort, else max_tokens)",
     )
     parser.add_argument(
         "--call-timeout",
@@ -153,6 +134,56 @@ def add_seat_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("aiohttp", "httpx"),
         help=f"the SDKs' HTTP transport (default: {defaults.TRANSPORT})",
     )
+
+
+def _add_provider_options(parser: argparse.ArgumentParser) -> None:
+    """The options that only one provider's model seats take."""
+    from harness.llm.options import MIN_THINKING_BUDGET
+    from harness.llm.types import MaxTokensField, ReasoningEffort, ServiceTier
+
+    parser.add_argument(
+        "--reasoning-effort",
+        choices=get_args(ReasoningEffort),
+        help=_only(
+            "openai", "an OpenAI reasoning model's effort (o-series, GPT-5 family)", "the model's"
+        ),
+    )
+    parser.add_argument(
+        "--thinking-budget",
+        type=at_least(MIN_THINKING_BUDGET),
+        metavar="N",
+        help=_only(
+            "anthropic",
+            "Anthropic extended thinking: the most tokens a model may think in, at least "
+            f"{MIN_THINKING_BUDGET}",
+            "off",
+        ),
+    )
+    parser.add_argument(
+        "--service-tier",
+        choices=get_args(ServiceTier),
+        help=_only(
+            "openai", "OpenAI's service tier, flex being cheaper and slower", "the account's"
+        ),
+    )
+    parser.add_argument(
+        "--max-tokens-field",
+        choices=get_args(MaxTokensField),
+        help=_only(
+            "openai",
+            "the field --max-tokens is sent in",
+            "max_completion_tokens to OpenAI itself or with --reasoning-effort, else max_tokens",
+        ),
+    )
+
+
+def _only(provider: Literal["openai", "anthropic"], does: str, default: str) -> str:
+    """The help of an option that only ``provider``'s model seats use."""
+    return f"{does} ({provider}: seats only) (default: {default})"
+
+
+def _add_agent_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``python:`` seats."""
     parser.add_argument(
         "--agent-timeout",
         type=seconds(),
