@@ -39,7 +39,8 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from functools import wraps
 from typing import Any
 
 from starlette.applications import Starlette
@@ -226,29 +227,42 @@ def _csp(page: str) -> str:
     )
 
 
-def _api_routes(name: str, api: HttpApi, key: bytes, body_timeout: float) -> list[Route]:
-    """The routes of one game's API and page."""
+_Endpoint = Callable[[Request], Awaitable[Response]]
 
-    async def init(request: Request) -> Response:
-        try:
-            seed = _parse_seed(request, api.max_seed)
-        except _Refused as exc:
-            return _error(exc.status, exc.error, exc.message)
-        return _json(api.init(seed, key))
 
-    async def action(request: Request) -> Response:
+def _answering(handler: _Endpoint) -> _Endpoint:
+    """``handler`` with its refusals answered: ``{error, message}`` with the status a
+    :class:`_Refused` names, or 400 for the game's :class:`RequestRefused`; a client
+    gone before its body arrived gets a 400 that nobody is left to read (never sent)."""
+
+    @wraps(handler)
+    async def answer(request: Request) -> Response:
         try:
-            raw = await _read_body(request, body_timeout, _envelope(api.state_key))
-            state, act = _parse_envelope(raw, api.state_key)
-            # Off the event loop: an action may take a while (Hourloom's DESCEND draws
-            # a chamber), and other connections' deadlines must keep running meanwhile.
-            return _json(await run_in_threadpool(api.action, state, act, key))
+            return await handler(request)
         except _Refused as exc:
             return _error(exc.status, exc.error, exc.message)
         except RequestRefused as exc:
             return _error(400, exc.error, exc.message)
         except _ClientGone:
-            return Response(status_code=400)  # nobody is left to read it; never sent
+            return Response(status_code=400)
+
+    return answer
+
+
+def _api_routes(name: str, api: HttpApi, key: bytes, body_timeout: float) -> list[Route]:
+    """The routes of one game's API and page."""
+
+    @_answering
+    async def init(request: Request) -> Response:
+        return _json(api.init(_parse_seed(request, api.max_seed), key))
+
+    @_answering
+    async def action(request: Request) -> Response:
+        raw = await _read_body(request, body_timeout, _envelope(api.state_key))
+        state, act = _parse_envelope(raw, api.state_key)
+        # Off the event loop: an action may take a while (Hourloom's DESCEND draws
+        # a chamber), and other connections' deadlines must keep running meanwhile.
+        return _json(await run_in_threadpool(api.action, state, act, key))
 
     routes = [
         Route(f"{API_ROOT}/{name}/init", init, methods=["GET"]),
@@ -261,6 +275,20 @@ def _api_routes(name: str, api: HttpApi, key: bytes, body_timeout: float) -> lis
 def _page_routes(name: str, page: str) -> list[Route]:
     """``GET /<game>/``, the game's page, and ``/<game>``, redirected there."""
     page_path = f"/{name}/"
+
+    async def to_page(request: Request) -> Response:
+        query = request.url.query
+        return RedirectResponse(page_path + (f"?{query}" if query else ""), status_code=307)
+
+    return [
+        Route(page_path, _html_page(page), methods=["GET"]),
+        Route(page_path.rstrip("/"), to_page, methods=["GET"]),
+    ]
+
+
+def _html_page(page: str) -> _Endpoint:
+    """An endpoint answering with ``page``, confined to its own inline script and style
+    (:func:`_csp`), never sniffed, cached without checking, or named as a referrer."""
     headers = {
         "Content-Security-Policy": _csp(page),
         "X-Content-Type-Options": "nosniff",
@@ -268,17 +296,10 @@ def _page_routes(name: str, page: str) -> list[Route]:
         "Referrer-Policy": "no-referrer",
     }
 
-    async def game_page(request: Request) -> Response:
+    async def html_page(request: Request) -> Response:
         return HTMLResponse(page, headers=headers)
 
-    async def to_page(request: Request) -> Response:
-        query = request.url.query
-        return RedirectResponse(page_path + (f"?{query}" if query else ""), status_code=307)
-
-    return [
-        Route(page_path, game_page, methods=["GET"]),
-        Route(page_path.rstrip("/"), to_page, methods=["GET"]),
-    ]
+    return html_page
 
 
 def _one_query(request: Request, name: str) -> str | None:
@@ -298,57 +319,39 @@ def _stepped_routes(
     state_key = api.state_key
     envelope = _envelope(state_key)
 
+    @_answering
     async def init(request: Request) -> Response:
-        try:
-            unknown = sorted(set(request.query_params) - set(INIT_PARAMETERS))
-            if unknown:
-                shown = ", ".join(json.dumps(k[:40]) for k in unknown[:5])
-                raise _Refused(
-                    400,
-                    "invalid_query",
-                    f"unknown query parameter {shown}; init takes " + ", ".join(INIT_PARAMETERS),
-                )
-            seed = _parse_seed(request, MAX_SEED)
-            variant = _one_query(request, "variant")
-            seats = _one_query(request, "seats")
-            player = _one_query(request, "player")
-            tick_seconds = _one_query(request, "tickSeconds")
-            return _json(
-                await run_in_threadpool(
-                    api.init, seed, variant, seats, key_of(), player, tick_seconds
-                )
+        unknown = sorted(set(request.query_params) - set(INIT_PARAMETERS))
+        if unknown:
+            shown = ", ".join(json.dumps(k[:40]) for k in unknown[:5])
+            raise _Refused(
+                400,
+                "invalid_query",
+                f"unknown query parameter {shown}; init takes " + ", ".join(INIT_PARAMETERS),
             )
-        except _Refused as exc:
-            return _error(exc.status, exc.error, exc.message)
-        except RequestRefused as exc:
-            return _error(400, exc.error, exc.message)
+        seed = _parse_seed(request, MAX_SEED)
+        variant = _one_query(request, "variant")
+        seats = _one_query(request, "seats")
+        player = _one_query(request, "player")
+        tick_seconds = _one_query(request, "tickSeconds")
+        return _json(
+            await run_in_threadpool(api.init, seed, variant, seats, key_of(), player, tick_seconds)
+        )
 
+    @_answering
     async def action(request: Request) -> Response:
-        try:
-            raw = await _read_body(request, body_timeout, envelope, STEPPED_MAX_BODY_BYTES)
-            token, act = _parse_envelope(raw, state_key)
-            # Off the event loop: the episode is played again from its replies.
-            return _json(await run_in_threadpool(api.action, token, act, key_of()))
-        except _Refused as exc:
-            return _error(exc.status, exc.error, exc.message)
-        except RequestRefused as exc:
-            return _error(400, exc.error, exc.message)
-        except _ClientGone:
-            return Response(status_code=400)  # nobody is left to read it; never sent
+        raw = await _read_body(request, body_timeout, envelope, STEPPED_MAX_BODY_BYTES)
+        token, act = _parse_envelope(raw, state_key)
+        # Off the event loop: the episode is played again from its replies.
+        return _json(await run_in_threadpool(api.action, token, act, key_of()))
 
+    @_answering
     async def record(request: Request) -> Response:
-        try:
-            raw = await _read_body(
-                request, body_timeout, f'{{"{state_key}": ...}}', STEPPED_MAX_BODY_BYTES
-            )
-            token = _parse_body(raw, (state_key,))[state_key]
-            return _json(await run_in_threadpool(api.record, token, key_of()))
-        except _Refused as exc:
-            return _error(exc.status, exc.error, exc.message)
-        except RequestRefused as exc:
-            return _error(400, exc.error, exc.message)
-        except _ClientGone:
-            return Response(status_code=400)
+        raw = await _read_body(
+            request, body_timeout, f'{{"{state_key}": ...}}', STEPPED_MAX_BODY_BYTES
+        )
+        token = _parse_body(raw, (state_key,))[state_key]
+        return _json(await run_in_threadpool(api.record, token, key_of()))
 
     routes = [
         Route(f"{API_ROOT}/{name}/init", init, methods=["GET"]),
@@ -361,18 +364,7 @@ def _stepped_routes(
 
 def _index_route(apis: Mapping[str, HttpApi], stepped: Mapping[str, SteppedApi]) -> Route:
     """``GET /``: the games served and their pages (:mod:`harness.server.index`)."""
-    page = index_html(apis, stepped)
-    headers = {
-        "Content-Security-Policy": _csp(page),
-        "X-Content-Type-Options": "nosniff",
-        "Cache-Control": "no-cache",
-        "Referrer-Policy": "no-referrer",
-    }
-
-    async def index(request: Request) -> Response:
-        return HTMLResponse(page, headers=headers)
-
-    return Route("/", index, methods=["GET"])
+    return Route("/", _html_page(index_html(apis, stepped)), methods=["GET"])
 
 
 class _CheckHost:

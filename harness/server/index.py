@@ -30,38 +30,49 @@ code { font-size: .9rem; color: #b8c2d8; }
 """
 
 
+def _game_item(
+    name: str, has_page: bool, init_query: str, action_body: str, posts: tuple[str, ...] = ()
+) -> str:
+    """One game's entry: a link to its page when it has one, then its API's routes:
+    ``init`` (``init_query`` follows ``seed=N``), ``action`` (with ``action_body``, as
+    HTML) and any further POST routes ``posts``."""
+    title = escape(name.capitalize())
+    page = (
+        f'<a href="{escape(name)}/">{title}</a>: play in the browser'
+        if has_page
+        else f"{title} (no page)"
+    )
+    root = f"{API_ROOT}/{escape(name)}"
+    more = "".join(f", <code>POST {root}/{route}</code>" for route in posts)
+    return (
+        f'<li data-game="{escape(name)}">{page}<br>API: <code>GET {root}/init?seed=N'
+        f"{init_query}</code>, <code>POST {root}/action</code> with "
+        f"<code>{action_body}</code>{more}</li>"
+    )
+
+
 def index_html(apis: Mapping[str, HttpApi], stepped: Mapping[str, SteppedApi] | None = None) -> str:
     """The front page listing ``apis`` (game name -> its API part), in their order, then
     ``stepped`` (the games played step by step)."""
-    items = []
-    for name, step_api in (stepped or {}).items():
-        title = escape(name.capitalize())
-        page = (
-            f'<a href="{escape(name)}/">{title}</a>: play in the browser'
-            if step_api.page() is not None
-            else f"{title} (no page)"
+    items = [
+        _game_item(
+            name,
+            step_api.page() is not None,
+            "&amp;seats=keeper",
+            "{&quot;stateToken&quot;: ..., &quot;action&quot;: {seat: reply}}",
+            posts=("record",),
         )
-        root = f"{API_ROOT}/{escape(name)}"
-        items.append(
-            f'<li data-game="{escape(name)}">{page}<br>API: <code>GET {root}/init?seed=N'
-            f"&amp;seats=keeper</code>, <code>POST {root}/action</code> with "
-            "<code>{&quot;stateToken&quot;: ..., &quot;action&quot;: {seat: reply}}</code>, "
-            f"<code>POST {root}/record</code></li>"
+        for name, step_api in (stepped or {}).items()
+    ]
+    items += [
+        _game_item(
+            name,
+            api.page() is not None,
+            "",
+            f"{{&quot;{escape(api.state_key)}&quot;: ..., &quot;action&quot;: ...}}",
         )
-    for name, api in apis.items():
-        title = escape(name.capitalize())
-        page = (
-            f'<a href="{escape(name)}/">{title}</a>: play in the browser'
-            if api.page() is not None
-            else f"{title} (no page)"
-        )
-        root = f"{API_ROOT}/{escape(name)}"
-        items.append(
-            f'<li data-game="{escape(name)}">{page}<br>API: <code>GET {root}/init?seed=N'
-            f"</code>, <code>POST {root}/action</code> with "
-            f"<code>{{&quot;{escape(api.state_key)}&quot;: ..., &quot;action&quot;: ...}}</code>"
-            "</li>"
-        )
+        for name, api in apis.items()
+    ]
     games = "\n".join(items) or "<li>none</li>"
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
