@@ -284,6 +284,13 @@ def json_type(value: Any) -> str:
     return "object"
 
 
+def a_json_type(value: Any) -> str:
+    """:func:`json_type` as a sentence names it, with its article: ``null``, ``a number``,
+    ``an object``, ..."""
+    kind = json_type(value)
+    return kind if kind == "null" else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 class _NonJsonConstant(ValueError):
     pass
 
@@ -351,6 +358,7 @@ __all__ = [
     "FailureKind",
     "ParseFailure",
     "StrictJsonError",
+    "a_json_type",
     "decode_json_object",
     "json_type",
     "strict_loads",

@@ -27,7 +27,7 @@ from pydantic import Field, StringConstraints, ValidationError
 
 from harness import __version__
 from harness.errors import HarnessError
-from harness.json_reply import StrictJsonError, strict_loads
+from harness.json_reply import StrictJsonError, a_json_type, strict_loads
 from harness.models import StrictModel
 from harness.seat_spec import HumanSeatConfig
 from harness.signed import check_key, process_key, seal, unseal
@@ -104,7 +104,7 @@ def decode_token(token: object, key: bytes) -> StepHistory:
         raise InvalidStepToken(
             "shape",
             f"invalid state token: stateToken must be the string the last response "
-            f"returned, not {_json_type(token)}",
+            f"returned, not {a_json_type(token)}",
         )
     raw = unseal(
         token,
@@ -159,20 +159,6 @@ def _history(raw: bytes) -> StepHistory:
             f"this server runs {__version__}; start a new episode",
         )
     return history
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
 
 
 def step_key(fallback: Callable[[], bytes] | None = None) -> bytes:
