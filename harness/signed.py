@@ -26,10 +26,14 @@ from harness.errors import ConfigError
 SIGNATURE_BYTES = hashlib.sha256().digest_size
 #: The length of a random per-process key.
 RANDOM_KEY_BYTES = 32
+#: The fewest bytes a key given as hex digits may have (RELAYROAM_TOKEN_KEY, the key
+#: file ``lighthouse serve`` keeps): 32 digits.
+MIN_KEY_BYTES = 16
 
 EnvelopeCheck = Literal["shape", "alphabet", "signature"]
 
 _B64URL = re.compile(r"[A-Za-z0-9_-]+")
+_HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 
 
 class Refuse(Protocol):
@@ -42,6 +46,26 @@ def check_key(key: bytes) -> None:
     """A :class:`ConfigError` unless ``key`` is non-empty bytes."""
     if not isinstance(key, bytes) or not key:
         raise ConfigError("a state token key must be non-empty bytes")
+
+
+def hex_key(text: str, where: str, remedy: str = "") -> bytes:
+    """The key ``text`` spells in hex digits, at least :data:`MIN_KEY_BYTES` of it.
+
+    Anything else is a :class:`ConfigError` that starts with ``where`` (what held the
+    text) and never repeats the text; ``remedy`` ends the message of text that is no
+    key at all.
+    """
+    if not _HEX.fullmatch(text):
+        raise ConfigError(
+            f"{where} does not hold a key (an even number of hex digits, 0-9 and a-f){remedy}"
+        )
+    key = bytes.fromhex(text)
+    if len(key) < MIN_KEY_BYTES:
+        raise ConfigError(
+            f"{where} holds {len(key)} bytes; a key has at least {MIN_KEY_BYTES} bytes "
+            f"({2 * MIN_KEY_BYTES} hex digits)"
+        )
+    return key
 
 
 def b64encode(data: bytes) -> str:
@@ -139,12 +163,14 @@ def process_key() -> bytes:
 
 
 __all__ = [
+    "MIN_KEY_BYTES",
     "RANDOM_KEY_BYTES",
     "SIGNATURE_BYTES",
     "EnvelopeCheck",
     "Refuse",
     "b64encode",
     "check_key",
+    "hex_key",
     "process_key",
     "seal",
     "unseal",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import secrets
 import stat
 import tempfile
@@ -22,16 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import ConfigError
+from harness.signed import hex_key
 
 #: The file's name in the state folder.
 KEY_FILE_NAME = "serve-signing.key"
 #: A new key's size: 32 random bytes, written as 64 hex digits.
 KEY_BYTES = 32
-#: The fewest bytes a kept key may have (the same floor as RELAYROAM_TOKEN_KEY's).
-MIN_KEY_BYTES = 16
 #: A key file is one short line; anything longer is not one.
 MAX_KEY_FILE_BYTES = 1024
-_HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 
 
 def default_key_file() -> Path:
@@ -112,19 +109,10 @@ def _read(path: Path) -> bytes:
             f"--key-file: {path} can be read by others (mode {mode:04o}); a signing key must "
             f"be its owner's alone: chmod 600 {path}"
         )
-    text = data.decode("ascii", errors="replace").strip()
-    if len(data) > MAX_KEY_FILE_BYTES or not _HEX.fullmatch(text):
-        raise ConfigError(
-            f"--key-file: {path} does not hold a key (an even number of hex digits); "
-            "remove it to have a new one made (games in play then have to start again)"
-        )
-    key = bytes.fromhex(text)
-    if len(key) < MIN_KEY_BYTES:
-        raise ConfigError(
-            f"--key-file: {path} holds {len(key)} bytes; a key has at least {MIN_KEY_BYTES} "
-            f"({2 * MIN_KEY_BYTES} hex digits)"
-        )
-    return key
+    # a file far longer than a key is no key, whatever it holds: not decoded at all
+    text = "" if len(data) > MAX_KEY_FILE_BYTES else data.decode("ascii", "replace").strip()
+    remedy = "; remove it to have a new one made (games in play then have to start again)"
+    return hex_key(text, f"--key-file: {path}", remedy)
 
 
 __all__ = ["KEY_FILE_NAME", "KeptKey", "default_key_file", "kept_key"]

@@ -15,28 +15,23 @@ signature the server computed.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping
 from typing import Literal
 
-from harness.errors import ConfigError, HarnessError
+from harness.errors import HarnessError
 from harness.games.relayroam.state import State, StateError, from_canonical_json, to_canonical_json
-from harness.signed import check_key, process_key, seal, unseal
+from harness.signed import MIN_KEY_BYTES, check_key, hex_key, process_key, seal, unseal
 
 #: The version prefix of every token (the first dot-separated part).
 PREFIX = "rr1"
 #: The environment variable that holds the server's signing key, as hex digits.
 KEY_ENV = "RELAYROAM_TOKEN_KEY"
-#: The fewest bytes a key from the environment may have (32 hex digits).
-MIN_KEY_BYTES = 16
 #: Longer tokens are refused before any decoding (a real one is a few hundred chars).
 MAX_TOKEN_LENGTH = 4096
 #: A state check's message is quoted up to this many characters.
 MAX_DETAIL = 240
 
 TokenCheck = Literal["shape", "alphabet", "signature", "state"]
-
-_HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 
 
 class InvalidStateToken(HarnessError, ValueError):
@@ -121,17 +116,7 @@ def server_key(
     value = env.get(KEY_ENV, "").strip()
     if not value:
         return process_key() if fallback is None else fallback()
-    if not _HEX.fullmatch(value):
-        raise ConfigError(
-            f"{KEY_ENV} must be an even number of hex digits (0-9, a-f); its value is not"
-        )
-    key = bytes.fromhex(value)
-    if len(key) < MIN_KEY_BYTES:
-        raise ConfigError(
-            f"{KEY_ENV} must hold at least {MIN_KEY_BYTES} bytes ({2 * MIN_KEY_BYTES} hex "
-            f"digits); it holds {len(key)}"
-        )
-    return key
+    return hex_key(value, KEY_ENV)
 
 
 __all__ = [
