@@ -20,8 +20,7 @@ from harness.protocol.codec import AnyTick, RecordCodec, RecordLine, header_of, 
 from harness.protocol.rules import ConfigT, DecisionT, ObsT
 from harness.protocol.seat_io import SeatIO
 from harness.protocol.solo import PLAYER, EpisodeT, SoloRules
-from harness.protocol.view import Frame, View, frame_seat
-from harness.records import PLAIN_SOURCES
+from harness.protocol.view import Frame, View, decision_text, frame_seat
 
 SCREEN_JS = Path(__file__).with_name("screen.js")
 
@@ -67,11 +66,8 @@ class TextView(View[EpisodeT], Generic[ConfigT, EpisodeT, ObsT, DecisionT]):
         return {"config": config, "screen": self._screen(state)}
 
     def render_tick(self, line: AnyTick) -> str:
-        turn = line.seats[PLAYER]
-        tag = "" if turn.source in PLAIN_SOURCES else f"  [{turn.source}]"
-        decision = json.dumps(turn.decision.model_dump(mode="json", by_alias=True))
         state = json.dumps(line.state.model_dump(mode="json", by_alias=True))
-        return f"tick {line.tick}  {decision}{tag}\n    {state}"
+        return f"tick {line.tick}  {decision_text(line.seats[PLAYER])}\n    {state}"
 
     def view_frames(self, lines: Sequence[RecordLine]) -> list[TextFrame]:
         start = self._codec.start_state(header_of(lines))

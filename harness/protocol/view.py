@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,7 +15,7 @@ from harness.models import JsonObject, StrictModel
 from harness.protocol.codec import AnyTick, RecordLine
 from harness.protocol.conventions import GameResults
 from harness.protocol.rules import StateT
-from harness.records import SeatTurn
+from harness.records import PLAIN_SOURCES, SeatTurn
 
 #: Raw replies longer than this are cut in viewer frames (the record keeps them whole).
 VIEW_RAW_RUNES = 2000
@@ -69,6 +70,18 @@ def frame_seat(
         decision=turn.decision.model_dump(mode="json", by_alias=True),
         notes=notes,
     )
+
+
+def source_tag(turn: SeatTurn[BaseModel]) -> str:
+    """What the terminal writes after a turn: ``  [fallback_error]``, its source, or
+    nothing when the source is a plain one (the seat's own reply)."""
+    return "" if turn.source in PLAIN_SOURCES else f"  [{turn.source}]"
+
+
+def decision_text(turn: SeatTurn[BaseModel]) -> str:
+    """A turn's decision as the terminal shows it: JSON as the record spells it, then
+    :func:`source_tag` (``{"type": "wait"}  [fallback_error]``)."""
+    return json.dumps(turn.decision.model_dump(mode="json", by_alias=True)) + source_tag(turn)
 
 
 class Frame(StrictModel):
@@ -152,8 +165,10 @@ __all__ = [
     "Frame",
     "FrameSeat",
     "View",
+    "decision_text",
     "frame_docs",
     "frame_seat",
     "score_share",
+    "source_tag",
     "turn_reasoning",
 ]

@@ -7,7 +7,6 @@ the tick's events in words. The HTML viewer draws the same frames (``board.js``)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from harness.games.hourloom.frames import HourloomFrame, frame_of, status, view_frames
@@ -18,8 +17,7 @@ from harness.games.hourloom.record import HourloomResults, HourloomTickState
 from harness.games.hourloom.state import state_json
 from harness.models import JsonObject
 from harness.protocol import AnyTick, GameResults, RecordLine, View, expect
-from harness.protocol.view import score_share
-from harness.records import PLAIN_SOURCES
+from harness.protocol.view import decision_text, score_share
 
 
 class HourloomView(View[Episode]):
@@ -57,14 +55,11 @@ class HourloomView(View[Episode]):
 
     def render_tick(self, line: AnyTick) -> str:
         s = expect(HourloomTickState, line.state)
-        turn = line.seats[PLAYER]
-        action = json.dumps(turn.decision.model_dump())
-        tag = "" if turn.source in PLAIN_SOURCES else f"  [{turn.source}]"
         did = (
             "refused: " + str(s.reason) if not s.ok else ", ".join(str(e["type"]) for e in s.events)
         )
         ended = f"  (the harness ends the run: {s.auto_end})" if s.auto_end else ""
-        head = f"tick {line.tick}  {action}{tag}  -> {did or '-'}{ended}"
+        head = f"tick {line.tick}  {decision_text(line.seats[PLAYER])}  -> {did or '-'}{ended}"
         frame = frame_of(s, None, "", line.tick)
         return "\n".join([head, "    " + status(frame), *("    " + row for row in s.grid)])
 

@@ -28,7 +28,7 @@ from harness.protocol import (
     header_of,
     ticks_of,
 )
-from harness.protocol.view import frame_seat
+from harness.protocol.view import frame_seat, source_tag
 from harness.records import PLAIN_SOURCES
 
 
@@ -299,8 +299,8 @@ def render_tick(line: AnyTick) -> str:
         lines.append(f"  keeper: {s.transmission!r}")
     else:
         lines.append("  keeper: (silent)")
-    if keeper is not None and keeper.source not in PLAIN_SOURCES:
-        lines[-1] += f"  [{keeper.source}]"
+    if keeper is not None:
+        lines[-1] += source_tag(keeper)
     for r in s.runners:
         if r.move is None:
             continue

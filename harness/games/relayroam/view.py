@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from harness.games.relayroam.config import RelayroamConfig
@@ -20,8 +19,7 @@ from harness.protocol import (
     header_of,
     ticks_of,
 )
-from harness.protocol.view import frame_seat, score_share
-from harness.records import PLAIN_SOURCES
+from harness.protocol.view import decision_text, frame_seat, score_share
 
 
 class RelayroamFrame(Frame):
@@ -120,12 +118,10 @@ class RelayroamView(View[Episode]):
 
     def render_tick(self, line: AnyTick) -> str:
         s = expect(RelayroamTickState, line.state)
-        turn = line.seats[PLAYER]
-        action = json.dumps(turn.decision.model_dump())
-        tag = "" if turn.source in PLAIN_SOURCES else f"  [{turn.source}]"
         happened = ", ".join(_event_types(s)) or "-"
         head = (
-            f"tick {line.tick}  {action}{tag}  -> {happened}  | chamber {s.chamber} "
+            f"tick {line.tick}  {decision_text(line.seats[PLAYER])}  -> {happened}  | "
+            f"chamber {s.chamber} "
             f"charge {s.charge} turn {s.turn} score {s.score}"
         )
         return "\n".join([head, *("    " + row for row in s.grid)])
