@@ -10,12 +10,13 @@ APIs carry it.
 
 from __future__ import annotations
 
-from dataclasses import Field, dataclass, fields
+from dataclasses import Field, dataclass
 from typing import Any, ClassVar
 
 from typing_extensions import dataclass_transform
 
 from harness.models import JsonObject
+from harness.protocol.fields import camel_keys
 
 
 @dataclass_transform(frozen_default=True)
@@ -26,9 +27,6 @@ class GameEvent:
 
     #: The event's ``type`` in JSON: the class name in lowerCamel.
     KIND: ClassVar[str]
-    #: Each field and its camelCase key, worked out once per kind (events are written
-    #: every tick).
-    JSON_KEYS: ClassVar[tuple[tuple[str, str], ...]]
     #: What :func:`dataclasses.dataclass` adds to every subclass.
     __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
@@ -36,22 +34,17 @@ class GameEvent:
         super().__init_subclass__(**kwargs)
         cls.KIND = cls.__name__[:1].lower() + cls.__name__[1:]
         dataclass(frozen=True)(cls)
-        cls.JSON_KEYS = tuple((f.name, _camel(f.name)) for f in fields(cls))
 
 
 def event_json(event: GameEvent) -> JsonObject:
     """``event`` as a JSON object: ``{"type": ..., ...}`` with its fields under their
     camelCase names, in their order, a tuple as an array."""
     out: JsonObject = {"type": event.KIND}
-    for name, key in event.JSON_KEYS:
+    # not fields_json: events are written every tick, and their values are flat
+    for name, key in camel_keys(type(event)):
         value = getattr(event, name)
         out[key] = list(value) if isinstance(value, tuple) else value
     return out
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 __all__ = ["GameEvent", "event_json"]

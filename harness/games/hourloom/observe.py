@@ -15,6 +15,7 @@ from harness.games.hourloom.grid import describe
 from harness.games.hourloom.state import Phase, State
 from harness.games.hourloom.turn import YOU, bodies_of, gate_open
 from harness.models import JsonObject
+from harness.protocol.fields import fields_json
 
 YOU_GLYPH = "@"
 WALL = "#"
@@ -163,21 +164,9 @@ def prompt_text(state: State) -> str:
 
 
 def observation_json(obs: Observation) -> JsonObject:
-    """``obs`` as a JSON object with the rules' camelCase names."""
-    return {
-        "text": obs.text,
-        "chamber": obs.chamber,
-        "phase": obs.phase,
-        "lap": obs.lap,
-        "laps": obs.laps,
-        "turn": obs.turn,
-        "sand": obs.sand,
-        "lapBudget": obs.lap_budget,
-        "hasKeystone": obs.has_keystone,
-        "multiplierPct": obs.multiplier_pct,
-        "score": obs.score,
-        "grid": list(obs.grid),
-    }
+    """``obs`` as a JSON object with the rules' camelCase names: the text first, then
+    the fields in order (the text's key is the first written, so it keeps its place)."""
+    return {"text": obs.text, **fields_json(obs)}
 
 
 def _header(state: State) -> str:

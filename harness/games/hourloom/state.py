@@ -17,6 +17,7 @@ from harness.errors import RecordError
 from harness.games.hourloom.grid import Input
 from harness.games.hourloom.rng import to_hex
 from harness.models import JsonObject
+from harness.protocol.fields import fields_json
 
 Phase = Literal["lap", "sealed", "over"]
 EndReason = Literal["end_run", "sandglass_empty"]
@@ -154,45 +155,16 @@ def award(base: int, pct: int) -> int:
 
 
 def chamber_json(chamber: Chamber) -> JsonObject:
-    """``chamber`` as H7's JSON object."""
-    return {
-        "number": chamber.number,
-        "width": chamber.width,
-        "height": chamber.height,
-        "laps": chamber.laps,
-        "multiplierPct": chamber.multiplier_pct,
-        "walls": list(chamber.walls),
-        "exit": chamber.exit,
-        "alcoves": list(chamber.alcoves),
-        "keystones": list(chamber.keystones),
-        "gates": [{"tile": g.tile, "plates": list(g.plates)} for g in chamber.gates],
-        "flux": [{"tile": f.tile, "phase": f.phase} for f in chamber.flux],
-        "sparks": list(chamber.sparks),
-        "lapBudgets": list(chamber.lap_budgets),
-    }
+    """``chamber`` as H7's JSON object: its fields, in order, camelCase."""
+    return fields_json(chamber)
 
 
 def state_json(state: State) -> JsonObject:
-    """``state`` as H7's JSON object (rngState as 16 hex digits, inputs as strings)."""
-    return {
-        "game": GAME,
-        "version": VERSION,
-        "seed": state.seed,
-        "rngState": to_hex(state.rng_state),
-        "chamber": chamber_json(state.chamber),
-        "phase": state.phase,
-        "lap": state.lap,
-        "turn": state.turn,
-        "sand": state.sand,
-        "player": state.player,
-        "hasKeystone": state.has_keystone,
-        "sparksLeft": list(state.sparks_left),
-        "logs": [list(log) for log in state.logs],
-        "log": list(state.log),
-        "echoes": list(state.echoes),
-        "score": state.score,
-        "endReason": state.end_reason,
-    }
+    """``state`` as H7's JSON object: the game and version, then its fields, in order,
+    camelCase (rngState as 16 hex digits, inputs as strings)."""
+    out = fields_json(state)
+    out["rngState"] = to_hex(state.rng_state)  # in its place: the key is there already
+    return {"game": GAME, "version": VERSION, **out}
 
 
 __all__ = [
