@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from harness.commands.parser import Subcommand, add_host_argument, add_port_argument
+from harness.commands.parser import Subcommand, add_host_argument, add_port_argument, seconds
 
 DEFAULT_PORT = 8000
-
-
-def _seconds(text: str) -> float:
-    from harness.server.limits import MAX_TIMEOUT
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number of seconds over 0 and at most {MAX_TIMEOUT:g}"
-        )
-    return value
 
 
 def _int_in(low: int, high: int) -> Callable[[str], int]:
@@ -49,13 +34,16 @@ def _add_arguments(serve: argparse.ArgumentParser) -> None:
         DEFAULT_KEEP_ALIVE_TIMEOUT,
         DEFAULT_MAX_CONNECTIONS,
         MAX_CONNECTIONS,
+        MAX_TIMEOUT,
     )
+
+    timeout = seconds(maximum=MAX_TIMEOUT)
 
     add_host_argument(serve)
     add_port_argument(serve, DEFAULT_PORT)
     serve.add_argument(
         "--header-timeout",
-        type=_seconds,
+        type=timeout,
         default=DEFAULT_HEADER_TIMEOUT,
         metavar="S",
         help="seconds a connection has to send a complete request head, from opening "
@@ -63,7 +51,7 @@ def _add_arguments(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--body-timeout",
-        type=_seconds,
+        type=timeout,
         default=DEFAULT_BODY_TIMEOUT,
         metavar="S",
         help="seconds a request has to send its whole body; then 408 and the connection "
@@ -71,7 +59,7 @@ def _add_arguments(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--keep-alive-timeout",
-        type=_seconds,
+        type=timeout,
         default=DEFAULT_KEEP_ALIVE_TIMEOUT,
         metavar="S",
         help="seconds an idle connection is kept between requests "
