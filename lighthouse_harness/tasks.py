@@ -13,7 +13,8 @@ one model call may take before the turn falls back).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,95 +34,86 @@ from lighthouse_harness.params import Seeds, parse_rules, parse_seeds, parse_var
 from lighthouse_harness.scorer import game_score
 from lighthouse_harness.solver import MODEL, play_episode
 
+#: A task's choice of players (model or baseline) for its game's seat groups, by seat
+#: group key; its own parameters become the task's.
+SeatChoice = Callable[..., Mapping[str, str]]
+
+
+def seated_task(game: str) -> Callable[[SeatChoice], Callable[..., Task]]:
+    """Make a choice of players into a task function of ``game`` (:func:`game_task`).
+
+    The task function takes the parameters every task takes (see the module's
+    docstring), then the choice's own, keyword only; it bears the choice's name and
+    docstring, so that ``@task`` registers it under that name and Inspect's ``-T``
+    reaches each of its parameters.
+    """
+
+    def make(choose: SeatChoice) -> Callable[..., Task]:
+        def task_function(
+            seeds: Seeds = "0:10",
+            variant: str | Sequence[str] | None = None,
+            prompts: str | None = None,
+            structured_output: bool | StructuredOutput = False,
+            rules: Mapping[str, Any] | str | None = None,
+            call_timeout: float = defaults.CALL_TIMEOUT_SECONDS,
+            **choice: str,
+        ) -> Task:
+            return game_task(
+                game,
+                choose(**choice),
+                seeds=seeds,
+                variant=variant,
+                prompts=prompts,
+                structured_output=structured_output,
+                rules=rules,
+                call_timeout=call_timeout,
+            )
+
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(task_function, name, getattr(choose, name))
+        # Inspect reads a task's parameters from its signature: the common ones, then
+        # the choice's (in place of the catch-all that passes them on).
+        common = inspect.signature(task_function).parameters.values()
+        own = inspect.signature(choose).parameters.values()
+        task_function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [
+                *(p for p in common if p.kind is not inspect.Parameter.VAR_KEYWORD),
+                *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own),
+            ],
+            return_annotation=inspect.signature(task_function).return_annotation,
+        )
+        return task_function
+
+    return make
+
 
 @task
-def lighthouse_keeper(
-    seeds: Seeds = "0:10",
-    variant: str | Sequence[str] | None = None,
-    prompts: str | None = None,
-    structured_output: bool | StructuredOutput = False,
-    rules: Mapping[str, Any] | str | None = None,
-    call_timeout: float = defaults.CALL_TIMEOUT_SECONDS,
-    runners: str = "wallhug",
-) -> Task:
+@seated_task("lighthouse")
+def lighthouse_keeper(runners: str = "wallhug") -> Mapping[str, str]:
     """Lighthouse with the model as the keeper (role ``keeper``) and scripted runners."""
-    return game_task(
-        "lighthouse",
-        {"keeper": MODEL, "runners": runners},
-        seeds=seeds,
-        variant=variant,
-        prompts=prompts,
-        structured_output=structured_output,
-        rules=rules,
-        call_timeout=call_timeout,
-    )
+    return {"keeper": MODEL, "runners": runners}
 
 
 @task
-def lighthouse_team(
-    seeds: Seeds = "0:10",
-    variant: str | Sequence[str] | None = None,
-    prompts: str | None = None,
-    structured_output: bool | StructuredOutput = False,
-    rules: Mapping[str, Any] | str | None = None,
-    call_timeout: float = defaults.CALL_TIMEOUT_SECONDS,
-) -> Task:
+@seated_task("lighthouse")
+def lighthouse_team() -> Mapping[str, str]:
     """Lighthouse played by models in every seat: the keeper (role ``keeper``) and the
     three runners (role ``runner``); a role not given plays the task's model."""
-    return game_task(
-        "lighthouse",
-        {"keeper": MODEL, "runners": MODEL},
-        seeds=seeds,
-        variant=variant,
-        prompts=prompts,
-        structured_output=structured_output,
-        rules=rules,
-        call_timeout=call_timeout,
-    )
+    return {"keeper": MODEL, "runners": MODEL}
 
 
 @task
-def relayroam_player(
-    seeds: Seeds = "0:10",
-    variant: str | Sequence[str] | None = None,
-    prompts: str | None = None,
-    structured_output: bool | StructuredOutput = False,
-    rules: Mapping[str, Any] | str | None = None,
-    call_timeout: float = defaults.CALL_TIMEOUT_SECONDS,
-) -> Task:
+@seated_task("relayroam")
+def relayroam_player() -> Mapping[str, str]:
     """Relayroam with the model as the player (role ``player``)."""
-    return game_task(
-        "relayroam",
-        {"player": MODEL},
-        seeds=seeds,
-        variant=variant,
-        prompts=prompts,
-        structured_output=structured_output,
-        rules=rules,
-        call_timeout=call_timeout,
-    )
+    return {"player": MODEL}
 
 
 @task
-def hourloom_player(
-    seeds: Seeds = "0:10",
-    variant: str | Sequence[str] | None = None,
-    prompts: str | None = None,
-    structured_output: bool | StructuredOutput = False,
-    rules: Mapping[str, Any] | str | None = None,
-    call_timeout: float = defaults.CALL_TIMEOUT_SECONDS,
-) -> Task:
+@seated_task("hourloom")
+def hourloom_player() -> Mapping[str, str]:
     """Hourloom with the model as the player (role ``player``)."""
-    return game_task(
-        "hourloom",
-        {"player": MODEL},
-        seeds=seeds,
-        variant=variant,
-        prompts=prompts,
-        structured_output=structured_output,
-        rules=rules,
-        call_timeout=call_timeout,
-    )
+    return {"player": MODEL}
 
 
 def game_task(
@@ -200,4 +192,5 @@ __all__ = [
     "lighthouse_keeper",
     "lighthouse_team",
     "relayroam_player",
+    "seated_task",
 ]
