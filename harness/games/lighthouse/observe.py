@@ -211,6 +211,37 @@ def _ruled(width: int, rows: tuple[str, ...]) -> list[str]:
     return [header, *(f"{y:>3} {row}" for y, row in enumerate(rows))]
 
 
+def _notes(notes: str) -> str:
+    return f"Your notes: {notes if notes else '(empty)'}"
+
+
+def _transmissions(obs: KeeperObservation) -> list[str]:
+    """The keeper's last transmissions, or that it has made none."""
+    if not obs.transcript:
+        return ["You have not transmitted yet."]
+    return ["Your last transmissions:", *(f"  tick {m.tick}: {m.message}" for m in obs.transcript)]
+
+
+def _flood(obs: KeeperObservation) -> str:
+    """When the next row floods, silent or transmitting."""
+    if obs.ticks_until_flood_if_silent is None:
+        return "Every row is flooded."
+    return (
+        f"Next row floods in {obs.ticks_until_flood_if_silent} ticks if you stay silent, "
+        f"in {obs.ticks_until_flood_if_transmit} if you transmit now."
+    )
+
+
+def _moves(obs: RunnerObservation) -> str:
+    if not obs.moves:
+        return "You have not moved yet."
+    return "Your last moves, oldest first: " + ", ".join(_move_text(m) for m in obs.moves)
+
+
+def _inbox(obs: RunnerObservation) -> str:
+    return f"Inbox: {obs.inbox}" if obs.inbox is not None else "Inbox: (silence)"
+
+
 def render_keeper(obs: KeeperObservation) -> str:
     """The keeper's observation as the text a model reads (layout 2).
 
@@ -234,24 +265,14 @@ def render_keeper(obs: KeeperObservation) -> str:
         f"Keys collected: {obs.keys_collected} of {obs.key_count}. "
         f"Gate: {'OPEN' if obs.gate_open else 'shut'}.",
     ]
-    if obs.transcript:
-        lines.append("Your last transmissions:")
-        lines.extend(f"  tick {m.tick}: {m.message}" for m in obs.transcript)
-    else:
-        lines.append("You have not transmitted yet.")
-    lines.append(f"Your notes: {obs.notes if obs.notes else '(empty)'}")
+    lines.extend(_transmissions(obs))
+    lines.append(_notes(obs.notes))
     lines.append("")
     lines.append(f"Tick {obs.tick} of {obs.max_ticks}. Clock {obs.clock}.")
     lines.append(
         f"Tide: {obs.tide_rows} of {obs.height} rows flooded; water line at y={obs.water_line}."
     )
-    if obs.ticks_until_flood_if_silent is None:
-        lines.append("Every row is flooded.")
-    else:
-        lines.append(
-            f"Next row floods in {obs.ticks_until_flood_if_silent} ticks if you stay silent, "
-            f"in {obs.ticks_until_flood_if_transmit} if you transmit now."
-        )
+    lines.append(_flood(obs))
     lines.append("Map now:")
     lines.extend(_ruled(obs.width, obs.grid))
     lines.append("Runners:")
@@ -280,23 +301,18 @@ def render_runner(obs: RunnerObservation) -> str:
         "",
         f"You carry {obs.keys_held} key(s); the team has {obs.keys_collected} of "
         f"{obs.key_count}. Gate: {'OPEN' if obs.gate_open else 'shut'}.",
-        f"Your notes: {obs.notes if obs.notes else '(empty)'}",
+        _notes(obs.notes),
         "",
         f"Tick {obs.tick} of {obs.max_ticks}.",
     ]
-    if obs.moves:
-        lines.append(
-            "Your last moves, oldest first: " + ", ".join(_move_text(m) for m in obs.moves)
-        )
-    else:
-        lines.append("You have not moved yet.")
+    lines.append(_moves(obs))
     if obs.standing_order is not None:
         lines.append(f"Standing order ({obs.standing_order_age} ticks old): {obs.standing_order}")
     if obs.latest_message is not None and obs.inbox is None:
         lines.append(
             f"Most recent message ({obs.latest_message_age} ticks old): {obs.latest_message}"
         )
-    lines.append(f"Inbox: {obs.inbox}" if obs.inbox is not None else "Inbox: (silence)")
+    lines.append(_inbox(obs))
     lines.append("Your surroundings:")
     lines.extend(f"  {row}" for row in obs.window)
     return "\n".join(lines)
@@ -312,40 +328,19 @@ def render_keeper_v1(obs: KeeperObservation) -> str:
         f"Gate: {'OPEN' if obs.gate_open else 'shut'}.",
         f"Tide: {obs.tide_rows} of {obs.height} rows flooded; water line at y={obs.water_line}.",
     ]
-    if obs.ticks_until_flood_if_silent is None:
-        lines.append("Every row is flooded.")
-    else:
-        lines.append(
-            f"Next row floods in {obs.ticks_until_flood_if_silent} ticks if you stay silent, "
-            f"in {obs.ticks_until_flood_if_transmit} if you transmit now."
-        )
+    lines.append(_flood(obs))
     lines.append("")
     lines.append(
         "Map (y = 0 is the top row; # wall, . floor, ~ water, K key, "
         "E exit with the gate shut, O exit open, 1/2/3 runners):"
     )
-    header = "    " + "".join(str(x % 10) for x in range(obs.width))
-    lines.append(header)
-    lines.extend(f"{y:>3} {row}" for y, row in enumerate(obs.grid))
+    lines.extend(_ruled(obs.width, obs.grid))
     lines.append("")
     lines.append("Runners:")
-    for r in obs.runners:
-        last = (
-            "none yet"
-            if r.last_move is None
-            else (f"{r.last_move.value}{' (bumped)' if r.bumped else ''}")
-        )
-        lines.append(
-            f"  {r.seat} {r.alias}: {r.status.value} at x={r.pos[0]}, y={r.pos[1]}; "
-            f"last move {last}; carrying {len(r.keys)} key(s)"
-        )
+    lines.extend(_runner_line(r) for r in obs.runners)
     lines.append("")
-    if obs.transcript:
-        lines.append("Your last transmissions:")
-        lines.extend(f"  tick {m.tick}: {m.message}" for m in obs.transcript)
-    else:
-        lines.append("You have not transmitted yet.")
-    lines.append(f"Your notes: {obs.notes if obs.notes else '(empty)'}")
+    lines.extend(_transmissions(obs))
+    lines.append(_notes(obs.notes))
     return "\n".join(lines)
 
 
@@ -359,20 +354,15 @@ def render_runner_v1(obs: RunnerObservation) -> str:
         f"You carry {obs.keys_held} key(s); the team has {obs.keys_collected} of "
         f"{obs.key_count}. Gate: {'OPEN' if obs.gate_open else 'shut'}.",
     ]
-    lines.append(f"Inbox: {obs.inbox}" if obs.inbox is not None else "Inbox: (silence)")
+    lines.append(_inbox(obs))
     if obs.latest_message is not None and obs.inbox is None:
         lines.append(
             f"Most recent message ({obs.latest_message_age} ticks old): {obs.latest_message}"
         )
     if obs.standing_order is not None:
         lines.append(f"Standing order ({obs.standing_order_age} ticks old): {obs.standing_order}")
-    if obs.moves:
-        lines.append(
-            "Your last moves, oldest first: " + ", ".join(_move_text(m) for m in obs.moves)
-        )
-    else:
-        lines.append("You have not moved yet.")
-    lines.append(f"Your notes: {obs.notes if obs.notes else '(empty)'}")
+    lines.append(_moves(obs))
+    lines.append(_notes(obs.notes))
     return "\n".join(lines)
 
 
