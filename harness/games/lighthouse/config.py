@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
 from harness.errors import ConfigError
 from harness.models import JsonObject
@@ -22,6 +22,11 @@ VARIANTS: tuple[Variant, ...] = ("default", "spring")
 
 DEFAULT_ALIASES: tuple[str, str, str] = ("Sprocket", "Gizmo", "Ratchet")
 _FORBIDDEN_ALIAS_CHARS = (":", ";")
+#: The least width and height of a board (both odd), and why that least.
+_ODD_AT_LEAST = {
+    "width": (11, " (three starts 4 apart need x = 1, 5, 9)"),
+    "height": (7, ""),
+}
 
 
 class LighthouseConfig(GameConfig):
@@ -43,18 +48,12 @@ class LighthouseConfig(GameConfig):
         DEFAULT_ALIASES, description="The runners' names for seats 1, 2 and 3."
     )
 
-    @field_validator("width")
+    @field_validator("width", "height")
     @classmethod
-    def _width_fits_three_starts(cls, value: int) -> int:
-        if value % 2 == 0 or value < 11:
-            raise ValueError("must be odd and at least 11 (three starts 4 apart need x = 1, 5, 9)")
-        return value
-
-    @field_validator("height")
-    @classmethod
-    def _height_is_odd(cls, value: int) -> int:
-        if value % 2 == 0 or value < 7:
-            raise ValueError("must be odd and at least 7")
+    def _odd_and_wide_enough(cls, value: int, info: ValidationInfo) -> int:
+        least, why = _ODD_AT_LEAST[info.field_name or ""]
+        if value % 2 == 0 or value < least:
+            raise ValueError(f"must be odd and at least {least}{why}")
         return value
 
     @field_validator("aliases")
