@@ -164,6 +164,19 @@ def bounded_lines(handle: io.BufferedReader, limit: int = MAX_LINE_BYTES) -> Ite
         yield None
 
 
+def numbered_lines(path: Path, root: Path | None = None) -> Iterator[tuple[int, bytes | None]]:
+    """Each line of ``path`` as :func:`bounded_lines` reads it, after its number (from
+    1); no line when there is no such file. The file is opened as :func:`open_regular`
+    opens one (a :class:`RecordError` for a file it refuses) when the first is asked for.
+    """
+    try:
+        handle = open_regular(path, root, limit=None)
+    except FileNotFoundError:
+        return
+    with handle:
+        yield from enumerate(bounded_lines(handle), start=1)
+
+
 def regular_files(folder: Path, pattern: str, root: Path) -> tuple[list[Path], list[str]]:
     """The files of ``folder`` matching ``pattern`` that can be read (sorted), and a note
     for each that cannot (``records/X.jsonl: skipped: a FIFO``)."""
@@ -214,6 +227,7 @@ __all__ = [
     "MAX_SMALL_FILE_BYTES",
     "bounded_lines",
     "no_room",
+    "numbered_lines",
     "open_regular",
     "read_regular",
     "refusal",

@@ -32,7 +32,7 @@ from harness.errors import RecordError
 from harness.files import (
     MAX_LINE_BYTES,
     MAX_RECORD_BYTES,
-    bounded_lines,
+    numbered_lines,
     open_regular,
     refusal,
     regular_files,
@@ -197,20 +197,15 @@ class AuditStream:
         self._unlined: tuple[list[str], dict[str, DerivedFrom]] | None = None
 
     def __iter__(self) -> Iterator[LineCheck]:
-        try:
-            handle = open_regular(self.episodes, self.root, limit=None)
-        except FileNotFoundError:
-            return
-        with handle:
-            for number, raw in enumerate(bounded_lines(handle), start=1):
-                if raw is None:
-                    yield LineCheck(number, None, None, f"not a results line: longer than "
-                                    f"{MAX_LINE_BYTES:,} bytes")  # fmt: skip
-                    continue
-                if not raw.endswith(b"\n"):
-                    self.torn = True
-                    return
-                yield _check(self.game, self.records, number, raw[:-1], self._first_line)
+        for number, raw in numbered_lines(self.episodes, self.root):
+            if raw is None:
+                yield LineCheck(number, None, None, f"not a results line: longer than "
+                                f"{MAX_LINE_BYTES:,} bytes")  # fmt: skip
+                continue
+            if not raw.endswith(b"\n"):
+                self.torn = True
+                return
+            yield _check(self.game, self.records, number, raw[:-1], self._first_line)
 
     def first_line(self, episode: str) -> int | None:
         """The number of the first line read so far that names ``episode``, or None."""

@@ -31,6 +31,7 @@ from harness.files import (
     MAX_LINE_BYTES,
     MAX_MANIFEST_BYTES,
     bounded_lines,
+    numbered_lines,
     open_regular,
     read_regular,
     refusal,
@@ -266,25 +267,20 @@ class ResultsFolder:
     def iter_summaries(self) -> Iterator[EpisodeSummary]:
         """:meth:`summaries` one line at a time, read as they are asked for: what a
         report over a folder of any size holds is one line, not the file."""
-        try:
-            handle = open_regular(self.episodes_path, self.root, limit=None)
-        except FileNotFoundError:
-            return
-        with handle:
-            for number, line in enumerate(bounded_lines(handle), start=1):
-                if line is None:
-                    raise RecordError(
-                        f"{self.episodes_path}:{number}: longer than {MAX_LINE_BYTES:,} "
-                        "bytes: not a results line"
-                    )
-                if not line.endswith(b"\n"):
-                    return  # a torn last line: an append a crash cut short
-                try:
-                    yield EpisodeSummary.model_validate_json(line[:-1])
-                except ValidationError as exc:
-                    raise RecordError(
-                        f"{self.episodes_path}:{number}: {exc.errors()[0]['msg']}"
-                    ) from None
+        for number, line in numbered_lines(self.episodes_path, self.root):
+            if line is None:
+                raise RecordError(
+                    f"{self.episodes_path}:{number}: longer than {MAX_LINE_BYTES:,} "
+                    "bytes: not a results line"
+                )
+            if not line.endswith(b"\n"):
+                return  # a torn last line: an append a crash cut short
+            try:
+                yield EpisodeSummary.model_validate_json(line[:-1])
+            except ValidationError as exc:
+                raise RecordError(
+                    f"{self.episodes_path}:{number}: {exc.errors()[0]['msg']}"
+                ) from None
 
     def readable_summaries(self) -> tuple[list[EpisodeSummary], list[str]]:
         """Every results line that parses, in the order written, and a note for each
