@@ -326,6 +326,12 @@ class TournamentConfig(StrictModel):
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()
 
 
+def _seat_gaps(named: Collection[str], keys: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The seat group keys ``named`` that are not among a game's ``keys`` (sorted), and
+    the game's keys ``named`` leaves out (in the game's order)."""
+    return sorted(set(named) - set(keys)), [key for key in keys if key not in named]
+
+
 def crossplay_entrants(
     design: CrossplayConfig, game: GameEntry, given: Sequence[EntrantConfig]
 ) -> list[EntrantConfig]:
@@ -333,13 +339,12 @@ def crossplay_entrants(
     run lists them all); raises ValueError for a seat group the game lacks or misses,
     and for an entrant of ``given`` that takes a design entrant's name with other seats."""
     keys = [g.key for g in game.seat_groups]
-    unknown = sorted(set(design.groups) - set(keys))
+    unknown, missing = _seat_gaps(design.groups, keys)
     if unknown:
         raise ValueError(
             f"crossplay.{unknown[0]}: {game.name} has no such seat group; its seat "
             f"groups are {keys}"
         )
-    missing = [key for key in keys if key not in design.groups]
     if missing:
         raise ValueError(
             f"crossplay: name the members of {missing[0]!r} too ([crossplay.{missing[0]}]): "
@@ -446,13 +451,12 @@ def _resolve(config: TournamentConfig, base: Path, source: str) -> TournamentCon
     entrants = []
     for entrant in config.entrants:
         where_entrant = f"{source}: entrant {entrant.name!r}"
-        unknown = sorted(set(entrant.seats) - set(groups))
+        unknown, missing = _seat_gaps(entrant.seats, list(groups))
         if unknown:
             raise ConfigError(
                 f"{where_entrant}, {unknown[0]}: not a seat of {game.name}; "
                 f"its seats are {list(groups)}"
             )
-        missing = [key for key in groups if key not in entrant.seats]
         if missing:
             raise ConfigError(f"{where_entrant}: missing {missing[0]!r} (who plays it?)")
         seats = {
