@@ -14,6 +14,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from harness.errors import ConfigError
 from harness.llm.prompts import PromptSet
@@ -116,6 +117,21 @@ class Prepared:
         )
 
 
+class PrepareOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`prepare` that say how a run plays (each as
+    :func:`prepare` takes and defaults it): what
+    :func:`~harness.tournament.run.run_tournament` passes on."""
+
+    concurrency: int | None
+    shard: tuple[int, int]
+    config_file: str | None
+    max_cost: float | None
+    narrowing: Narrowing | None
+    cache: bool | None
+    workers: int
+    keep_agent_episodes: bool
+
+
 def prepare(
     config: TournamentConfig,
     out: Path,
@@ -187,6 +203,7 @@ def prepare(
 
 
 __all__ = [
+    "PrepareOptions",
     "Prepared",
     "check_concurrency",
     "check_max_cost",

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from typing_extensions import Unpack
+
 from harness.errors import FolderError
 from harness.files import no_room, refusal
 from harness.llm.cache import CACHE_FILE, CallCache
@@ -41,7 +43,6 @@ from harness.tournament.growth import (
 from harness.tournament.identity import Carried, identified, manifest_identities
 from harness.tournament.lock import FolderLock
 from harness.tournament.manifest import Manifest
-from harness.tournament.narrow import Narrowing
 from harness.tournament.plan import (
     DoneSet,
     EpisodePlan,
@@ -55,6 +56,7 @@ from harness.tournament.playing import play_all
 from harness.tournament.pool import ScriptedPool, WorkerSetup, entrant_is_scripted
 from harness.tournament.prepare import (
     Prepared,
+    PrepareOptions,
     check_concurrency,
     check_max_cost,
     game_of,
@@ -92,18 +94,14 @@ async def run_tournament(
     config: TournamentConfig,
     out: Path,
     *,
-    concurrency: int | None = None,
-    shard: tuple[int, int] = (1, 1),
     progress: Progress | None = None,
     environ: Mapping[str, str] | None = None,
-    config_file: str | None = None,
-    max_cost: float | None = None,
-    narrowing: Narrowing | None = None,
-    cache: bool | None = None,
-    workers: int = 0,
-    keep_agent_episodes: bool = False,
+    **options: Unpack[PrepareOptions],
 ) -> TournamentOutcome:
-    """Play every episode of ``config`` that ``out`` lacks.
+    """Play every episode of ``config`` that ``out`` lacks: :func:`prepare` it with
+    ``options`` (``concurrency``, ``shard``, ``config_file``, ``max_cost``,
+    ``narrowing``, ``cache``, ``workers``, ``keep_agent_episodes``), then
+    :func:`execute` it.
 
     Everything that can be checked is checked before anything is written: the
     arguments, the place (:func:`check_place`), the API keys of every provider an
@@ -130,19 +128,7 @@ async def run_tournament(
     entrant's episodes again, unless ``keep_agent_episodes`` says the edit changed
     nothing of its play (the manifest records it; see identity.py).
     """
-    prepared = prepare(
-        config,
-        out,
-        concurrency=concurrency,
-        shard=shard,
-        config_file=config_file,
-        max_cost=max_cost,
-        narrowing=narrowing,
-        cache=cache,
-        workers=workers,
-        keep_agent_episodes=keep_agent_episodes,
-    )
-    return await execute(prepared, progress=progress, environ=environ)
+    return await execute(prepare(config, out, **options), progress=progress, environ=environ)
 
 
 async def execute(
