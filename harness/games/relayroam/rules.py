@@ -14,13 +14,12 @@ from dataclasses import dataclass, fields, replace
 from typing import ClassVar, Literal, get_args
 
 from harness.errors import ConfigError
-from harness.games.relayroam.layouts import HEIGHT, NEIGHBOUR_STEPS, WIDTH, Pos, layout_for
-from harness.games.relayroam.rng import MAX_SEED, draw
+from harness.games.relayroam.layouts import HEIGHT, NEIGHBOUR_STEPS, WIDTH, ObjectKind, Pos
+from harness.games.relayroam.rng import MAX_SEED
 from harness.games.relayroam.state import (
     BATTERY_GAIN,
     CHARGE_CAP,
     CHARGE_POINTS,
-    CHARGE_START,
     CLEAR_POINTS,
     HELPER_POINTS,
     NO_SHOCK_BONUS,
@@ -186,7 +185,8 @@ class StepResult:
     """What one call of :func:`step` returns (RR15), with the state after it.
 
     On a refusal ``ok`` is false, ``reason`` says why, ``events`` is empty and
-    ``state`` is the very state passed in.
+    ``state`` is the very state passed in. Score, phase, end reason, charge and turn
+    are the state's own, read through it.
     """
 
     ok: bool
@@ -194,12 +194,32 @@ class StepResult:
     message: str
     events: tuple[Event, ...]
     legal_actions: tuple[Action, ...]
-    score: int
-    phase: Phase
-    end_reason: EndReason | None
-    charge: int
-    turn: int
     state: State
+
+    @property
+    def score(self) -> int:
+        """The score after the action."""
+        return self.state.score
+
+    @property
+    def phase(self) -> Phase:
+        """The phase after the action."""
+        return self.state.phase
+
+    @property
+    def end_reason(self) -> EndReason | None:
+        """Why the run ended, once it has."""
+        return self.state.end_reason
+
+    @property
+    def charge(self) -> int:
+        """The charge after the action."""
+        return self.state.charge
+
+    @property
+    def turn(self) -> int:
+        """The chamber's turn after the action."""
+        return self.state.turn
 
 
 def result_json(result: StepResult) -> JsonObject:
@@ -284,24 +304,21 @@ def _act(state: State, direction: Direction | None) -> StepResult:
     # One-time repair or pickup, on movement only (waiting is not an entry).
     feature = layout.object_at(dest) if moving else None
     if feature is not None and not state.is_used(feature.id):
+        before = charge
+        charge, points = entry_effect(feature.kind, charge)
+        score += points  # a repair scores even if it empties the charge
         if feature.kind == "relay":
-            charge -= REPAIR_COST
-            score += RELAY_POINTS  # scores even if the repair empties the charge
             used_relays = used_relays | {feature.id}
             events.append(RelayRepaired(feature.id, x, y))
             if len(used_relays) == len(layout.relays):
                 ex, ey = layout.exit
                 events.append(ExitOpened(ex, ey))
         elif feature.kind == "helper":
-            score += HELPER_POINTS
             rescued += 1
             used_helpers = used_helpers | {feature.id}
             events.append(HelperRescued(feature.id, x, y))
         else:
-            # Added after the base cost and capped at that moment (RR7).
-            topped = min(CHARGE_CAP, charge + BATTERY_GAIN)
-            events.append(BatteryUsed(feature.id, x, y, gained=topped - charge))
-            charge = topped
+            events.append(BatteryUsed(feature.id, x, y, gained=charge - before))
             used_batteries = used_batteries | {feature.id}
 
     # Sparks are judged on the turn before the action; then the turn advances.
@@ -322,7 +339,7 @@ def _act(state: State, direction: Direction | None) -> StepResult:
     if moving and dest == layout.exit and exit_open:
         # Clearing is checked before depletion: exactly 0 charge still clears.
         bonus = shocks == 0
-        points = CLEAR_POINTS + CHARGE_POINTS * charge + (NO_SHOCK_BONUS if bonus else 0)
+        points = clear_points(charge, bonus)
         score += points
         cleared += 1
         phase = "chamber-clear"
@@ -332,12 +349,8 @@ def _act(state: State, direction: Direction | None) -> StepResult:
         end_reason = "depleted"
         events.append(Depleted(state.chamber))
 
-    after = State(
-        seed=state.seed,
-        rng_cursor=state.rng_cursor,
-        chamber=state.chamber,
-        reflected=state.reflected,
-        vent_offsets=state.vent_offsets,
+    after = replace(
+        state,
         phase=phase,
         end_reason=end_reason,
         charge=charge,
@@ -364,44 +377,20 @@ def _bank(state: State) -> StepResult:
 
 
 def _next(state: State) -> StepResult:
-    """Build the next chamber (RR11); from chamber 4 it draws reflection, then offsets."""
+    """Build the next chamber (RR11); from chamber 4 it draws reflection, then offsets.
+
+    :func:`chamber_start` makes those draws from the cursor its closed form gives,
+    which is the state's own ``rng_cursor`` (``state_problem`` refuses any other), so
+    they are the draws RR10 makes from ``rngCursor``.
+    """
     chamber = state.chamber + 1
-    vent_count = len(layout_for(chamber, False).vents)
-    cursor = state.rng_cursor
-    if chamber <= 3:
-        after = chamber_start(
-            state.seed,
-            chamber,
-            score=state.score,
-            total_rescued=state.total_rescued,
-            cleared_chamber_count=state.cleared_chamber_count,
-        )
-    else:
-        u, cursor = draw(state.seed, cursor)
-        reflected = u % 2 == 1
-        offsets = []
-        for _ in range(vent_count):
-            u, cursor = draw(state.seed, cursor)
-            offsets.append(u % VENT_PERIOD)
-        after = State(
-            seed=state.seed,
-            rng_cursor=cursor,
-            chamber=chamber,
-            reflected=reflected,
-            vent_offsets=tuple(offsets),
-            phase="playing",
-            end_reason=None,
-            charge=CHARGE_START,
-            turn=0,
-            chamber_shock_count=0,
-            score=state.score,
-            total_rescued=state.total_rescued,
-            cleared_chamber_count=state.cleared_chamber_count,
-            player=layout_for(chamber, reflected).start,
-            used_relays=frozenset(),
-            used_helpers=frozenset(),
-            used_batteries=frozenset(),
-        )
+    after = chamber_start(
+        state.seed,
+        chamber,
+        score=state.score,
+        total_rescued=state.total_rescued,
+        cleared_chamber_count=state.cleared_chamber_count,
+    )
     layout = after.layout
     event = ChamberStarted(chamber, layout.letter, after.reflected, after.vent_offsets)
     facing = ", reflected" if after.reflected else ""
@@ -410,6 +399,23 @@ def _next(state: State) -> StepResult:
         f"charge {after.charge}, vent offsets {list(after.vent_offsets)}"
     )
     return _result(after, (event,), message)
+
+
+def entry_effect(kind: ObjectKind, charge: int) -> tuple[int, int]:
+    """The charge after, and the points of, a first entry onto an object of ``kind``
+    with ``charge`` left once the step is paid (RR7, RR8): a relay costs its repair and
+    scores, a helper scores, a battery adds charge capped at that moment."""
+    if kind == "relay":
+        return charge - REPAIR_COST, RELAY_POINTS
+    if kind == "helper":
+        return charge, HELPER_POINTS
+    return min(CHARGE_CAP, charge + BATTERY_GAIN), 0
+
+
+def clear_points(charge: int, no_shock: bool) -> int:
+    """What a clear with ``charge`` remaining awards, with the bonus of a chamber
+    cleared without a shock (RR8)."""
+    return CLEAR_POINTS + CHARGE_POINTS * charge + (NO_SHOCK_BONUS if no_shock else 0)
 
 
 def sparks_on(turn: int, offset: int) -> bool:
@@ -428,6 +434,10 @@ def actions_until_spark(turn: int, offset: int) -> int:
 def _refusal(state: State, action: object) -> tuple[RefusalReason, str] | None:
     """The first reason of RR12 that refuses ``action`` in ``state``, with its message:
     the action's grammar, then the phase, then where a move would go."""
+    # Those checks pass exactly the legal actions (RR13), so a legal one skips them and
+    # the messages, whose legal-action list is the costly part of a valid step.
+    if isinstance(action, dict) and action in legal_actions(state):
+        return None
     fix = _fix(state)
     refused = _grammar_refusal(action, fix)
     if refused is not None or not isinstance(action, dict):
@@ -557,19 +567,7 @@ def _result(
     *,
     reason: RefusalReason | None = None,
 ) -> StepResult:
-    return StepResult(
-        ok=reason is None,
-        reason=reason,
-        message=message,
-        events=events,
-        legal_actions=tuple(legal_actions(state)),
-        score=state.score,
-        phase=state.phase,
-        end_reason=state.end_reason,
-        charge=state.charge,
-        turn=state.turn,
-        state=state,
-    )
+    return StepResult(reason is None, reason, message, events, tuple(legal_actions(state)), state)
 
 
 def _summary(state: State, events: list[Event]) -> str:
@@ -629,6 +627,8 @@ __all__ = [
     "Shock",
     "StepResult",
     "actions_until_spark",
+    "clear_points",
+    "entry_effect",
     "event_json",
     "legal_actions",
     "new_game",

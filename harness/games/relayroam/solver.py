@@ -18,17 +18,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from harness.games.relayroam.layouts import Layout, Pos, layout_for
-from harness.games.relayroam.rules import DELTAS, DIRECTIONS, Action, sparks_on
+from harness.games.relayroam.rules import (
+    DELTAS,
+    DIRECTIONS,
+    Action,
+    clear_points,
+    entry_effect,
+    sparks_on,
+)
 from harness.games.relayroam.state import (
-    BATTERY_GAIN,
-    CHARGE_CAP,
-    CHARGE_POINTS,
     CHARGE_START,
-    CLEAR_POINTS,
-    HELPER_POINTS,
-    NO_SHOCK_BONUS,
-    RELAY_POINTS,
-    REPAIR_COST,
     SHOCK_COST,
     STEP_COST,
     VENT_PERIOD,
@@ -98,13 +97,7 @@ class _Chamber:
         if entry is not None and not used & entry[1]:
             kind, bit = entry
             used |= bit
-            if kind == "relay":
-                charge -= REPAIR_COST
-                points += RELAY_POINTS
-            elif kind == "helper":
-                points += HELPER_POINTS
-            else:
-                charge = min(CHARGE_CAP, charge + BATTERY_GAIN)
+            charge, points = entry_effect(kind, charge)
         offset = self.vent_offset.get(where)
         if offset is not None and sparks_on(t3, offset):
             charge -= SHOCK_COST
@@ -112,7 +105,7 @@ class _Chamber:
         t3 = (t3 + 1) % VENT_PERIOD
         charge = max(0, charge)
         if moving and where == self.layout.exit and used & self.relay_mask == self.relay_mask:
-            points += CLEAR_POINTS + CHARGE_POINTS * charge + (0 if shocked else NO_SHOCK_BONUS)
+            points += clear_points(charge, not shocked)
             return (action, points, None, True)
         if charge == 0:
             return (action, points, None, False)
