@@ -32,7 +32,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from harness.errors import BadResponseError
-from harness.json_reply import MAX_JSON_DEPTH, StrictJsonError, json_type, wire_loads
+from harness.json_reply import MAX_JSON_DEPTH, StrictJsonError, a_json_type, wire_loads
 from harness.llm.secrets import redact
 from harness.llm.shapes import TOOL_NAME
 from harness.llm.types import Completion, CompletionRequest, Usage, token_count
@@ -81,7 +81,7 @@ def _get(obj: dict[str, Any], key: str, where: str, *types: type) -> Any:
     if isinstance(value, types):
         return value
     names = " or ".join(_TYPE_NAMES[t] for t in types)
-    shown = "absent" if key not in obj else _article(json_type(value))
+    shown = "absent" if key not in obj else a_json_type(value)
     raise NotACompletion(f"{where}{key} is {shown}, expected {names}")
 
 
@@ -93,15 +93,9 @@ _TYPE_NAMES: dict[type, str] = {
 }
 
 
-def _article(name: str) -> str:
-    if name == "null":
-        return name
-    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
-
-
 def _top(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise NotACompletion(f"the body is {_article(json_type(value))}, not an object")
+        raise NotACompletion(f"the body is {a_json_type(value)}, not an object")
     return value
 
 
@@ -136,7 +130,7 @@ def openai_completion(body: Any, request: CompletionRequest) -> Completion:
         raise NotACompletion("choices is empty: there is no reply")
     choice = choices[0]
     if not isinstance(choice, dict):
-        raise NotACompletion(f"choices[0] is {_article(json_type(choice))}, expected an object")
+        raise NotACompletion(f"choices[0] is {a_json_type(choice)}, expected an object")
     message = _get(choice, "message", "choices[0].", dict)
     text = _get(message, "content", "choices[0].message.", str, type(None)) or ""
     return Completion(
@@ -296,7 +290,7 @@ def anthropic_completion(body: Any, request: CompletionRequest) -> Completion:
     for index, block in enumerate(blocks):
         where = f"content[{index}]."
         if not isinstance(block, dict):
-            shown = _article(json_type(block))
+            shown = a_json_type(block)
             raise NotACompletion(f"content[{index}] is {shown}, expected an object")
         block_type = _get(block, "type", where, str)
         if block_type == "text":

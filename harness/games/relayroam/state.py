@@ -17,7 +17,7 @@ from typing import Any, Literal, get_args
 from harness.errors import RecordError
 from harness.games.relayroam.layouts import Layout, Pos, layout_for
 from harness.games.relayroam.rng import MAX_SEED, output
-from harness.json_reply import StrictJsonError, json_type, strict_loads
+from harness.json_reply import StrictJsonError, a_json_type, strict_loads
 from harness.models import JsonObject
 from harness.text import show_value
 
@@ -255,7 +255,7 @@ def from_canonical_json(text: str) -> State:
     except StrictJsonError as exc:
         raise StateError(f"state: not strict JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise StateError(f"state: must be a JSON object, got {_json_type(data)}")
+        raise StateError(f"state: must be a JSON object, got {a_json_type(data)}")
     missing = sorted(STATE_KEYS - data.keys())
     if missing:
         raise StateError(f"state: missing field(s) {', '.join(missing)}")
@@ -440,12 +440,6 @@ def _id_list(data: Mapping[str, object], key: str) -> frozenset[str]:
     if value != sorted(set(value), key=_id_order):
         raise StateError(f"state: {key} must list each ID once, in ID order, got {_show(value)}")
     return frozenset(value)
-
-
-def _json_type(value: Any) -> str:
-    """The JSON name of ``value``'s type with its article: ``null``, ``a number``, ..."""
-    kind = json_type(value)
-    return kind if kind == "null" else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
 __all__ = [
