@@ -175,18 +175,15 @@ def _config(request: CompletionRequest, sampling: bool) -> GenerateConfig:
     # the reasoning settings Inspect maps to each API itself (a thinking budget is its
     # reasoning_tokens); unset (None), Inspect's config decides them
     effort, budget = request.reasoning_effort, request.thinking_budget
-    if not sampling:
-        return GenerateConfig(
-            response_schema=schema, reasoning_effort=effort, reasoning_tokens=budget
-        )
-    return GenerateConfig(
-        max_tokens=request.max_tokens,
-        temperature=request.temperature,
-        seed=request.seed,
-        response_schema=schema,
-        reasoning_effort=effort,
-        reasoning_tokens=budget,
+    config = GenerateConfig(
+        response_schema=schema, reasoning_effort=effort, reasoning_tokens=budget
     )
+    if not sampling:
+        return config
+    sampled = GenerateConfig(
+        max_tokens=request.max_tokens, temperature=request.temperature, seed=request.seed
+    )
+    return config.merge(sampled)
 
 
 def _is_request_failure(exc: Exception) -> bool:

@@ -132,6 +132,38 @@ async def test_the_json_schema_shape_sends_the_reply_schema_to_inspect() -> None
     assert (config.seed, config.max_tokens) == (7, request.max_tokens)
 
 
+async def test_the_reasoning_settings_go_with_or_without_the_sampling_ones() -> None:
+    seen: list[GenerateConfig] = []
+
+    def generate(
+        messages: list[ChatMessage],
+        tools: list[ToolInfo],
+        choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        seen.append(config)
+        return mock_output(messages, tools, choice, config)
+
+    request = CompletionRequest(
+        model="x",
+        messages=REQUEST.messages,
+        max_tokens=4000,
+        temperature=0.25,
+        seed=11,
+        thinking_budget=2048,
+        reasoning_effort="low",
+    )
+    for sampling in (True, False):
+        model = get_model("mockllm/model", custom_outputs=generate)
+        await InspectProvider(model, send_sampling=sampling).complete(request)
+    sent, bare = seen
+    assert (sent.max_tokens, sent.temperature, sent.seed) == (4000, 0.25, 11)
+    # without the sampling settings, the task's own (none here) decide them
+    assert (bare.max_tokens, bare.temperature, bare.seed) == (None, None, None)
+    for config in (sent, bare):
+        assert (config.reasoning_tokens, config.reasoning_effort) == (2048, "low")
+
+
 def test_a_model_slower_than_the_call_timeout_falls_back_every_turn(tmp_path: Path) -> None:
     calls = 0
 
