@@ -5,14 +5,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from harness.models import JsonObject
-from harness.protocol.conventions import GameResults
+from harness.protocol.conventions import PLAY_SHARE, GameResults
 from harness.records import EndLine, json_object, keys
 
 #: The keys of an end line and of any game's results, as their models dump them.
 END = keys(EndLine[GameResults])
 RESULTS = keys(GameResults)
+#: The ``deadline`` end in words, for a game's :meth:`Report.end_meanings`: the runner
+#: ended the episode when its play budget ran out (decisions D1, D2).
+DEADLINE_MEANING: Final = (
+    f"the play budget ({PLAY_SHARE:.0%} of episode_timeout_seconds) ran out first"
+)
 
 
 @dataclass(frozen=True)
@@ -106,4 +112,4 @@ class Report:
         return {}
 
 
-__all__ = ["END", "RESULTS", "Column", "Report"]
+__all__ = ["DEADLINE_MEANING", "END", "RESULTS", "Column", "Report"]

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from harness.games.hourloom.record import HourloomResults
 from harness.models import JsonObject
 from harness.protocol import Column, Report
-from harness.protocol.report import END
+from harness.protocol.report import DEADLINE_MEANING, END
 from harness.records import json_number, json_object, keys
 
 COLUMNS: tuple[Column, ...] = (
@@ -28,7 +28,7 @@ END_MEANINGS: dict[str, str] = {
     "chamber cap": "the chamber cap (maxChambers) was sealed: the harness ended the run",
     "action cap": "the action cap (maxActions, refusals included) was reached: the "
     "harness ended the run",
-    "deadline": "the play budget (60% of episode_timeout_seconds) ran out first",
+    "deadline": DEADLINE_MEANING,
 }
 _R = keys(HourloomResults)
 

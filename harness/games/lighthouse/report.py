@@ -22,6 +22,7 @@ from harness.games.lighthouse.record import (
 from harness.games.lighthouse.state import STANDING_ORDER_MAX_AGE
 from harness.models import JsonObject
 from harness.protocol import Column, Report
+from harness.protocol.report import DEADLINE_MEANING
 from harness.protocol.report import END as _END
 from harness.records import (
     HeaderLine,
@@ -145,7 +146,7 @@ END_MEANINGS: dict[str, str] = {
     "escaped and drowned": "every runner escaped or drowned, some each way",
     "flooded": "the water reached the exit row (the flood clock)",
     "tick cap": "the tick cap (maxTicks) was reached with a runner still on the board",
-    "deadline": "the play budget (60% of episode_timeout_seconds) ran out first",
+    "deadline": DEADLINE_MEANING,
 }
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from harness.games.relayroam.record import RelayroamResults
 from harness.models import JsonObject
 from harness.protocol import Column, Report
-from harness.protocol.report import END
+from harness.protocol.report import DEADLINE_MEANING, END
 from harness.records import json_number, json_object, keys
 
 COLUMNS: tuple[Column, ...] = (
@@ -30,7 +30,7 @@ END_MEANINGS: dict[str, str] = {
     "banked": "the score was banked: by the player, or by the harness at the chamber cap "
     "or after 60 decisions in one chamber",
     "depleted": "the battery ran out",
-    "deadline": "the play budget (60% of episode_timeout_seconds) ran out first",
+    "deadline": DEADLINE_MEANING,
 }
 _R = keys(RelayroamResults)
 
