@@ -40,7 +40,7 @@ from harness.seat_spec import SEAT_TAGS, SeatConfig, cli_providers, parse_seat_a
 from harness.seating import Seating, SeatLike, check_seat_keys, fitted_config, seats_of_groups
 from harness.seats import Seat, baseline_seats
 from harness.step_env import Stepping
-from harness.validation import check_seed, format_validation_error
+from harness.validation import check_seed, checked_variant, format_validation_error
 
 T = TypeVar("T")
 #: A seat as the API takes it: a spec model, a callable, a spec string or a spec table.
@@ -103,11 +103,7 @@ class Env(Stepping):
         self.game = game
         self.seed = seed
         """The seed :meth:`reset` starts with when given none."""
-        self.variant = variant or game.variants[0]
-        if self.variant not in game.variants:
-            raise ConfigError(
-                f"variant: {game.name} has {list(game.variants)}, not {self.variant!r}"
-            )
+        self.variant = checked_variant(game, variant or None)  # "": the game's first
         self._rules = dict(rules or {})
         self._timeout_given = episode_timeout_seconds is not None
         self.config = game.rules.make_config(self.variant, self._rules, episode_timeout_seconds)

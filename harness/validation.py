@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from harness.defaults import MAX_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.models import StrictModel  # re-exported: the one strict base
+
+if TYPE_CHECKING:
+    from harness.protocol import GameEntry
 
 #: Error types whose pydantic message names a Python class ("... or instance of
 #: LLMSeatConfig"): they are told in the file's terms, with what was given instead.
@@ -91,6 +94,15 @@ def seconds_field(
     return Field(default, gt=0, le=maximum, allow_inf_nan=False, description=description)
 
 
+def checked_variant(game: GameEntry, variant: str | None, where: str = "variant") -> str:
+    """The rules variant ``variant`` names (the game's first when None); a ConfigError
+    that starts with ``where`` and names the game's variants when it has no such one."""
+    chosen = game.variants[0] if variant is None else variant
+    if chosen not in game.variants:
+        raise ConfigError(f"{where}: {game.name} has {list(game.variants)}, not {chosen!r}")
+    return chosen
+
+
 def short_repr(value: object) -> str:
     """``value`` as an error message shows it: quoted, cut short when long.
 
@@ -108,6 +120,7 @@ __all__ = [
     "MAX_SEED",
     "StrictModel",
     "check_seed",
+    "checked_variant",
     "format_validation_error",
     "seconds_field",
     "seed_problem",

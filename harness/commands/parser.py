@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from harness.defaults import MAX_TIMEOUT_SECONDS
-from harness.errors import ConfigError
 
 if TYPE_CHECKING:
     from harness.protocol import GameEntry
@@ -132,10 +131,9 @@ def add_variant_argument(parser: argparse.ArgumentParser) -> None:
 def variant_of(game: GameEntry, variant: str | None) -> str:
     """The variant ``--variant`` names (the game's first when not given); a ConfigError
     naming the game's variants when it has no such variant."""
-    chosen = game.variants[0] if variant is None else variant
-    if chosen not in game.variants:
-        raise ConfigError(f"--variant: {game.name} has {list(game.variants)}, not {chosen!r}")
-    return chosen
+    from harness.validation import checked_variant
+
+    return checked_variant(game, variant, "--variant")
 
 
 def add_folder_argument(parser: argparse.ArgumentParser) -> None:
