@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
-from typing import ClassVar, Literal, get_args
+from dataclasses import dataclass, replace
+from typing import Literal, get_args
 
 from harness.errors import ConfigError
 from harness.games.relayroam.layouts import HEIGHT, NEIGHBOUR_STEPS, WIDTH, ObjectKind, Pos
@@ -34,6 +34,7 @@ from harness.games.relayroam.state import (
     chamber_start,
 )
 from harness.models import JsonObject
+from harness.protocol.events import GameEvent, event_json
 from harness.text import show_value
 
 Direction = Literal["up", "right", "down", "left"]
@@ -66,11 +67,11 @@ ALLOWED_FIELDS: dict[ActionType, tuple[str, ...]] = {
 }
 
 
-# Events (RR15), each a typed record; ``event_json`` turns one into its JSON object.
+# Events (RR15), each a typed record whose JSON type is its class name in lowerCamel;
+# ``event_json`` turns one into its JSON object.
 
 
-@dataclass(frozen=True)
-class _AtFeature:
+class _AtFeature(GameEvent):
     """What an event at a feature names first: the feature's id and its tile."""
 
     id: str
@@ -78,80 +79,62 @@ class _AtFeature:
     y: int
 
 
-@dataclass(frozen=True)
 class RelayRepaired(_AtFeature):
     """A relay's first entry repaired it (``cost`` extra charge, ``points`` scored)."""
 
-    KIND: ClassVar[str] = "relayRepaired"
     points: int = RELAY_POINTS
     cost: int = REPAIR_COST
 
 
-@dataclass(frozen=True)
-class ExitOpened:
+class ExitOpened(GameEvent):
     """The last relay was repaired: the exit at (x, y) is open from now on."""
 
-    KIND: ClassVar[str] = "exitOpened"
     x: int
     y: int
 
 
-@dataclass(frozen=True)
 class HelperRescued(_AtFeature):
     """A helper's first entry rescued it."""
 
-    KIND: ClassVar[str] = "helperRescued"
     points: int = HELPER_POINTS
 
 
-@dataclass(frozen=True)
 class BatteryUsed(_AtFeature):
     """A battery's first entry; ``gained`` is the charge it actually added under the cap."""
 
-    KIND: ClassVar[str] = "batteryUsed"
     gained: int
 
 
-@dataclass(frozen=True)
 class Shock(_AtFeature):
     """The action ended on vent ``id`` as it sparked."""
 
-    KIND: ClassVar[str] = "shock"
     cost: int = SHOCK_COST
 
 
-@dataclass(frozen=True)
-class Cleared:
+class Cleared(GameEvent):
     """The open exit was entered: the chamber is clear and ``points`` were awarded."""
 
-    KIND: ClassVar[str] = "cleared"
     chamber: int
     points: int
     remaining_charge: int
     no_shock_bonus: bool
 
 
-@dataclass(frozen=True)
-class Depleted:
+class Depleted(GameEvent):
     """Charge reached zero without a clear: the run has ended."""
 
-    KIND: ClassVar[str] = "depleted"
     chamber: int
 
 
-@dataclass(frozen=True)
-class Banked:
+class Banked(GameEvent):
     """The player banked: the run has ended keeping ``score``."""
 
-    KIND: ClassVar[str] = "banked"
     score: int
 
 
-@dataclass(frozen=True)
-class ChamberStarted:
+class ChamberStarted(GameEvent):
     """``next`` built chamber ``chamber`` on ``layout`` with these vent offsets."""
 
-    KIND: ClassVar[str] = "chamberStarted"
     chamber: int
     layout: str
     reflected: bool
@@ -169,15 +152,6 @@ Event = (
     | Banked
     | ChamberStarted
 )
-
-
-def event_json(event: Event) -> JsonObject:
-    """``event`` as a JSON object: ``{"type": ..., ...}`` with camelCase keys."""
-    out: JsonObject = {"type": event.KIND}
-    for f in fields(event):
-        value = getattr(event, f.name)
-        out[_camel(f.name)] = list(value) if isinstance(value, tuple) else value
-    return out
 
 
 @dataclass(frozen=True)
@@ -594,11 +568,6 @@ def _summary(state: State, events: list[Event]) -> str:
 def _neighbour(pos: Pos, direction: Direction) -> Pos:
     dx, dy = DELTAS[direction]
     return (pos[0] + dx, pos[1] + dy)
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 def _compact(action: Action) -> str:
