@@ -9,7 +9,7 @@ from the stream (they build a chamber); lap turns, END_RUN and refusals never do
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal, get_args
 
 from harness.errors import ConfigError
@@ -19,6 +19,7 @@ from harness.games.hourloom.grid import DIRECTIONS, Direction, describe
 from harness.games.hourloom.rng import MAX_SEED
 from harness.games.hourloom.state import State
 from harness.games.hourloom.turn import YOU, Block, bodies_of, chamber_start, move_block, play_turn
+from harness.protocol import steps
 from harness.text import show_value
 
 ActionType = Literal["MOVE", "WAIT", "DESCEND", "END_RUN"]
@@ -44,22 +45,8 @@ DESCEND: Action = {"type": "DESCEND"}
 END_RUN: Action = {"type": "END_RUN"}
 
 
-@dataclass(frozen=True)
-class StepResult:
-    """What one :func:`step` returns (H28). On a refusal ``ok`` is false, ``reason`` says
-    why, ``events`` is empty and ``state`` is the very state passed in."""
-
-    ok: bool
-    reason: RefusalReason | None
-    message: str
-    events: tuple[Event, ...]
-    legal_actions: tuple[Action, ...]
-    state: State
-
-    @property
-    def score(self) -> int:
-        """The score after the action."""
-        return self.state.score
+class StepResult(steps.StepResult[State, Event, RefusalReason]):
+    """What one :func:`step` returns (H28), with the state after it."""
 
     @property
     def game_over(self) -> bool:

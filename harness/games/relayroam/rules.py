@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal, get_args
 
 from harness.errors import ConfigError
@@ -34,6 +34,7 @@ from harness.games.relayroam.state import (
     chamber_start,
 )
 from harness.models import JsonObject
+from harness.protocol import steps
 from harness.protocol.events import GameEvent, event_json
 from harness.text import show_value
 
@@ -154,26 +155,12 @@ Event = (
 )
 
 
-@dataclass(frozen=True)
-class StepResult:
+class StepResult(steps.StepResult[State, Event, RefusalReason]):
     """What one call of :func:`step` returns (RR15), with the state after it.
 
-    On a refusal ``ok`` is false, ``reason`` says why, ``events`` is empty and
-    ``state`` is the very state passed in. Score, phase, end reason, charge and turn
-    are the state's own, read through it.
+    Phase, end reason, charge and turn, which RR15 publishes beside the score, are
+    the state's own, read through it.
     """
-
-    ok: bool
-    reason: RefusalReason | None
-    message: str
-    events: tuple[Event, ...]
-    legal_actions: tuple[Action, ...]
-    state: State
-
-    @property
-    def score(self) -> int:
-        """The score after the action."""
-        return self.state.score
 
     @property
     def phase(self) -> Phase:
