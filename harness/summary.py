@@ -502,16 +502,26 @@ class _EndpointTally(EndpointSums):
 
 
 @dataclass
-class _FaithTally:
-    """One seat's :class:`Faithfulness` as :func:`summarize` counts it."""
+class FaithfulnessCounts:
+    """The counts behind :class:`Faithfulness` that add up over seats and episodes: own
+    turns, the replies among them that copy a prompt example, answered calls, those the
+    length limit cut, and the answered calls by recorded stop reason. One seat's over an
+    episode as :func:`summarize` counts them, or a seat group's over a report's results
+    lines (harness/report/faithfulness.py)."""
 
-    examples: PromptExamples | None
     own_turns: int = 0
-    replies: set[str] = field(default_factory=set)
     copies: int = 0
     answered: int = 0
     length_cut: int = 0
     stop_reasons: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass(kw_only=True)
+class _FaithTally(FaithfulnessCounts):
+    """One seat's :class:`Faithfulness` as :func:`summarize` counts it."""
+
+    examples: PromptExamples | None
+    replies: set[str] = field(default_factory=set)
 
     def count_own(self, raw: str, raw_sha256: str) -> None:
         """One turn the seat's own reply decided."""
@@ -575,7 +585,7 @@ def summarize(
         json_text(info[_SEAT.seat]): _Tally(
             json_text(info[_SEAT.role]),
             agent_label(json_text(agent[_AGENT.kind]), json_text(agent[_AGENT.name])),
-            faith=_FaithTally(_examples(agent, prompts)),
+            faith=_FaithTally(examples=_examples(agent, prompts)),
             server=_server(agent),
         )
         for info, agent in zip(infos, agents, strict=True)
@@ -700,6 +710,7 @@ __all__ = [
     "EndpointSums",
     "EpisodeSummary",
     "Faithfulness",
+    "FaithfulnessCounts",
     "SeatStats",
     "TurnCount",
     "cost_text",

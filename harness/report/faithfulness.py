@@ -27,15 +27,14 @@ lines give the same figures in any order.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pydantic import Field
 
 from harness.models import StrictModel
 from harness.protocol import SeatGroup
-from harness.summary import EpisodeSummary
+from harness.summary import EpisodeSummary, Faithfulness, FaithfulnessCounts
 
 #: A seat group parrots when more than this share of its own turns copy a prompt example.
 PARROT_SHARE = 0.5
@@ -82,17 +81,28 @@ class FaithfulnessRow(StrictModel):
 
 
 @dataclass
-class _GroupTally:
+class _GroupTally(FaithfulnessCounts):
+    """A seat group's counts, its seats' own summed over their results lines, with the
+    turns and fallbacks of every seat of it that made model calls."""
+
     turns: int = 0
     fallbacks: int = 0
-    own: int = 0
     unmeasured: int = 0
+    """Turns on results lines that carry no faithfulness figures."""
     distinct: int = 0
-    copies: int = 0
     copy_turns: int = 0
-    answered: int = 0
-    length_cut: int = 0
-    stop_reasons: Counter[str] = field(default_factory=Counter)
+    """The own turns of the seats whose records kept their prompts: the copies' whole."""
+
+    def add(self, faith: Faithfulness) -> None:
+        """Fold in one seat's figures over an episode."""
+        self.own_turns += faith.own_turns
+        self.distinct += faith.distinct
+        if faith.copies is not None:
+            self.copies += faith.copies
+            self.copy_turns += faith.own_turns
+        self.answered += faith.answered
+        self.length_cut += faith.length_cut
+        self.stop_reasons.update(faith.stop_reasons)
 
     def row(self, entrant: str, group: str) -> FaithfulnessRow:
         known = sum(self.stop_reasons.values())
@@ -105,9 +115,9 @@ class _GroupTally:
             group=group,
             turns=self.turns,
             fallback_share=_share(self.fallbacks, self.turns),
-            own_turns=self.own,
+            own_turns=self.own_turns,
             unmeasured=self.unmeasured,
-            distinct_share=_share(self.distinct, self.own),
+            distinct_share=_share(self.distinct, self.own_turns),
             copy_share=copy_share,
             length_cut_share=_share(self.length_cut, known),
             answered=self.answered,
@@ -141,19 +151,12 @@ class FaithfulnessTally:
                 if faith is None:
                     tally.unmeasured += seat.turns
                     continue
-                tally.own += faith.own_turns
-                tally.distinct += faith.distinct
-                if faith.copies is not None:
-                    tally.copies += faith.copies
-                    tally.copy_turns += faith.own_turns
-                tally.answered += faith.answered
-                tally.length_cut += faith.length_cut
-                tally.stop_reasons.update(faith.stop_reasons)
+                tally.add(faith)
 
     def rows(self, order: Sequence[str]) -> list[FaithfulnessRow]:
         """A row per entrant (in ``order``) and seat group (in the game's order) whose
         results lines measure faithfulness; none when no line does (older folders)."""
-        if not any(t.own or t.answered for t in self._tallies.values()):
+        if not any(t.own_turns or t.answered for t in self._tallies.values()):
             return []
         rank = {name: i for i, name in enumerate(order)}
         groups = [key for key, _ in self._groups]
