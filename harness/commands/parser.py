@@ -208,11 +208,14 @@ def seed(text: str) -> int:
     return value
 
 
-def at_least(low: int) -> Callable[[str], int]:
-    """A whole number ``>= low``, e.g. ``--concurrency`` (at least 1)."""
+def at_least(low: int, most: int | None = None) -> Callable[[str], int]:
+    """A whole number ``>= low`` (and ``<= most`` when given), e.g. ``--concurrency``
+    (at least 1)."""
 
     def parse(text: str) -> int:
         value = integer(text)
+        if most is not None and not low <= value <= most:
+            raise argparse.ArgumentTypeError(f"must be a whole number {low}..{most}, got {value}")
         if value < low:
             raise argparse.ArgumentTypeError(f"must be a whole number >= {low}, got {value}")
         return value

@@ -8,22 +8,15 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from harness.commands.parser import Subcommand, add_host_argument, add_port_argument, seconds
+from harness.commands.parser import (
+    Subcommand,
+    add_host_argument,
+    add_port_argument,
+    at_least,
+    seconds,
+)
 
 DEFAULT_PORT = 8000
-
-
-def _int_in(low: int, high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        # Digits only, and few of them: int() of a 5,000-digit string is refused with
-        # a traceback, not a number.
-        if not (text.isascii() and text.isdigit() and len(text) <= 6) or not (
-            low <= int(text) <= high
-        ):
-            raise argparse.ArgumentTypeError(f"{text[:20]!r} is not an integer {low}..{high}")
-        return int(text)
-
-    return parse
 
 
 def _add_arguments(serve: argparse.ArgumentParser) -> None:
@@ -67,7 +60,7 @@ def _add_arguments(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--max-connections",
-        type=_int_in(1, MAX_CONNECTIONS),
+        type=at_least(1, MAX_CONNECTIONS),
         default=DEFAULT_MAX_CONNECTIONS,
         metavar="N",
         help="a request that arrives while N connections are open (its own included) is "
