@@ -29,9 +29,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property, lru_cache
-from typing import Protocol, TypeVar
+from typing import Protocol, TypedDict, TypeVar
 
 from pydantic import BaseModel, JsonValue, TypeAdapter
+from typing_extensions import Unpack
 
 from harness import __version__
 from harness.errors import HarnessError, PlayBudgetExhausted, RecordError, RulesError
@@ -185,13 +186,14 @@ class _Episode:
         state: object,
         seats: Mapping[str, Seat],
         episode_id: str,
-        writer: RecordWriter | None,
+        options: EpisodeOptions,
     ) -> None:
         self.game = game
         self.rules = game.rules
         self.codec = game.codec
         self.episode_id = episode_id
-        self.writer = writer
+        self.writer = options.get("writer")
+        self.options = options
         self.docs: list[JsonObject] = []
         self.specs = self.rules.seats(state)
         missing = [spec.seat for spec in self.specs if spec.seat not in seats]
@@ -218,13 +220,12 @@ class _Episode:
             self.writer.write_doc(doc)
         return doc
 
-    def header(
-        self,
-        state: object,
-        seed: int | None,
-        variant: str | None,
-        derived_from: DerivedFrom | None,
-    ) -> None:
+    def header(self, state: object) -> None:
+        """Write the header line: the episode's id, seats and options, and ``state``'s
+        config and board."""
+        options = self.options
+        seed, variant = options.get("seed"), options.get("variant")
+        derived_from = options.get("derived_from")
         h, seat = _HEADER, _SEAT
         # each seat's agent asked once: a wrapped seat builds it anew on every ask
         agents = {spec.seat: self.seats[spec.seat].agent for spec in self.specs}
@@ -354,46 +355,45 @@ def _clip(raw: str) -> ClippedReply:
     return _clip_short(raw) if len(raw) <= _SHORT_REPLY else clip_reply(raw)
 
 
+class EpisodeOptions(TypedDict, total=False):
+    """What :func:`run_episode` and :func:`play_scripted` take, by keyword, beyond the
+    game, the state, the seats and the episode id (each None when not given)."""
+
+    seed: int | None
+    """The seed the header names."""
+    variant: str | None
+    """The variant the header names."""
+    writer: RecordWriter | None
+    """Where each record line is written as it is made."""
+    derived_from: DerivedFrom | None
+    """The episode this one was derived from, which the header names."""
+
+
 async def run_episode(
     game: Playable,
     state: object,
     seats: Mapping[str, Seat],
     *,
     episode_id: str,
-    seed: int | None = None,
-    variant: str | None = None,
-    writer: RecordWriter | None = None,
     on_tick: TickCallback | None = None,
-    derived_from: DerivedFrom | None = None,
+    **options: Unpack[EpisodeOptions],
 ) -> EpisodeOutcome:
     """Play ``state`` to the end with ``seats`` (one per seat id of the game).
 
-    Every record line is written to ``writer`` as it is made; ``on_tick`` receives
-    each tick line, validated, as it is resolved (and is awaited when it is async). A
+    Every record line is written to ``writer`` (one of ``options``, the
+    :class:`EpisodeOptions`) as it is made; ``on_tick`` receives each tick line,
+    validated, as it is resolved (and is awaited when it is async). A
     :class:`RulesError` or :class:`RecordError` raised during a tick carries its tick.
     """
     with episode_running(episode_id):  # a seat may hold something for the episode
-        return await _run_episode(
-            _Episode(game, state, seats, episode_id, writer),
-            state,
-            seed=seed,
-            variant=variant,
-            on_tick=on_tick,
-            derived_from=derived_from,
-        )
+        return await _run_episode(_Episode(game, state, seats, episode_id, options), state, on_tick)
 
 
 async def _run_episode(
-    episode: _Episode,
-    state: object,
-    *,
-    seed: int | None,
-    variant: str | None,
-    on_tick: TickCallback | None,
-    derived_from: DerivedFrom | None,
+    episode: _Episode, state: object, on_tick: TickCallback | None
 ) -> EpisodeOutcome:
     game = episode.game
-    episode.header(state, seed, variant, derived_from)
+    episode.header(state)
     rules = game.rules
     # The budget runs on the event loop's monotonic clock, the one asyncio's
     # timeouts use, so a seat can compare its own deadline against loop.time().
@@ -459,10 +459,7 @@ def play_scripted(
     seats: Mapping[str, Seat],
     *,
     episode_id: str,
-    seed: int | None = None,
-    variant: str | None = None,
-    writer: RecordWriter | None = None,
-    derived_from: DerivedFrom | None = None,
+    **options: Unpack[EpisodeOptions],
 ) -> EpisodeOutcome:
     """:func:`run_episode` for seats that are all scripted, without an event loop.
 
@@ -475,10 +472,10 @@ def play_scripted(
     unscripted = [seat_id for seat_id, player in seats.items() if not is_scripted(player)]
     if unscripted:
         raise HarnessError(f"not scripted: {', '.join(unscripted)}; play them with run_episode")
-    episode = _Episode(game, state, seats, episode_id, writer)
+    episode = _Episode(game, state, seats, episode_id, options)
     scripted = episode.scripted
     assert scripted is not None  # every seat is scripted
-    episode.header(state, seed, variant, derived_from)
+    episode.header(state)
     rules = game.rules
     started = time.monotonic()
     deadline = started + rules.play_budget_seconds(state)
@@ -500,4 +497,11 @@ def play_scripted(
     return episode.end(state, time.monotonic() - started)
 
 
-__all__ = ["EpisodeOutcome", "Playable", "gather_all", "play_scripted", "run_episode"]
+__all__ = [
+    "EpisodeOptions",
+    "EpisodeOutcome",
+    "Playable",
+    "gather_all",
+    "play_scripted",
+    "run_episode",
+]
