@@ -153,11 +153,13 @@ def add_format_argument(parser: argparse.ArgumentParser, what: str, *others: str
     )
 
 
-def add_host_argument(parser: argparse.ArgumentParser) -> None:
-    """``--host``: the address a command serves on, this machine's own unless told."""
+def add_address_arguments(parser: argparse.ArgumentParser, default_port: int) -> None:
+    """``--host`` and ``--port``: the address a command serves on, this machine's own
+    unless told."""
     parser.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (0.0.0.0: every one)"
     )
+    add_port_argument(parser, default_port)
 
 
 def add_port_argument(parser: argparse.ArgumentParser, default: int) -> None:
@@ -264,11 +266,11 @@ __all__ = [
     "HelpFormatter",
     "Parser",
     "Subcommand",
+    "add_address_arguments",
     "add_folder_argument",
     "add_folders_argument",
     "add_format_argument",
     "add_game_argument",
-    "add_host_argument",
     "add_port_argument",
     "add_seed_argument",
     "add_variant_argument",

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from harness.commands.parser import (
     Subcommand,
-    add_host_argument,
-    add_port_argument,
+    add_address_arguments,
     at_least,
     seconds,
 )
@@ -32,8 +31,7 @@ def _add_arguments(serve: argparse.ArgumentParser) -> None:
 
     timeout = seconds(maximum=MAX_TIMEOUT)
 
-    add_host_argument(serve)
-    add_port_argument(serve, DEFAULT_PORT)
+    add_address_arguments(serve, DEFAULT_PORT)
     serve.add_argument(
         "--header-timeout",
         type=timeout,

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from harness.commands.parser import (
     Subcommand,
+    add_address_arguments,
     add_folder_argument,
-    add_host_argument,
-    add_port_argument,
 )
 from harness.text import terminal_safe
 
@@ -27,8 +26,7 @@ def _add_arguments(view: argparse.ArgumentParser) -> None:
         help="write the browser as static files into SITE (works from file://) "
         "(default: serve it instead)",
     )
-    add_host_argument(view)
-    add_port_argument(view, DEFAULT_PORT)
+    add_address_arguments(view, DEFAULT_PORT)
 
 
 def view_command(args: argparse.Namespace) -> int:
