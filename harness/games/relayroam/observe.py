@@ -180,9 +180,21 @@ def observation_json(obs: Observation) -> JsonObject:
     }
 
 
+#: The grid's size and axes, as both layouts say them.
+_AXES = f"{WIDTH} x {HEIGHT}; x grows to the right, y grows downwards"
+#: What each glyph of the grid means.
+_LEGEND = (
+    f"@ you, {WALL} wall, {FLOOR} floor, R relay to repair, r repaired, H helper to "
+    "rescue, h rescued, B battery, b used battery, E open exit, X closed exit, "
+    "1-3 vents"
+)
+
+
 def _phrases(obs: Observation) -> tuple[str, str, str]:
-    """The orientation, phase and exit of ``obs`` in words, as both layouts say them."""
+    """The title line, the phase and the exit of ``obs`` in words, as both layouts say
+    them."""
     facing = "reflected left to right" if obs.reflected else "original orientation"
+    title = f'Relayroam, chamber {obs.chamber}: layout {obs.layout} "{obs.layout_name}", {facing}.'
     status = {
         "playing": "playing",
         "chamber-clear": "chamber-clear (this chamber is clear: next continues, bank finishes)",
@@ -193,42 +205,29 @@ def _phrases(obs: Observation) -> tuple[str, str, str]:
         if obs.exit.open
         else "closed until every relay is repaired"
     )
-    return facing, status, exit_state
+    return title, status, exit_state
 
 
 def render_text(obs: Observation) -> str:
     """``obs`` as the text a model reads: the grid, every RR16 field, the legal actions."""
-    facing, status, exit_state = _phrases(obs)
+    title, status, exit_state = _phrases(obs)
     px, py = obs.player
     lines = [
-        f'Relayroam, chamber {obs.chamber}: layout {obs.layout} "{obs.layout_name}", {facing}.',
+        title,
         f"Phase: {status}.",
         f"Charge {obs.charge} of {obs.charge_cap} max. Turn {obs.turn} of this chamber. "
         f"Shocks this chamber: {obs.chamber_shock_count}.",
-        f"Score {obs.score}. Helpers rescued in total: {obs.total_rescued}. "
-        f"Chambers cleared: {obs.cleared_chamber_count}.",
+        _totals_text(obs),
         f"You (@) are at x={px}, y={py}. Exit at x={obs.exit.x}, y={obs.exit.y}: {exit_state}.",
         "",
-        f"Grid ({WIDTH} x {HEIGHT}; x grows to the right, y grows downwards; "
-        f"@ you, {WALL} wall, {FLOOR} floor, R relay to repair, r repaired, H helper to "
-        "rescue, h rescued, B battery, b used battery, E open exit, X closed exit, "
-        "1-3 vents):",
-        "     x=" + "".join(str(x) for x in range(WIDTH)),
-        *(f"  y={y}  {row}" for y, row in enumerate(obs.grid)),
+        f"Grid ({_AXES}; {_LEGEND}):",
+        *_grid_lines(obs),
         "",
+        *_object_lines(obs),
+        _vents_text(obs),
+        "",
+        *_legal_lines(obs),
     ]
-    lines.append("Relays (+60 points, -2 charge): " + _objects_text(obs.relays, "repaired"))
-    lines.append("Helpers (+80 points): " + _objects_text(obs.helpers, "rescued"))
-    lines.append(
-        f"Batteries (+6 charge, up to {obs.charge_cap}): " + _objects_text(obs.batteries, "used")
-    )
-    lines.append(_vents_text(obs))
-    lines.append("")
-    if obs.legal_actions:
-        lines.append("Legal actions (reply with exactly one, as JSON):")
-        lines.extend(f"  {json.dumps(a, separators=(',', ':'))}" for a in obs.legal_actions)
-    else:
-        lines.append("Legal actions: none (the run has ended).")
     return "\n".join(lines)
 
 
@@ -244,36 +243,57 @@ def render_prompt(obs: Observation) -> str:
     objects and whether each is used), then score and phase, then the turn's own
     (charge, position, grid, vents, legal actions), so that consecutive turns' texts
     share as long a start as they can."""
-    facing, status, exit_state = _phrases(obs)
+    title, status, exit_state = _phrases(obs)
     px, py = obs.player
     lines = [
-        f'Relayroam, chamber {obs.chamber}: layout {obs.layout} "{obs.layout_name}", {facing}.',
-        f"Grid legend ({WIDTH} x {HEIGHT}; x grows to the right, y grows downwards): "
-        f"@ you, {WALL} wall, {FLOOR} floor, R relay to repair, r repaired, H helper to "
-        "rescue, h rescued, B battery, b used battery, E open exit, X closed exit, "
-        "1-3 vents.",
+        title,
+        f"Grid legend ({_AXES}): {_LEGEND}.",
         f"Exit at x={obs.exit.x}, y={obs.exit.y}: {exit_state}.",
-        "Relays (+60 points, -2 charge): " + _objects_text(obs.relays, "repaired"),
-        "Helpers (+80 points): " + _objects_text(obs.helpers, "rescued"),
-        f"Batteries (+6 charge, up to {obs.charge_cap}): " + _objects_text(obs.batteries, "used"),
-        f"Score {obs.score}. Helpers rescued in total: {obs.total_rescued}. "
-        f"Chambers cleared: {obs.cleared_chamber_count}.",
+        *_object_lines(obs),
+        _totals_text(obs),
         f"Phase: {status}.",
         "",
         f"Turn {obs.turn} of this chamber. Charge {obs.charge} of {obs.charge_cap} max. "
         f"Shocks this chamber: {obs.chamber_shock_count}.",
         f"You (@) are at x={px}, y={py}.",
         "Grid:",
+        *_grid_lines(obs),
+        _vents_text(obs),
+        *_legal_lines(obs),
+    ]
+    return "\n".join(lines)
+
+
+def _totals_text(obs: Observation) -> str:
+    return (
+        f"Score {obs.score}. Helpers rescued in total: {obs.total_rescued}. "
+        f"Chambers cleared: {obs.cleared_chamber_count}."
+    )
+
+
+def _grid_lines(obs: Observation) -> list[str]:
+    """The grid under a ruler of x, each row after its y."""
+    return [
         "     x=" + "".join(str(x) for x in range(WIDTH)),
         *(f"  y={y}  {row}" for y, row in enumerate(obs.grid)),
     ]
-    lines.append(_vents_text(obs))
-    if obs.legal_actions:
-        lines.append("Legal actions (reply with exactly one, as JSON):")
-        lines.extend(f"  {json.dumps(a, separators=(',', ':'))}" for a in obs.legal_actions)
-    else:
-        lines.append("Legal actions: none (the run has ended).")
-    return "\n".join(lines)
+
+
+def _object_lines(obs: Observation) -> list[str]:
+    return [
+        "Relays (+60 points, -2 charge): " + _objects_text(obs.relays, "repaired"),
+        "Helpers (+80 points): " + _objects_text(obs.helpers, "rescued"),
+        f"Batteries (+6 charge, up to {obs.charge_cap}): " + _objects_text(obs.batteries, "used"),
+    ]
+
+
+def _legal_lines(obs: Observation) -> list[str]:
+    if not obs.legal_actions:
+        return ["Legal actions: none (the run has ended)."]
+    return [
+        "Legal actions (reply with exactly one, as JSON):",
+        *(f"  {json.dumps(a, separators=(',', ':'))}" for a in obs.legal_actions),
+    ]
 
 
 def _vents_text(obs: Observation) -> str:
