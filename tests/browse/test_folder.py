@@ -28,6 +28,7 @@ from harness.tournament.config import load_tournament
 from harness.tournament.run import run_tournament
 from tests.browse.conftest import digest, make_folder, serving
 from tests.ctrl_c import FOREGROUND
+from tests.in_process import lighthouse
 
 
 def contents(root: Path) -> dict[str, str]:
@@ -237,13 +238,6 @@ def test_the_server_serves_the_pages_it_lists_and_nothing_else(folder200: Path) 
         for path in ("manifest.json", "episodes/../manifest.json", "records/", "episodes/x.html"):
             assert get(url + path)[0] == 404, path
         assert get(f"{url}favicon.ico")[0] == 204
-
-
-def lighthouse(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        capture_output=True, text=True, check=False, timeout=120, **kwargs,
-    )  # fmt: skip
 
 
 def test_the_command_serves_until_interrupted_and_writes_sites(

@@ -22,6 +22,7 @@ from harness.llm.schema_reply import MAX_DEPTH, schema_instance, schema_reply
 from harness.protocol import ParseFailure
 from harness.registry import game_names, get_game
 from harness.testing.fake_llm import FakeReplies, fake_llm_server, load_script
+from tests.in_process import lighthouse
 
 LIGHTHOUSE = [sys.executable, "-m", "harness.cli"]
 
@@ -85,20 +86,13 @@ def test_the_printed_command_plays_a_model_keeper_against_the_fake_server(
         words = shlex.split(commands[0])
         assert "--base-url" in words
         record = tmp_path / "ep.jsonl"
+        # the printed command line, run in this process (the server is the real process)
         # without the variable, the error says that any value works
-        refused = subprocess.run(
-            [*LIGHTHOUSE, *words[1:]], env=_environ(), capture_output=True, text=True
-        )
+        refused = lighthouse(*words[1:], env=_environ())
         assert refused.returncode == 2
         assert f"{name} is not set" in refused.stderr
         assert "any value works" in refused.stderr
-        played = subprocess.run(
-            [*LIGHTHOUSE, *words[1:], "--record", str(record)],
-            env={**_environ(), name: value},
-            capture_output=True,
-            text=True,
-            timeout=240,
-        )
+        played = lighthouse(*words[1:], "--record", record, env={**_environ(), name: value})
         assert played.returncode == 0, played.stderr
     finally:
         err = _stop(server)
@@ -167,7 +161,7 @@ def test_kind_scripted_runs_in_a_config(tmp_path: Path) -> None:
         'runners = { baseline = "wallhug" }\n'
     )
     out = tmp_path / "out"
-    assert main(["run", str(config), "--out", str(out)]) == 0
+    assert main(["run", str(config), "--out", str(out), "--workers", "0"]) == 0
     episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     fake = [e for e in episodes if e.get("entrant") == "fake"]
     assert len(fake) == 2

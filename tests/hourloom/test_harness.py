@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from harness.registry import get_game
 from harness.replay import replay
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.testing.llm_server import Reply, ScriptedLLMServer
+from tests import in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs/schemas/hourloom-record.schema.json").read_text())
@@ -37,14 +37,8 @@ HINT_MARK = "could not be used"
 
 
 def lighthouse(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    """The command in this process, with ``env`` added to the environment."""
+    return in_process.lighthouse(*args, env={**os.environ, **(env or {})})
 
 
 def play(seat: Seat, path: Path | None = None, seed: int = 7, **rules: Any) -> Any:

@@ -21,6 +21,7 @@ pytest.importorskip("inspect_ai")
 from inspect_ai.log import read_eval_log
 
 from harness.testing.llm_server import ScriptedLLMServer
+from tests.in_process import command, lighthouse
 from tests.inspect.helpers import KEY_ENV, harness_play, read_lines
 from tests.inspect.replies import server_reply
 
@@ -83,27 +84,18 @@ def test_inspect_eval_runs_a_task_by_name_from_any_folder(
         }
     assert scores == {seed: played.scores[0] for seed, played in expected.items()}
 
+    # the export and the replay in this process (the export's own process is tested below)
+    from lighthouse_harness.export import main as export
+
     out = tmp_path / "records"
-    exported = subprocess.run(
-        [sys.executable, "-m", "lighthouse_harness.export", str(path), str(out)],
-        cwd=elsewhere,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    exported = command(export, path, out, cwd=elsewhere)
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout.strip() == f"2 records written to {out}"
     for seed, played in expected.items():
         kept = read_lines(out / f"spring-s{seed}-e1.jsonl")
         assert kept[-1]["results"] == played.lines[-1]["results"]
         assert kept[0]["seats"][0]["agent"]["details"]["provider"] == "inspect"
-    replayed = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "replay", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    replayed = lighthouse("replay", out, cwd=ROOT)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
 
 
@@ -112,13 +104,13 @@ def test_export_refuses_what_is_not_a_log_in_one_line(tmp_path: Path) -> None:
 
     not_a_log = tmp_path / "notes.eval"
     not_a_log.write_text("not a zip file")
-    for path in (tmp_path / "missing.eval", not_a_log):
-        done = subprocess.run(
-            [sys.executable, "-m", "lighthouse_harness.export", str(path), str(tmp_path / "o")],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    # a real process for the first, this one for the second: the same one line each
+    real = subprocess.run(
+        [sys.executable, "-m", "lighthouse_harness.export", str(tmp_path / "missing.eval"),
+         str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    for done in (real, command(main, not_a_log, tmp_path / "o")):
         assert done.returncode == 2
         assert done.stderr.startswith("export: error: ")
         assert len(done.stderr.strip().splitlines()) == 1

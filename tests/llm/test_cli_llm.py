@@ -1,4 +1,6 @@
-"""`lighthouse play` with LLM seats, as a real subprocess against the scripted server."""
+"""`lighthouse play` with LLM seats against the scripted server: as a real subprocess
+where the process is what is tested (its exit status and streams, its environment, a
+call still hanging as it ends), in this process where only the command line is."""
 
 from __future__ import annotations
 
@@ -9,11 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.cli import main
 from harness.testing.llm_server import Action, Hang, Reply, ScriptedLLMServer, llama_cpp_python
+from tests.in_process import command
 from tests.llm.conftest import FAKE_KEY, KEY_ENV
 
 
 def lighthouse(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command as a real subprocess."""
     return subprocess.run(
         [sys.executable, "-m", "harness.cli", *args],
         env={**os.environ, KEY_ENV: FAKE_KEY},
@@ -22,6 +27,11 @@ def lighthouse(*args: str) -> subprocess.CompletedProcess[str]:
         check=False,
         timeout=120,
     )
+
+
+def in_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command in this process, with the key in the environment."""
+    return command(main, *args, env={**os.environ, KEY_ENV: FAKE_KEY})
 
 
 def test_play_with_an_llm_keeper(server: ScriptedLLMServer, tmp_path: Path) -> None:
@@ -50,7 +60,7 @@ def test_play_with_an_llm_keeper(server: ScriptedLLMServer, tmp_path: Path) -> N
 
 
 def test_play_refuses_an_unknown_seat_spec() -> None:
-    proc = lighthouse("play", "--seed", "1", "--keeper", "gemini:pro")
+    proc = in_process("play", "--seed", "1", "--keeper", "gemini:pro")
     assert proc.returncode == 2
     assert (
         "--keeper: 'gemini:pro' is not a baseline (lantern, silent, pilot), openai:MODEL or anthropic:MODEL"
@@ -87,10 +97,10 @@ def test_play_shows_the_shape_found_names_a_seat_that_always_fell_back_and_reuse
         "--record", str(record), "--cache", str(cache),
     )  # fmt: skip
     with ScriptedLLMServer(default=answer, shapes=llama_cpp_python) as server:
-        command = [server.openai_url if a == "URL" else a for a in args]
-        first = lighthouse(*command)
+        argv = [server.openai_url if a == "URL" else a for a in args]
+        first = in_process(*argv)
         asked = len(server.requests)
-        second = lighthouse(*command)
+        second = in_process(*argv)
         again = server.requests[asked:]
     assert first.returncode == 0, first.stderr
     assert (
@@ -111,9 +121,9 @@ def test_play_uses_no_cache_unless_asked(server: ScriptedLLMServer) -> None:
         "play", "--seed", "7", "--quiet", "--keeper", "openai:test-model", "--runners",
         "wallhug", "--base-url", server.openai_url, "--api-key-env", KEY_ENV,
     )  # fmt: skip
-    assert lighthouse(*args).returncode == 0
+    assert in_process(*args).returncode == 0
     first = len(server.requests)
-    assert lighthouse(*args).returncode == 0
+    assert in_process(*args).returncode == 0
     assert first > 1
     assert len(server.requests) == 2 * first  # the second run asked everything again
 

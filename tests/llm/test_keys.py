@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from harness.errors import FatalProviderError
 from harness.llm.anthropic_provider import AnthropicProvider
 from harness.llm.keys import check_keys, key_problem
@@ -16,6 +17,7 @@ from harness.llm.openai_provider import OpenAIProvider
 from harness.llm.options import ProviderOptions
 from harness.llm.seat import SeatFactory
 from harness.testing.llm_server import ScriptedLLMServer
+from tests.in_process import command
 from tests.llm.conftest import GAME, KEY_ENV, play_llm, seat_options
 
 GOOD = "sk-test-Kz7Qw3Xe9Rt5Yu1Io"
@@ -113,9 +115,13 @@ def test_a_seat_factory_refuses_before_it_builds_a_client(
 
 
 def lighthouse(key: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command with ``key`` as the key (none when empty): a real process for a key
+    that is not ASCII (the environment a child reads encodes it), this one otherwise."""
     env = {k: v for k, v in os.environ.items() if k != KEY_ENV}
     if key:
         env[KEY_ENV] = key
+    if key.isascii():
+        return command(main, *args, env=env)
     return subprocess.run(
         [sys.executable, "-m", "harness.cli", *args],
         env=env,

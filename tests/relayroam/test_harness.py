@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from harness.registry import get_game
 from harness.replay import replay
 from harness.seats import BaselineSeat, Seat, SeatReply, SeatRequest
 from harness.viewer.html import render_html
+from tests.in_process import lighthouse
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs/schemas/relayroam-record.schema.json").read_text())
@@ -158,10 +157,7 @@ def test_a_relayroam_tournament_reports_score_over_optimum(tmp_path: Path) -> No
         '[[entrants]]\nname = "vent-aware"\nplayer = { baseline = "vent-aware-greedy" }\n'
     )
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out)],
-        capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
+    proc = lighthouse("run", config, "--out", out, "--workers", "0")
     assert proc.returncode == 0, proc.stderr
     assert "| entrant | score / optimum |" in proc.stdout
     assert "## Player leaderboard" not in proc.stdout or "vent-aware-greedy" in proc.stdout
@@ -169,27 +165,18 @@ def test_a_relayroam_tournament_reports_score_over_optimum(tmp_path: Path) -> No
     assert len(lines) == 4
     for line in lines:
         assert line["metrics"]["optimum"] == optimum(line["seed"], 3)
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "replay", str(out)],
-        capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
+    proc = lighthouse("replay", out)
     assert proc.returncode == 0, proc.stdout
     assert "4 records: 4 clean" in proc.stdout
 
 
 def test_play_from_the_command_line(tmp_path: Path) -> None:
     record = tmp_path / "r.jsonl"
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "play", "--game", "relayroam", "--seed", "3",
-         "--player", "vent-aware-greedy", "--record", str(record)],
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
+    proc = lighthouse("play", "--game", "relayroam", "--seed", "3",
+                      "--player", "vent-aware-greedy", "--record", record)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "score 655 of an optimum" in proc.stdout
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "play", "--game", "relayroam", "--seed", "3", "--keeper", "lantern"],
-        capture_output=True, text=True, check=False, timeout=60,
-    )  # fmt: skip
+    proc = lighthouse("play", "--game", "relayroam", "--seed", "3", "--keeper", "lantern")
     assert proc.returncode == 2
     assert "relayroam has no such seat" in proc.stderr
 
@@ -251,11 +238,9 @@ def test_the_smoke_config_tells_its_two_players_apart(tmp_path: Path, seeds: ran
     # configs/relayroam-smoke.toml plays chambers 3-5, where waiting for a vent pays:
     # the two entrants must not tie (from chamber 1 they scored 655 each on every seed).
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", str(ROOT / "configs/relayroam-smoke.toml"),
-         "--out", str(out), "--no-report", "--seeds", f"{seeds.start}:{seeds.stop}"],
-        capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
+    # in this process; its scripted episodes in worker processes, as a run plays them
+    proc = lighthouse("run", ROOT / "configs/relayroam-smoke.toml", "--out", out, "--no-report",
+                      "--seeds", f"{seeds.start}:{seeds.stop}")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
     by_entrant: dict[str, dict[int, float]] = {}

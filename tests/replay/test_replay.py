@@ -18,6 +18,7 @@ from harness.registry import get_game
 from harness.replay import counterfactual, load_record, replay
 from harness.seats import BaselineSeat
 from harness.viewer.terminal import step_through
+from tests.in_process import lighthouse
 from tests.older_records import before_prompts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +28,8 @@ SCHEMA = json.loads((ROOT / "docs/schemas/lighthouse-record.schema.json").read_t
 GAME = get_game("lighthouse")
 
 
-def lighthouse(*args: str) -> subprocess.CompletedProcess[str]:
+def real_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command as a real subprocess (everywhere else: in this process)."""
     return subprocess.run(
         [sys.executable, "-m", "harness.cli", *args],
         capture_output=True, text=True, check=False, timeout=300,
@@ -282,8 +284,9 @@ def test_terminal_view_steps_through_the_ticks() -> None:
 def test_replay_refuses_a_broken_record_with_a_clear_message(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "tick", "tick": 0, "seats": {}}\n')
-    proc = lighthouse("replay", str(bad))
+    proc = real_process("replay", str(bad))  # a real process's exit status and stderr
     assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
     assert "the first line must be the header" in proc.stderr
     bad.write_text(HAND.read_text().splitlines()[0] + "\n{not json\n")
     proc = lighthouse("replay", str(bad))

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ from harness.results import read_results
 from harness.tournament.config import TournamentConfig, load_tournament
 from harness.tournament.run import run_tournament
 from harness.tournament.store import ResultsFolder
+from tests.in_process import lighthouse as cli
 from tests.tournament.test_run import SMALL
 
 FORMATS = ("md", "csv", "json")
@@ -35,13 +34,6 @@ def reports(out: Path) -> dict[str, str]:
     texts = {fmt: report_text(out, fmt, None) for fmt in FORMATS}
     texts["svg"] = read_results(out, keep=True).plot()
     return texts
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
 
 
 def test_concurrency_and_the_order_of_lines_do_not_change_a_byte(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from harness.replay import replay
 from harness.tournament.config import load_tournament
 from harness.tournament.episode_setup import entrant_game_config
 from harness.tournament.narrow import parse_seeds
+from tests.in_process import lighthouse
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = """
@@ -126,13 +127,6 @@ def test_a_record_played_before_the_bound_still_replays(tmp_path: Path) -> None:
     assert asyncio.run(replay(path)).clean
 
 
-def lighthouse(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=120, check=False,
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize(
     ("flag", "value", "most"),
     [
@@ -204,23 +198,27 @@ def test_a_dry_run_works_on_a_folder_it_may_not_write(tmp_path: Path) -> None:
     (tmp_path / "smoke.toml").write_text(
         (ROOT / "configs/smoke.toml").read_text().replace("stop = 50", "stop = 2")
     )
-    assert (
-        lighthouse("run", "smoke.toml", "--out", "res", "--no-report", cwd=tmp_path).returncode == 0
-    )
+    made = lighthouse("run", "smoke.toml", "--out", "res", "--no-report", "--workers", "0",
+                      cwd=tmp_path)  # fmt: skip
+    assert made.returncode == 0, made.stderr
     before = sorted((p.name, p.stat().st_mtime_ns) for p in (tmp_path / "res").rglob("*"))
-    command = f"{sys.executable} -m harness.cli run smoke.toml --out res"
-    if os.geteuid() != 0:  # permissions hold: take them away
+    argv = ["run", "smoke.toml", "--out", "res"]
+    if os.geteuid() != 0:  # permissions hold: take them away (and run both in this process)
         for path in [tmp_path / "res", *(tmp_path / "res").rglob("*")]:
             path.chmod(0o555 if path.is_dir() else 0o444)
-        wrapped = ["sh", "-c", f"{command} --dry-run; {command} --no-report"]
+        dry = lighthouse(*argv, "--dry-run", cwd=tmp_path)
+        real = lighthouse(*argv, "--no-report", cwd=tmp_path)
+        done = subprocess.CompletedProcess(argv, real.returncode, dry.stdout + real.stdout,
+                                           dry.stderr + real.stderr)  # fmt: skip
     else:  # root writes anywhere its permissions say no: a read-only mount then
         unshare = _read_only_mount()
         if unshare is None:
             pytest.skip("root, and no private mount namespace for a read-only mount")
         mount = "mount --bind res res && mount -o remount,bind,ro res"
+        command = f"{sys.executable} -m harness.cli {' '.join(argv)}"
         wrapped = [*unshare, "sh", "-c", f"{mount} && {command} --dry-run; {command} --no-report"]
-    done = subprocess.run(wrapped, cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                          check=False)  # fmt: skip
+        done = subprocess.run(wrapped, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              check=False)  # fmt: skip
     assert "API keys: none needed" in done.stdout, done.stderr
     # the real run is refused (it would write), the dry run was not
     assert "lighthouse: error: --out: res: no permission to write in res" in done.stderr

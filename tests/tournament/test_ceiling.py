@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from harness.tournament.ceiling import ceiling_team
 from harness.tournament.config import load_tournament
 from harness.tournament.run import run_tournament
 from harness.tournament.store import ResultsFolder
+from tests.in_process import lighthouse
 from tests.report.test_stats import SUMMARIES
 
 GAME = get_game("lighthouse")
@@ -175,18 +174,12 @@ def test_the_command_line_takes_ceiling_on_run_and_report(tmp_path: Path) -> Non
     config = tmp_path / "ceiling.toml"
     config.write_text(TOURNAMENT.format(extra=""))
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out),
-         "--ceiling", "pilot"],
-        capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
+    # the flags are what is tested: in this process, the scripted episodes on its loop
+    proc = lighthouse("run", config, "--out", out, "--ceiling", "pilot", "--workers", "0")
     assert proc.returncode == 0, proc.stderr
     assert "| score / pilot (95% CI) |" in proc.stdout
     assert "pilot's (played for this report, not an entrant)" in proc.stdout
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "report", str(out), "--ceiling", "nobody"],
-        capture_output=True, text=True, check=False, timeout=60,
-    )  # fmt: skip
+    proc = lighthouse("report", out, "--ceiling", "nobody")
     assert proc.returncode == 2
     assert "--ceiling: 'nobody' is neither an entrant nor a baseline of lighthouse" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -19,6 +19,7 @@ import pytest
 from harness.testing.llm_server import Action, Reply, ScriptedLLMServer
 from harness.tournament.store import ResultsFolder
 from tests.ctrl_c import FOREGROUND
+from tests.in_process import lighthouse
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs/schemas/lighthouse-record.schema.json").read_text())
@@ -149,9 +150,12 @@ def test_sigkill_at_several_points_then_rerun(
     config = tmp_path / "crash.toml"
     config.write_text(CONFIG.format(url=server.openai_url, key_env=KEY_ENV))
 
-    # The uninterrupted run, for comparison.
+    # The uninterrupted run, for comparison: in this process, its episodes on the event
+    # loop (a pool plays the same episodes, tests/tournament/test_pool.py)
     clean = tmp_path / "clean"
-    assert start(config, clean).wait(timeout=300) == 0
+    environ = {**os.environ, KEY_ENV: "sk-crash-test"}
+    done = lighthouse("run", config, "--out", clean, "--no-report", "--workers", "0", env=environ)
+    assert done.returncode == 0, done.stderr
     expected = outcome(clean)
     assert len(expected) == 20
 
@@ -174,7 +178,9 @@ def test_sigkill_at_several_points_then_rerun(
             validator.validate(line)
     assert outcome(crashed) == expected  # the same results as the uninterrupted run
     # and a further rerun has nothing left to do
-    assert start(config, crashed).wait(timeout=120) == 0
+    again = lighthouse("run", config, "--out", crashed, "--no-report", env=environ)
+    assert again.returncode == 0, again.stderr
+    assert "0 episodes played, 20 already done, 20 in all" in again.stderr
     assert len(folder.summaries()) == 20
 
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.in_process import lighthouse
+
 CONFIG = """
 name = "full"
 seeds = { start = 0, stop = 15 }
@@ -53,7 +55,7 @@ def run(*args: str, cwd: Path, fsize: int | None = None) -> subprocess.Completed
 
 
 def report(folder: Path, cwd: Path) -> str:
-    done = run("report", str(folder), cwd=cwd)
+    done = lighthouse("report", folder, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -62,9 +64,10 @@ def report(folder: Path, cwd: Path) -> str:
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> str:
     where = tmp_path_factory.mktemp("whole")
     (where / "full.toml").write_text(CONFIG)
-    # the reference report only: played in this run's process (worker processes write
-    # the same records, tests/tournament/test_pool.py), it spares two interpreters
-    done = run("run", "full.toml", "--out", "res", "--no-report", "--workers", "0", cwd=where)
+    # the reference report only: played in this process (worker processes write the
+    # same records, tests/tournament/test_pool.py), it spares interpreters
+    done = lighthouse("run", "full.toml", "--out", "res", "--no-report", "--workers", "0",
+                      cwd=where)  # fmt: skip
     assert done.returncode == 0, done.stderr
     return report(where / "res", where)
 
@@ -81,11 +84,12 @@ def assert_one_line_stop(done: subprocess.CompletedProcess[str], folder: str, wh
 
 
 def assert_resumed(where: Path, folder: Path, uninterrupted: str) -> None:
-    done = run("run", "full.toml", "--out", str(folder), "--no-report", cwd=where)
+    # with room again, nothing about the process is tested: the run resumes in this one
+    done = lighthouse("run", "full.toml", "--out", folder, "--no-report", cwd=where)
     assert done.returncode == 0, done.stderr
     assert "60 in all" in done.stderr
     assert "0 already done" not in done.stderr
-    replayed = run("replay", str(folder), cwd=where)
+    replayed = lighthouse("replay", folder, cwd=where)
     assert replayed.returncode == 0, replayed.stdout
     assert "60 records: 60 clean, 0 not clean" in replayed.stdout
     assert report(folder, where) == uninterrupted
@@ -145,7 +149,7 @@ def test_a_full_disk_stops_the_run_in_one_line_and_it_resumes(
     assert " MiB on the disk that holds it" in last
     # it stopped part of the way: what it wrote replays clean; a record whose results
     # line did not fit, or a last line cut short, is what a crash leaves (resume mends it)
-    stopped = run("replay", str(tmp_path / "stopped"), cwd=tmp_path)
+    stopped = lighthouse("replay", tmp_path / "stopped", cwd=tmp_path)
     assert " 0 not clean" in stopped.stdout, stopped.stdout
     assert " 0 do not" in stopped.stdout, stopped.stdout
     assert "MISMATCH" not in stopped.stdout
@@ -155,6 +159,6 @@ def test_a_full_disk_stops_the_run_in_one_line_and_it_resumes(
         tmp_path / "second.err"
     ).read_text()
     finished = tmp_path / "finished"
-    replayed = run("replay", str(finished), cwd=tmp_path)
+    replayed = lighthouse("replay", finished, cwd=tmp_path)
     assert "60 records: 60 clean, 0 not clean" in replayed.stdout
     assert report(finished, tmp_path) == uninterrupted

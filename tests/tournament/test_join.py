@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from harness.tournament.config import load_tournament
 from harness.tournament.join import add_record
 from harness.tournament.run import run_tournament
 from harness.tournament.store import ResultsFolder
+from tests.in_process import lighthouse as cli
 from tests.person import human_record
 
 SMALL = """
@@ -45,13 +44,6 @@ def played(tmp_path: Path, text: str = SMALL) -> Path:
 
 def record(tmp_path: Path, file: str = "ada.jsonl", **kwargs: Any) -> Path:
     return asyncio.run(human_record(tmp_path / file, **kwargs))
-
-
-def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *map(str, args)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
 
 
 def test_a_persons_episode_joins_as_a_human_entrant_of_the_report(tmp_path: Path) -> None:

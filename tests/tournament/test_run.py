@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from harness.tournament.manifest import MANIFEST_VERSION
 from harness.tournament.merge import merge_folders
 from harness.tournament.run import plan_episodes, run_tournament
 from harness.tournament.store import ResultsFolder
+from tests.in_process import lighthouse
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs/schemas/lighthouse-record.schema.json").read_text())
@@ -231,20 +230,15 @@ def test_run_and_report_from_the_command_line(tmp_path: Path) -> None:
     config = tmp_path / "small.toml"
     config.write_text(SMALL)
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out)],
-        capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
+    # in this process (real `lighthouse run` processes: test_crash.py, test_pool.py), with
+    # the command's default workers
+    proc = lighthouse("run", config, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert "# Tournament small" in proc.stdout
     assert "## Paired against silent" in proc.stdout
     assert "24/24 episodes" in proc.stderr
     for fmt in ("csv", "json"):
-        proc = subprocess.run(
-            [sys.executable, "-m", "harness.cli", "report", str(out), "--format", fmt,
-             "--plot", str(tmp_path / "scores.svg")],
-            capture_output=True, text=True, check=False, timeout=60,
-        )  # fmt: skip
+        proc = lighthouse("report", out, "--format", fmt, "--plot", tmp_path / "scores.svg")
         assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert [e["entrant"] for e in report["entrants"]] == ["lantern", "silent"]
