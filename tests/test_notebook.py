@@ -95,7 +95,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         'runners = { baseline = "wallhug" }\n'
     )
     out = base / "<b>x</b>&\"'"
-    assert main(["run", str(config), "--out", str(out)]) == 0
+    assert main(["run", str(config), "--out", str(out), "--workers", "0"]) == 0
     return out
 
 

@@ -69,7 +69,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small results folder: the smoke config on one seed."""
     out = tmp_path_factory.mktemp("smoke") / "out"
     argv = ["run", str(ROOT / "configs/smoke.toml"), "--out", str(out), "--seeds", "0:1"]
-    assert main([*argv, "--no-report"]) == 0
+    assert main([*argv, "--no-report", "--workers", "0"]) == 0
     return out
 
 

@@ -45,9 +45,10 @@ def config(tmp_path: Path, late: bool) -> Path:
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("few")
     out = tmp / "out"
-    assert main(["run", str(config(tmp, late=False)), "--out", str(out)]) == 0
+    assert main(["run", str(config(tmp, late=False)), "--out", str(out), "--workers", "0"]) == 0
     # the late entrant plays 2 of the 12 seeds so far
-    assert main(["run", str(config(tmp, late=True)), "--out", str(out), "--limit", "2"]) == 0
+    assert main(["run", str(config(tmp, late=True)), "--out", str(out), "--limit", "2",
+                 "--workers", "0"]) == 0  # fmt: skip
     return out
 
 

@@ -272,7 +272,7 @@ def test_growing_a_folder_checks_the_new_entrants_keys_and_leaves_it_untouched(
         'runners = { baseline = "wallhug" }\n'
     )
     path.write_text(baseline_only)
-    assert main(["run", str(path), "--out", str(out), "--no-report"]) == 0
+    assert main(["run", str(path), "--out", str(out), "--no-report", "--workers", "0"]) == 0
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     path.write_text(baseline_only + "[[entrants]]" + TWO_PROVIDERS.split("[[entrants]]")[1])
     capsys.readouterr()
@@ -382,7 +382,7 @@ def test_a_model_without_a_price_shows_no_price_never_zero_dollars(
         path.write_text("\n".join(line for line in text if not line.startswith("prices")))
         out = tmp_path / "out"
         capsys.readouterr()
-        assert main(["run", str(path), "--out", str(out)]) == 0
+        assert main(["run", str(path), "--out", str(out), "--workers", "0"]) == 0
     progress = capsys.readouterr().err
     assert "cost no price" in progress
     lines = ResultsFolder(out).summaries()
@@ -415,7 +415,8 @@ def test_a_dry_run_on_a_folder_expects_a_cost_from_the_finished_ledgers(
         capsys.readouterr()
         assert main(["run", str(path), "--out", str(out), "--dry-run"]) == 0
         assert "expected cost" not in capsys.readouterr().out
-        assert main(["run", str(path), "--out", str(out), "--limit", "12", "--no-report"]) == 0
+        assert main(["run", str(path), "--out", str(out), "--limit", "12", "--no-report",
+                     "--workers", "0"]) == 0  # fmt: skip
         capsys.readouterr()
         assert main(["run", str(path), "--out", str(out), "--dry-run"]) == 0
         told = capsys.readouterr().out

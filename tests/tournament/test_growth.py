@@ -68,7 +68,7 @@ def test_one_more_seed_and_one_more_entrant_play_exactly_the_new_episodes(
 
     path.write_text(smoke_text(4) + NEW_ENTRANT)
     capsys.readouterr()
-    assert main(["run", str(path), "--out", str(out), "--no-report"]) == 0
+    assert main(["run", str(path), "--out", str(out), "--no-report", "--workers", "0"]) == 0
     err = capsys.readouterr().err
     # new: seed 3 for the three old entrants (2 variants), and all 4 seeds of the new one
     new = 1 * 2 * 3 + 4 * 2 * 1

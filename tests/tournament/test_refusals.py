@@ -65,7 +65,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_control_case_runs_and_writes_results_in_results_name(
     work: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["run", str(config(work)), "--no-report"]) == 0
+    assert main(["run", str(config(work)), "--no-report", "--workers", "0"]) == 0
     assert (work / "work/results/ok/episodes.jsonl").is_file()
 
 
