@@ -84,6 +84,12 @@ def start(config: Path, out: Path, stderr: int = subprocess.DEVNULL) -> subproce
     )
 
 
+def finish(config: Path, out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    """The same run to its end, in this process (what resumes is tested, not a process)."""
+    environ = {**os.environ, KEY_ENV: "sk-crash-test"}
+    return lighthouse("run", config, "--out", out, "--no-report", *flags, env=environ)
+
+
 def wait_until(ready: Any, proc: subprocess.Popen[bytes], limit: float = 120.0) -> None:
     """Poll ``ready()`` until it holds; fail if the run ends or ``limit`` s pass first."""
     deadline = time.monotonic() + limit
@@ -153,8 +159,7 @@ def test_sigkill_at_several_points_then_rerun(
     # The uninterrupted run, for comparison: in this process, its episodes on the event
     # loop (a pool plays the same episodes, tests/tournament/test_pool.py)
     clean = tmp_path / "clean"
-    environ = {**os.environ, KEY_ENV: "sk-crash-test"}
-    done = lighthouse("run", config, "--out", clean, "--no-report", "--workers", "0", env=environ)
+    done = finish(config, clean, "--workers", "0")
     assert done.returncode == 0, done.stderr
     expected = outcome(clean)
     assert len(expected) == 20
@@ -162,8 +167,9 @@ def test_sigkill_at_several_points_then_rerun(
     crashed = tmp_path / "crashed"
     for kill in points:
         kill(config, crashed)
-    # finally: run to completion
-    assert start(config, crashed).wait(timeout=300) == 0
+    # finally: run to completion (its scripted episodes in worker processes)
+    done = finish(config, crashed)
+    assert done.returncode == 0, done.stderr
 
     folder = ResultsFolder(crashed)
     ids = [s.episode_id for s in folder.summaries()]
@@ -178,7 +184,7 @@ def test_sigkill_at_several_points_then_rerun(
             validator.validate(line)
     assert outcome(crashed) == expected  # the same results as the uninterrupted run
     # and a further rerun has nothing left to do
-    again = lighthouse("run", config, "--out", crashed, "--no-report", env=environ)
+    again = finish(config, crashed)
     assert again.returncode == 0, again.stderr
     assert "0 episodes played, 20 already done, 20 in all" in again.stderr
     assert len(folder.summaries()) == 20

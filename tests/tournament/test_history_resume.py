@@ -16,7 +16,7 @@ from harness.registry import get_game
 from harness.testing.llm_server import Action, Hang, Reply, ScriptedLLMServer
 from harness.tournament.store import ResultsFolder
 from harness.viewer.prompts import sent_prompts
-from tests.tournament.test_crash import KEY_ENV, outcome, start, wait_until
+from tests.tournament.test_crash import KEY_ENV, finish, outcome, start, wait_until
 
 GAME = get_game("lighthouse")
 #: The seat calls answered before the run stalls (and is killed).
@@ -129,7 +129,8 @@ def test_history_4_resumes_after_sigkill_without_sending_an_answered_call(
 
         server.default = reply_for
         before = len(server.requests)
-        assert start(config, out).wait(timeout=300) == 0
+        resumed = finish(config, out)
+        assert resumed.returncode == 0, resumed.stderr
         resent = [r.body for r in server.requests[before:] if seat_call(r.body)]
 
     calls = calls_of(out)

@@ -30,6 +30,7 @@ from harness.tournament.pool import (
 from harness.tournament.run import plan_episodes, run_tournament
 from harness.tournament.store import ResultsFolder
 from tests.ctrl_c import FOREGROUND
+from tests.in_process import lighthouse
 
 GAME = get_game("lighthouse")
 MIXED = """
@@ -176,12 +177,8 @@ def start(config: Path, out: Path) -> subprocess.Popen[bytes]:
 
 
 def rerun(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    """The same command again, to its end."""
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out),
-         "--no-report", "--workers", "2"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+    """The same command again, to its end: in this process, with its two workers."""
+    return lighthouse("run", config, "--out", out, "--no-report", "--workers", "2")
 
 
 def children(pid: int) -> list[int]:

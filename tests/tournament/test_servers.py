@@ -24,6 +24,7 @@ from harness.testing.llm_server import Action, Reply, ScriptedLLMServer, llama_c
 from harness.tournament.config import load_tournament
 from harness.tournament.run import run_tournament
 from harness.tournament.store import ResultsFolder
+from tests.in_process import lighthouse
 
 KEY_ENV = "SERVERS_TEST_KEY"
 ENVIRON = {KEY_ENV: "sk-servers-test-0123456789"}
@@ -121,9 +122,10 @@ def test_a_killed_and_resumed_run_asks_nothing_it_had_answered(tmp_path: Path) -
         assert len(answered) == 3 * 4  # three ticks, four model seats
         before = len(server.requests)
 
-        second = start(config, out)
-        _, err = second.communicate(timeout=300)
-        assert second.returncode == 0, err.decode()
+        # resumed in this process
+        second = lighthouse("run", config, "--out", out, "--no-report",
+                            env={**os.environ, **ENVIRON})  # fmt: skip
+        assert second.returncode == 0, second.stderr
         resumed = server.requests[before:]
 
     asked_again = {canonical(r.body) for r in resumed} & {canonical(r.body) for r in answered}
