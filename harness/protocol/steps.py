@@ -26,6 +26,9 @@ class Scored(Protocol):
         ...
 
 
+#: An action in a game's JSON grammar, each field a string: ``{"type": "wait"}``.
+Action = dict[str, str]
+
 StateT = TypeVar("StateT", bound=Scored)
 EventT = TypeVar("EventT", bound=GameEvent)
 ReasonT = TypeVar("ReasonT", bound=str)
@@ -44,7 +47,7 @@ class StepResult(Generic[StateT, EventT, ReasonT]):
     reason: ReasonT | None
     message: str
     events: tuple[EventT, ...]
-    legal_actions: tuple[dict[str, str], ...]
+    legal_actions: tuple[Action, ...]
     state: StateT
 
     @property
@@ -53,4 +56,4 @@ class StepResult(Generic[StateT, EventT, ReasonT]):
         return self.state.score
 
 
-__all__ = ["Scored", "StepResult"]
+__all__ = ["Action", "Scored", "StepResult"]

@@ -20,6 +20,7 @@ from harness.games.hourloom.rng import MAX_SEED
 from harness.games.hourloom.state import State
 from harness.games.hourloom.turn import YOU, Block, bodies_of, chamber_start, move_block, play_turn
 from harness.protocol import steps
+from harness.protocol.steps import Action
 from harness.text import show_value
 
 ActionType = Literal["MOVE", "WAIT", "DESCEND", "END_RUN"]
@@ -34,8 +35,6 @@ RefusalReason = Literal[
     "echo_in_the_way",
     "gate_shut",
 ]
-#: A JSON action: ``{"type": "MOVE", "dir": "N"}``, ``{"type": "WAIT"}``, ...
-Action = dict[str, str]
 
 ACTION_TYPES: tuple[ActionType, ...] = get_args(ActionType)
 #: Every refusal reason, in the order H27 checks them.

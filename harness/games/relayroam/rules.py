@@ -36,6 +36,7 @@ from harness.games.relayroam.state import (
 from harness.models import JsonObject
 from harness.protocol import steps
 from harness.protocol.events import GameEvent, event_json
+from harness.protocol.steps import Action
 from harness.text import show_value
 
 Direction = Literal["up", "right", "down", "left"]
@@ -49,8 +50,6 @@ RefusalReason = Literal[
     "off_grid",
     "wall",
 ]
-#: A JSON action, e.g. ``{"type": "move", "direction": "up"}`` or ``{"type": "wait"}``.
-Action = dict[str, str]
 
 #: The rules' fixed move order (RR13): up, right, down, left.
 DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
