@@ -57,6 +57,7 @@ from harness.text import MAX_REPLY_BYTES
 from harness.toml_file import MAX_TOML_DEPTH, loads_toml, read_toml
 from harness.tournament.config import load_tournament
 from tests.relayroam.live_server import http, running_server
+from tests.sweeps import fuzz
 
 ROOT = Path(__file__).resolve().parents[1]
 HAND = ROOT / "tests/golden/hand/short-game.jsonl"
@@ -76,7 +77,8 @@ FRAGMENTS = [
 ]  # fmt: skip
 pieces = st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join)
 untrusted = st.one_of(st.text(max_size=300), pieces)
-FUZZ = settings(max_examples=300, deadline=None)
+#: Examples of each property below: few in the default run, many in the slow sweeps.
+FEW, MANY = 100, 300
 
 
 def hostile() -> dict[str, str]:
@@ -150,8 +152,7 @@ def check_reply_parsers(text: str) -> list[Any]:
     return [*results, action]
 
 
-@FUZZ
-@given(untrusted)
+@fuzz(FEW, MANY, text=untrusted)
 def test_reply_parsers_answer_any_text(text: str) -> None:
     check_reply_parsers(text)
     meter = ScanMeter()
@@ -233,8 +234,7 @@ fence_parts = st.lists(
 ).map("".join)
 
 
-@FUZZ
-@given(fence_parts)
+@fuzz(FEW, MANY, text=fence_parts)
 def test_the_fence_rule_is_unchanged(text: str) -> None:
     body = text.strip()
     if not body.startswith("```"):
@@ -280,8 +280,7 @@ json_values = st.recursive(
 )
 
 
-@FUZZ
-@given(json_values, st.sampled_from([2, 3, 5, 8, CHUNK]))
+@fuzz(FEW, MANY, value=json_values, chunk=st.sampled_from([2, 3, 5, 8, CHUNK]))
 def test_the_scan_finds_the_true_depth(value: Any, chunk: int) -> None:
     # Small slices put slice ends inside strings and escapes everywhere.
     text = json.dumps(value, ensure_ascii=bool(chunk % 2))
@@ -296,8 +295,7 @@ def test_the_scan_finds_the_true_depth(value: Any, chunk: int) -> None:
     assert meter.chars == len(text)  # every character passed over exactly once
 
 
-@FUZZ
-@given(untrusted)
+@fuzz(FEW, MANY, text=untrusted)
 def test_a_scan_passes_over_each_character_once(text: str) -> None:
     meter = ScanMeter()
     shape = json_shape(text, max_depth=10**9, meter=meter)
@@ -325,8 +323,7 @@ def test_a_scan_stops_at_its_limits(kind: str) -> None:
 # ---- strict JSON, Relayroam states and tokens ---------------------------------------
 
 
-@FUZZ
-@given(untrusted)
+@fuzz(FEW, MANY, text=untrusted)
 def test_strict_json_states_and_tokens_answer_any_text(text: str) -> None:
     with contextlib.suppress(StrictJsonError):
         strict_loads(text)
@@ -366,8 +363,7 @@ def test_deep_nesting_and_huge_numbers_are_strict_json_errors() -> None:
 # ---- record lines ---------------------------------------------------------------------
 
 
-@FUZZ
-@given(untrusted)
+@fuzz(FEW, MANY, text=untrusted)
 def test_a_record_line_is_a_value_or_a_record_error(text: str) -> None:
     for line in (text, text.encode("utf-8", "surrogatepass")):
         error = error_of(RecordError, decode_line, line, "r.jsonl:3")
@@ -560,8 +556,7 @@ def test_a_config_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
         load_tournament(path)
 
 
-@FUZZ
-@given(untrusted)
+@fuzz(FEW, MANY, text=untrusted)
 def test_any_toml_text_loads_or_is_a_config_error(text: str) -> None:
     error = error_of(ConfigError, loads_toml, text, "t.toml")
     assert error is None or str(error).startswith("t.toml")
