@@ -21,8 +21,6 @@ import asyncio
 import contextlib
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -56,6 +54,7 @@ from harness.scan import CHUNK, ScanMeter, json_shape, toml_shape
 from harness.text import MAX_REPLY_BYTES
 from harness.toml_file import MAX_TOML_DEPTH, loads_toml, read_toml
 from harness.tournament.config import load_tournament
+from tests.in_process import lighthouse
 from tests.relayroam.live_server import http, running_server
 from tests.sweeps import fuzz
 
@@ -490,10 +489,7 @@ def test_the_command_line_names_the_line_of_a_deep_record(tmp_path: Path) -> Non
     lines = HAND.read_text(encoding="utf-8").splitlines()
     path = tmp_path / "deep.jsonl"
     path.write_text("\n".join([lines[0], "[" * 5000 + "]" * 5000, *lines[1:]]) + "\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "replay", str(path)],
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
+    proc = lighthouse("replay", path)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         f"lighthouse: error: {path}:2: not a JSON line: nested too deeply (more than "
