@@ -495,7 +495,7 @@ def _move_refusal(
     direction = next(d for d in DIRECTIONS if d == action["direction"])
     x, y = state.player
     tx, ty = _neighbour(state.player, direction)
-    if not (0 <= tx < WIDTH and 0 <= ty < HEIGHT):
+    if not state.layout.in_grid((tx, ty)):
         return (
             "off_grid",
             f'"direction" is "{direction}", but moving {direction} from x={x}, y={y} '
