@@ -11,7 +11,7 @@ from typing import Generic
 
 from pydantic import BaseModel, Field
 
-from harness.models import JsonObject, StrictModel
+from harness.models import JsonObject, StrictModel, absent_if_none
 from harness.protocol.codec import AnyTick, RecordLine
 from harness.protocol.conventions import GameResults
 from harness.protocol.rules import StateT
@@ -32,11 +32,9 @@ class FrameSeat(StrictModel):
     raw: str = Field(description=f"The reply text, cut at {VIEW_RAW_RUNES} characters.")
     decision: JsonObject
     notes: str
-    reasoning: str | None = Field(
-        None,
-        exclude_if=lambda v: v is None,
-        description=f"The model's reasoning beside its replies this tick (each reply's, in "
-        f"order), cut at {VIEW_REASONING_RUNES} characters; None when it gave none.",
+    reasoning: str | None = absent_if_none(
+        f"The model's reasoning beside its replies this tick (each reply's, in "
+        f"order), cut at {VIEW_REASONING_RUNES} characters; None when it gave none."
     )
 
 

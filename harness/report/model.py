@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from harness.models import StrictModel
+from harness.models import StrictModel, absent_if_empty, absent_if_none
 from harness.report.crossplay_model import Crossplay
 from harness.report.faithfulness import FaithfulnessRow
 from harness.report.methods import Estimate, Method, Reason
@@ -151,9 +151,8 @@ class EntrantRow(StrictModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float
-    unpriced_calls: int = Field(
+    unpriced_calls: int = absent_if_empty(
         0,
-        exclude_if=lambda v: not v,
         description="Calls answered with no price for their model: costUsd leaves them "
         "out, and the tables say 'no price' (absent when none, and for results lines "
         "written before they were counted).",
@@ -427,23 +426,19 @@ class Report(StrictModel):
         "baseline on more than 10% of its turns, and their flag."
     )
     servers: list[ServerRow]
-    endpoints: list[EndpointRow] = Field(
+    endpoints: list[EndpointRow] = absent_if_empty(  # absent from reports without such figures
         default_factory=list,
-        exclude_if=lambda v: not v,  # absent from the JSON of reports without such figures
         description="Per model server: calls, errors, latency and queueing "
         "(harness/report/endpoints.py).",
     )
     deadlines: int = Field(description="Episodes that ran out of their play budget.")
     seeds: int = Field(0, description="The seeds any entrant finished a cell of.")
     variants: list[str] = Field(default_factory=list, description="The variants, sorted.")
-    crossplay: Crossplay | None = Field(
-        None,
-        exclude_if=lambda value: value is None,  # absent from the JSON of other reports
-        description="A cross-play design's matrix and decomposition (harness/report/crossplay.py).",
+    crossplay: Crossplay | None = absent_if_none(  # absent from the JSON of other reports
+        "A cross-play design's matrix and decomposition (harness/report/crossplay.py)."
     )
-    faithfulness: list[FaithfulnessRow] = Field(
+    faithfulness: list[FaithfulnessRow] = absent_if_empty(  # absent without lines measuring it
         default_factory=list,
-        exclude_if=lambda value: not value,  # absent without results lines that measure it
         description="Per entrant and seat group with model calls: distinct replies, copies "
         "of the prompt's examples, replies cut by length and stop reasons, beside the "
         "fallback share (harness/report/faithfulness.py).",

@@ -52,6 +52,7 @@ from harness.agents import load_agent
 from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
+from harness.models import absent_if_none
 from harness.protocol import GameConfig, GameEntry, SeatGroup
 from harness.registry import game_names, get_game
 from harness.seat_spec import (
@@ -194,11 +195,9 @@ class TournamentConfig(StrictModel):
         None, gt=0, description="US dollars: stop admitting episodes past it (--max-cost)."
     )
     providers: dict[str, ProviderOptions] = Field(default_factory=dict)
-    crossplay: CrossplayConfig | None = Field(
-        None,
-        exclude_if=lambda value: value is None,  # a config without one hashes as before
-        description="Members of each seat group whose full product is played "
-        "(docs/crossplay.md); its entrants are appended to entrants.",
+    crossplay: CrossplayConfig | None = absent_if_none(  # a config without one hashes as before
+        "Members of each seat group whose full product is played "
+        "(docs/crossplay.md); its entrants are appended to entrants."
     )
     entrants: list[EntrantConfig] = Field(
         default_factory=list, description="At least one, unless [crossplay] makes them."

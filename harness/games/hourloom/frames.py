@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pydantic import Field, JsonValue
+from pydantic import JsonValue
 
 from harness.errors import HarnessError
 from harness.games.hourloom.config import HourloomConfig
@@ -32,7 +32,7 @@ from harness.games.hourloom.record import AutoEnd, HourloomTickState, InputName,
 from harness.games.hourloom.state import Chamber, Phase, State
 from harness.games.hourloom.turn import bodies_of
 from harness.games.hourloom.words import END_WORDS, at, tick_words
-from harness.models import JsonObject, StrictModel
+from harness.models import JsonObject, StrictModel, absent_if_none
 from harness.protocol import Frame, FrameSeat, RecordLine, expect, header_of, ticks_of
 from harness.protocol.view import VIEW_RAW_RUNES, frame_seat
 
@@ -103,8 +103,8 @@ class HourloomFrame(Frame):
     lap_status: list[LapStatus]
     events: list[str]
     auto_end: AutoEnd | None
-    chambers: dict[str, ChamberView] | None = Field(None, exclude_if=lambda v: v is None)
-    note: str | None = Field(None, exclude_if=lambda v: v is None)
+    chambers: dict[str, ChamberView] | None = absent_if_none()
+    note: str | None = absent_if_none()
 
     def text(self) -> str:
         """The frame as terminal text."""
