@@ -40,7 +40,7 @@ from harness.seat_spec import SEAT_TAGS, SeatConfig, cli_providers, parse_seat_a
 from harness.seating import Seating, SeatLike, check_seat_keys, fitted_config, seats_of_groups
 from harness.seats import Seat, baseline_seats
 from harness.step_env import Stepping
-from harness.validation import check_seed, checked_variant, format_validation_error
+from harness.validation import check_seed, checked_variant, format_validation_error, validated
 
 T = TypeVar("T")
 #: A seat as the API takes it: a spec model, a callable, a spec string or a spec table.
@@ -332,13 +332,10 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
 def _providers(
     given: Mapping[str, ProviderOptions | Mapping[str, Any]],
 ) -> dict[str, ProviderOptions]:
-    out = {}
-    for name, options in given.items():
-        try:
-            out[name] = ProviderOptions.model_validate(options)
-        except ValidationError as exc:
-            raise ConfigError(format_validation_error(exc, f"providers.{name}")) from None
-    return out
+    return {
+        name: validated(ProviderOptions, options, f"providers.{name}")
+        for name, options in given.items()
+    }
 
 
 def _warn(message: str) -> None:

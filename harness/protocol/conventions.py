@@ -32,13 +32,13 @@ from typing import (
 )
 
 import annotated_types
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.models import StrictModel
 from harness.records import RecordModel, keys
-from harness.validation import format_validation_error
+from harness.validation import validated
 
 #: The part of the episode timeout the play budget gets (decision D1).
 PLAY_SHARE: Final = 0.6
@@ -120,10 +120,7 @@ class GameConfig(StrictModel):
         values = {**cls.variant_defaults(variant), **overrides}
         if episode_timeout_seconds is not None:
             values["episode_timeout_seconds"] = episode_timeout_seconds
-        try:
-            config = cls.model_validate(values)
-        except ValidationError as exc:
-            raise ConfigError(format_validation_error(exc, "rules")) from None
+        config = validated(cls, values, "rules")
         timeout = config.episode_timeout_seconds
         if not (math.isfinite(timeout) and timeout <= MAX_EPISODE_TIMEOUT_SECONDS):
             # only new episodes are held to it: a record is read with the timeout it

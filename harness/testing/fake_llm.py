@@ -26,13 +26,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import JsonValue, RootModel, ValidationError
+from pydantic import JsonValue, RootModel
 
 from harness.errors import ConfigError
 from harness.json_reply import StrictJsonError, strict_loads
 from harness.llm.schema_reply import schema_reply
 from harness.testing.llm_server import Reply, ScriptedLLMServer
-from harness.validation import format_validation_error
+from harness.validation import validated
 
 #: The largest script file read (a script is a few replies).
 MAX_SCRIPT_BYTES = 1 << 20
@@ -60,11 +60,10 @@ def load_script(path: Path) -> dict[str | None, list[str]]:
     if len(data) > MAX_SCRIPT_BYTES:
         raise ConfigError(f"--script {path}: larger than {MAX_SCRIPT_BYTES} bytes")
     try:
-        script = Script.model_validate(strict_loads(data.decode("utf-8")))
+        parsed = strict_loads(data.decode("utf-8"))
     except (UnicodeDecodeError, StrictJsonError, ValueError) as exc:
-        if isinstance(exc, ValidationError):
-            raise ConfigError(format_validation_error(exc, f"--script {path}")) from None
         raise ConfigError(f"--script {path}: not a JSON script: {exc}") from None
+    script = validated(Script, parsed, f"--script {path}")
     given = script.root
     by_role: dict[str | None, ScriptReplies] = {None: given} if isinstance(given, list) else {}
     if isinstance(given, dict):

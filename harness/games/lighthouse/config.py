@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar, Literal
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from harness.errors import ConfigError
 from harness.models import JsonObject
 from harness.protocol.conventions import DEFAULT_EPISODE_TIMEOUT, EpisodeTimeout, GameConfig
-from harness.validation import format_validation_error
+from harness.validation import format_validation_error, validated
 
 Variant = Literal["default", "spring"]
 VARIANTS: tuple[Variant, ...] = ("default", "spring")
@@ -98,10 +98,7 @@ class LighthouseConfig(GameConfig):
 
 def load_config(data: Mapping[str, object], *, source: str = "config") -> LighthouseConfig:
     """Validate ``data`` into a config, raising :class:`ConfigError` that names each bad field."""
-    try:
-        return LighthouseConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, source)) from None
+    return validated(LighthouseConfig, data, source)
 
 
 __all__ = [
