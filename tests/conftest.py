@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -65,13 +66,18 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         )
 
 
+@pytest.fixture(scope="session")
+def _state_folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("state")
+
+
 @pytest.fixture(autouse=True)
-def _private_state_folder(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _private_state_folder(_state_folders: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # `lighthouse serve` keeps its signing key in the user's state folder: a test (and
     # the servers it starts) keeps it in a folder of its own, never in the real one.
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+    # Made inside one folder of the run's: a numbered folder of the run's own
+    # (mktemp) scans every one made before it, every test's tmp_path's too.
+    monkeypatch.setenv("XDG_STATE_HOME", tempfile.mkdtemp(dir=_state_folders))
 
 
 #: An open 11 x 9 room: the exit at the top, three keys, starts on row 7.
