@@ -42,6 +42,7 @@ and the percentile interval [ybar*_(floor(t (B-1))), ybar*_(ceil((1-t)(B-1)))]
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -153,9 +154,24 @@ def _check_level(level: float) -> float:
     return (1 - level) / 2
 
 
-def t_bounds(y: Floats, level: float = LEVEL) -> tuple[Floats, Floats, Floats, Floats]:
-    """For each column of ``y`` (n seeds x columns): the mean, the t interval's ends and
-    s (NaN ends with fewer than two seeds)."""
+@dataclass(frozen=True)
+class _Moments:
+    """Columns of seed values (two seeds or more) with what an interval of their means
+    is made of."""
+
+    n: int
+    tail: float
+    """(1 - level) / 2."""
+    values: Floats
+    mean: Floats
+    sd: Floats
+
+
+def _bounds(
+    y: Floats, level: float, ends: Callable[[_Moments], tuple[Floats, Floats]]
+) -> tuple[Floats, Floats, Floats, Floats]:
+    """For each column of ``y`` (n seeds x columns): the mean, the interval's ends as
+    ``ends`` makes them and s (NaN ends with fewer than two seeds)."""
     tail = _check_level(level)
     values = np.asarray(y, dtype=np.float64)
     n = values.shape[0]
@@ -164,40 +180,57 @@ def t_bounds(y: Floats, level: float = LEVEL) -> tuple[Floats, Floats, Floats, F
         nan = np.full(values.shape[1:], np.nan)
         return mean, nan, nan.copy(), nan.copy()
     sd = np.sqrt(variance_columns(values, mean))
-    half = t_quantile(1 - tail, n - 1) * sd / math.sqrt(n)
-    return mean, mean - half, mean + half, sd
+    low, high = ends(_Moments(n, tail, values, mean, sd))
+    return mean, low, high, sd
+
+
+def _estimate(
+    y: Floats,
+    level: float,
+    method: Method,
+    bounds: Callable[[Floats, float], tuple[Floats, Floats, Floats, Floats]],
+) -> Estimate:
+    """The mean of seed values ``y`` with the interval ``bounds`` gives (none under two
+    seeds; a zero-width one says why)."""
+    values = np.asarray(y, dtype=np.float64)
+    n = len(values)
+    if n < 2:
+        return no_interval(float(values[0]) if n else math.nan, n, level, method)
+    mean, low, high, sd = bounds(values, level)
+    reason: Reason | None = "constant" if float(sd) == 0 else None
+    return Estimate(float(mean), float(low), float(high), level, n, method, None, reason)
+
+
+def _t_ends(m: _Moments) -> tuple[Floats, Floats]:
+    half = t_quantile(1 - m.tail, m.n - 1) * m.sd / math.sqrt(m.n)
+    return m.mean - half, m.mean + half
+
+
+def t_bounds(y: Floats, level: float = LEVEL) -> tuple[Floats, Floats, Floats, Floats]:
+    """For each column of ``y`` (n seeds x columns): the mean, the t interval's ends and
+    s (NaN ends with fewer than two seeds)."""
+    return _bounds(y, level, _t_ends)
 
 
 def t_interval(y: Floats, level: float = LEVEL) -> Estimate:
     """The mean of seed values ``y`` with its t interval (see the module docstring)."""
-    values = np.asarray(y, dtype=np.float64)
-    n = len(values)
-    if n < 2:
-        value = float(values[0]) if n else math.nan
-        return no_interval(value, n, level, "t over seeds")
-    mean, low, high, sd = t_bounds(values, level)
-    reason: Reason | None = "constant" if float(sd) == 0 else None
-    return Estimate(float(mean), float(low), float(high), level, n, "t over seeds", None, reason)
+    return _estimate(y, level, "t over seeds", t_bounds)
+
+
+def _skew_t_ends(m: _Moments) -> tuple[Floats, Floats]:
+    gamma = skewness_columns(m.values, m.mean, m.sd)
+    a = gamma / (3 * math.sqrt(m.n))
+    b = gamma / (6 * math.sqrt(m.n))
+    t = t_quantile(1 - m.tail, m.n - 1)
+    se = m.sd / math.sqrt(m.n)
+    return m.mean - _inverse(t, a, b) * se, m.mean - _inverse(-t, a, b) * se
 
 
 def skew_t_bounds(y: Floats, level: float = LEVEL) -> tuple[Floats, Floats, Floats, Floats]:
     """For each column of ``y`` (n seeds x columns): the mean, the skew-corrected t
     interval's ends (see the module docstring) and s (NaN ends with fewer than two
     seeds; both ends the mean when s = 0)."""
-    tail = _check_level(level)
-    values = np.asarray(y, dtype=np.float64)
-    n = values.shape[0]
-    mean = mean_columns(values)
-    if n < 2:
-        nan = np.full(values.shape[1:], np.nan)
-        return mean, nan, nan.copy(), nan.copy()
-    sd = np.sqrt(variance_columns(values, mean))
-    gamma = skewness_columns(values, mean, sd)
-    a = gamma / (3 * math.sqrt(n))
-    b = gamma / (6 * math.sqrt(n))
-    t = t_quantile(1 - tail, n - 1)
-    se = sd / math.sqrt(n)
-    return mean, mean - _inverse(t, a, b) * se, mean - _inverse(-t, a, b) * se, sd
+    return _bounds(y, level, _skew_t_ends)
 
 
 def _inverse(u: float, a: Floats, b: Floats) -> Floats:
@@ -210,14 +243,7 @@ def _inverse(u: float, a: Floats, b: Floats) -> Floats:
 def mean_interval(y: Floats, level: float = LEVEL) -> Estimate:
     """The mean of seed values ``y`` with its skew-corrected t interval (the module
     docstring): the report's interval of a mean."""
-    values = np.asarray(y, dtype=np.float64)
-    n = len(values)
-    method: Method = "skew-corrected t over seeds"
-    if n < 2:
-        return no_interval(float(values[0]) if n else math.nan, n, level, method)
-    mean, low, high, sd = skew_t_bounds(values, level)
-    reason: Reason | None = "constant" if float(sd) == 0 else None
-    return Estimate(float(mean), float(low), float(high), level, n, method, None, reason)
+    return _estimate(y, level, "skew-corrected t over seeds", skew_t_bounds)
 
 
 def bootstrap_means(y: Floats, resamples: int, *, seed: int = BOOTSTRAP_SEED) -> Floats:

@@ -117,21 +117,55 @@ def flip_sums(
     ``draws``: how many random flip sets beyond :data:`EXACT_UP_TO` seeds (by default
     :func:`flips_for` at the 95% level's tail).
     """
+    flips = _flips_of(differences, draws, seed)
+    parts, sizes = [], []
+    for rows in flips.chunks:
+        parts.append(rows @ flips.grid)
+        sizes.append(rows.sum(axis=1))
+    return _joined(flips.n, flips.exact, flips.chosen, parts, sizes, flips.scale)
+
+
+def _checked(values: Floats, what: str) -> int:
+    """The seeds (rows) of ``values``, which a sign-flip test needs finite and one at least."""
+    n = int(values.shape[0])
+    if n < 1:
+        raise ValueError("a sign-flip test needs at least one seed")
+    if not np.isfinite(values).all():
+        raise ValueError(f"a sign-flip test needs finite {what}")
+    return n
+
+
+@dataclass(frozen=True)
+class _Flips:
+    """Columns of differences on their grids, and the flip sets to sum them over."""
+
+    n: int
+    chosen: int
+    """B: the random flip sets drawn beyond :data:`EXACT_UP_TO` seeds."""
+    exact: bool
+    grid: Floats
+    """(n, columns): the differences on each column's grid."""
+    scale: Floats
+    chunks: Iterator[Floats]
+
+
+def _flips_of(differences: Floats, draws: int | None, seed: int) -> _Flips:
+    """The columns of ``differences`` (n seeds x columns, or n) checked and put on
+    their grids, with the flip sets of :func:`flip_sums` and :func:`flip_p_values`."""
     d = np.asarray(differences, dtype=np.float64)
     if d.ndim == 1:
         d = d[:, None]
-    n = d.shape[0]
-    if n < 1:
-        raise ValueError("a sign-flip test needs at least one seed")
-    if not np.isfinite(d).all():
-        raise ValueError("a sign-flip test needs finite differences")
+    n = _checked(d, "differences")
     chosen = flips_for(0.025) if draws is None else draws
     grid, scale = to_grid(d)
     exact, chunks = flip_sets(n, chosen, seed=seed)
-    parts, sizes = [], []
-    for rows in chunks:
-        parts.append(rows @ grid)
-        sizes.append(rows.sum(axis=1))
+    return _Flips(n, chosen, exact, grid, scale, chunks)
+
+
+def _joined(
+    n: int, exact: bool, chosen: int, parts: list[Floats], sizes: list[Floats], scale: Floats
+) -> FlipSums:
+    """The sums of every flip set, chunk after chunk, as :class:`FlipSums`."""
     sums = np.concatenate(parts)
     counted = np.concatenate(sizes)
     if exact:  # the identity is row 0: out of the rows, into the reference's count
@@ -196,11 +230,7 @@ def pair_flip_sums(
     the pair (b, a) gets exactly the negated sums.
     """
     x = np.asarray(scores, dtype=np.float64)
-    n = x.shape[0]
-    if n < 1:
-        raise ValueError("a sign-flip test needs at least one seed")
-    if not np.isfinite(x).all():
-        raise ValueError("a sign-flip test needs finite scores")
+    n = _checked(x, "scores")
     scale = math.ldexp(1.0, exponent)
     grid = np.rint(x * scale)
     if n * float(np.max(np.abs(grid), initial=0.0)) >= 2.0**52:
@@ -218,12 +248,7 @@ def pair_flip_sums(
             totals += tables[j][rows[:, j]]
         parts.append((totals[:, first] - totals[:, second]).astype(np.float64))
         sizes.append(ones[rows].sum(axis=1).astype(np.float64))
-    sums = np.concatenate(parts)
-    counted = np.concatenate(sizes)
-    scales = np.full(len(pairs), scale)
-    if exact:  # the identity is row 0: out of the rows, into the reference's count
-        return FlipSums(n, True, 1 << n, sums[1:], counted[1:], scales)
-    return FlipSums(n, False, chosen + 1, sums, counted, scales)
+    return _joined(n, exact, chosen, parts, sizes, np.full(len(pairs), scale))
 
 
 @dataclass(frozen=True)
@@ -255,26 +280,17 @@ def flip_p_values(
     """:func:`flip_test` of :func:`flip_sums` without holding the sums: the counts are
     taken a chunk of flip sets at a time (the same sets, the same grid, the same
     p-values), for many columns at once when no interval is wanted."""
-    d = np.asarray(differences, dtype=np.float64)
-    if d.ndim == 1:
-        d = d[:, None]
-    n = d.shape[0]
-    if n < 1:
-        raise ValueError("a sign-flip test needs at least one seed")
-    if not np.isfinite(d).all():
-        raise ValueError("a sign-flip test needs finite differences")
-    chosen = flips_for(0.025) if draws is None else draws
-    grid, _ = to_grid(d)
-    exact, chunks = flip_sets(n, chosen, seed=seed)
+    flips = _flips_of(differences, draws, seed)
+    n, chosen, exact, columns = flips.n, flips.chosen, flips.exact, flips.grid.shape[1]
     # the identity (the empty set, row 0 of an enumeration) is counted once, here
-    up = np.ones(d.shape[1], dtype=np.int64)
-    down = np.ones(d.shape[1], dtype=np.int64)
+    up = np.ones(columns, dtype=np.int64)
+    down = np.ones(columns, dtype=np.int64)
     first = exact
     # pieces of rows x columns of a few million numbers: memory stays flat
-    piece = max(1, _PIECE_NUMBERS // max(1, d.shape[1]))
-    for chunk in chunks:
+    piece = max(1, _PIECE_NUMBERS // max(1, columns))
+    for chunk in flips.chunks:
         for start in range(0, len(chunk), piece):
-            sums = chunk[start : start + piece] @ grid
+            sums = chunk[start : start + piece] @ flips.grid
             if first:
                 sums, first = sums[1:], False
             up += np.count_nonzero(sums <= 0, axis=0)
