@@ -28,8 +28,12 @@ from harness.report.faithfulness import (
 )
 from harness.report.model import EntrantRow, Leaderboard, MeanInterval, Report
 from harness.report.render import (
+    board_cells,
     entrant_cells,
+    entrant_ends,
+    entrant_figures,
     entrant_heads,
+    paired_cells,
     pairwise_cells,
     pairwise_details,
     report_svg,
@@ -40,22 +44,16 @@ from harness.report.texts import (
     board_note,
     columns_of,
     ends_note,
-    ends_text,
     entrant_rank_text,
-    episodes_text,
     few_seeds_line,
     few_seeds_note,
     headline,
     incomplete_mark,
-    interval_text,
     latency_text,
     not_own_note,
-    not_own_text,
-    p_text,
     paired_note,
     pairwise_note,
     percent_text,
-    rank_text,
     reason_notes,
     score_note,
     shows_not_own,
@@ -179,11 +177,8 @@ def _leaderboard(report: Report) -> list[str]:
             *([_e(entrant_rank_text(r, mark))] if ranked else []),
             _name(r.entrant, flags),
             *(_e(r.seats.get(g, "")) for g in groups),
-            _e(episodes_text(report, r)),
-            str(r.seeds),
-            *(_e(text) for text in entrant_cells(report, r, mark)),
-            *([_e(not_own_text(r))] if mine else []),
-            _e(ends_text(r)),
+            *(_e(text) for text in entrant_figures(report, r, mark)),
+            *(_e(text) for text in entrant_ends(r, mine)),
         ]
         for r in rows
     ]
@@ -237,15 +232,7 @@ def _paired(report: Report, flags: dict[str, str], mark: str) -> list[str]:
     if not report.paired:
         return []
     ref = report.reference or ""
-    rows = [
-        [
-            _name(r.entrant, flags), _e(r.reference), str(r.seeds),
-            _e(interval_text(r.difference, mark=mark)), _e(p_text(r.p, r.p_floor, r.seeds)),
-            _e(interval_text(r.improvement, mark=mark)),
-            str(r.wins), str(r.ties), str(r.losses),
-        ]
-        for r in report.paired
-    ]  # fmt: skip
+    rows = [[_name(r.entrant, flags), *map(_e, paired_cells(r, mark))] for r in report.paired]
     few = too_few_line([r.seeds for r in report.paired], report.pairwise.alpha)
     return [
         f'<h3 id="paired">Paired against {_e(ref)}</h3>',
@@ -321,14 +308,7 @@ def _boards(report: Report, flags: dict[str, str], mark: str) -> list[str]:
     for board in report.leaderboards:
         group = board.group
         context = ", ".join(f"{k}: {v}" for k, v in board.context.items())
-        rows = [
-            [
-                _e(rank_text(r, mark)), _e(r.agent),
-                _name(r.entrant, flags) + "".join(f" (= {_e(o)})" for o in r.same_as),
-                str(r.score.seeds), _e(interval_text(r.score, mark=mark)),
-            ]
-            for r in board.rows
-        ]  # fmt: skip
+        rows = [board_cells(r, mark, _name(r.entrant, flags), _e) for r in board.rows]
         told = (
             f'<p class="conclude"><strong>Too few seeds to conclude</strong>: {_e(board.note)}.</p>'
             if board.note

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from harness.report.build import canonical_order
 from harness.report.crossplay_render import crossplay_markdown
@@ -21,6 +21,7 @@ from harness.report.faithfulness import (
     faithfulness_markdown,
 )
 from harness.report.model import (
+    BoardRow,
     EntrantRow,
     Leaderboard,
     MeanInterval,
@@ -99,6 +100,46 @@ def entrant_heads(report: Report) -> list[str]:
     return heads
 
 
+def entrant_figures(report: Report, r: EntrantRow, mark: str) -> list[str]:
+    """An entrant's episodes, seeds and :func:`entrant_cells`, as texts: the figures
+    every view shows between its seat groups and its rank."""
+    return [episodes_text(report, r), str(r.seeds), *entrant_cells(report, r, mark)]
+
+
+def entrant_ends(r: EntrantRow, mine: bool) -> list[str]:
+    """An entrant's last cells: its turns not its own (when ``mine``, the table shows
+    them) and how its episodes ended, as texts."""
+    return [*([not_own_text(r)] if mine else []), ends_text(r)]
+
+
+def paired_cells(r: PairedRow, mark: str) -> list[str]:
+    """A paired row's cells after its entrant: the reference, seeds, the mean
+    difference, p, P(entrant > reference), wins, ties and losses, as texts."""
+    return [
+        r.reference,
+        str(r.seeds),
+        interval_text(r.difference, mark=mark),
+        p_text(r.p, r.p_floor, r.seeds),
+        interval_text(r.improvement, mark=mark),
+        str(r.wins),
+        str(r.ties),
+        str(r.losses),
+    ]
+
+
+def board_cells(r: BoardRow, mark: str, name: str, text: Callable[[str], str]) -> list[str]:
+    """A leaderboard row's cells: rank, agent, the entrant (``name``, as the view shows
+    it, with the entrants it is the same as), seeds and score; every text passes
+    through ``text`` (the view's escaping) but ``name``, which the view made."""
+    return [
+        text(rank_text(r, mark)),
+        text(r.agent),
+        name + "".join(f" (= {text(o)})" for o in r.same_as),
+        str(r.score.seeds),
+        text(interval_text(r.score, mark=mark)),
+    ]
+
+
 def _intervals(r: EntrantRow) -> list[MeanInterval | None]:
     return [r.score, *r.per_variant.values(), r.iqm, r.ceiling_ratio]
 
@@ -117,12 +158,9 @@ def _score_table(report: Report, rows: list[EntrantRow]) -> list[str]:
             [
                 flagged(r.entrant, flags),
                 *(r.seats[g] for g in groups),
-                episodes_text(report, r),
-                str(r.seeds),
-                *entrant_cells(report, r, mark),
+                *entrant_figures(report, r, mark),
                 *([entrant_rank_text(r, mark)] if ranked else []),
-                *([not_own_text(r)] if mine else []),
-                ends_text(r),
+                *entrant_ends(r, mine),
             ]
             for r in rows
         ],
@@ -192,20 +230,7 @@ def _paired_table(report: Report, rows: list[PairedRow], mark: str) -> list[str]
     table = _table(
         ["entrant", "vs", "seeds", "mean difference (95% CI)", "p",
          f"P(entrant > {ref}) (95% CI)", "wins", "ties", "losses"],
-        [
-            [
-                flagged(r.entrant, flags),
-                r.reference,
-                str(r.seeds),
-                interval_text(r.difference, mark=mark),
-                p_text(r.p, r.p_floor, r.seeds),
-                interval_text(r.improvement, mark=mark),
-                str(r.wins),
-                str(r.ties),
-                str(r.losses),
-            ]
-            for r in rows
-        ],
+        [[flagged(r.entrant, flags), *paired_cells(r, mark)] for r in rows],
     )  # fmt: skip
     notes = _notes(
         [iv for r in rows for iv in (r.difference, r.improvement)],
@@ -300,14 +325,7 @@ def _leaderboard(report: Report, board: Leaderboard) -> list[str]:
     group, mark = board.group, incomplete_mark(report)
     context = ", ".join(f"{k}: {v}" for k, v in board.context.items())
     rows = [
-        [
-            rank_text(r, mark),
-            r.agent,
-            flagged(r.entrant, report.fallback_flags) + "".join(f" (= {o})" for o in r.same_as),
-            str(r.score.seeds),
-            interval_text(r.score, mark=mark),
-        ]
-        for r in board.rows
+        board_cells(r, mark, flagged(r.entrant, report.fallback_flags), str) for r in board.rows
     ]
     told = [f"**Too few seeds to conclude**: {board.note}.", ""] if board.note else []
     apart = apart_line([flagged(n, report.fallback_flags) for n in board.apart])
@@ -529,8 +547,11 @@ def report_svg(
 # notebook): one figure reads the same wherever it is shown (harness/report/texts.py).
 __all__ = [
     "CSV_COLUMNS",
+    "board_cells",
     "columns_of",
     "entrant_cells",
+    "entrant_ends",
+    "entrant_figures",
     "entrant_heads",
     "episodes_text",
     "incomplete_mark",
@@ -538,6 +559,7 @@ __all__ = [
     "latency_text",
     "level_text",
     "p_text",
+    "paired_cells",
     "pairwise_cells",
     "pairwise_details",
     "percent_text",
