@@ -98,6 +98,19 @@ def _name(name: str, flags: dict[str, str]) -> str:
     return _e(name) + (f' <span class="flag">⚠ {_e(flag)}</span>' if flag else "")
 
 
+#: The most lines a list of the head shows; the rest are counted.
+_LISTED = 50
+
+
+def _listed(key: str, title: str, lines: Sequence[str]) -> str:
+    """A list of the head's (files skipped, or not of this folder), the first
+    :data:`_LISTED` lines shown."""
+    items = "".join(f"<li>{_e(n)}</li>" for n in lines[:_LISTED])
+    more = len(lines) - _LISTED
+    tail = f"<li>... and {more} more</li>" if more > 0 else ""
+    return f'<div class="notes" id="{key}">{title}<ul>{items}{tail}</ul></div>'
+
+
 def _head(snapshot: Snapshot) -> list[str]:
     report = snapshot.report
     done = report.completeness
@@ -124,20 +137,9 @@ def _head(snapshot: Snapshot) -> list[str]:
     if told:
         out.append(f'<p class="summary">{" ".join(_inline(t) for t in told)}</p>')
     if snapshot.notes:
-        items = "".join(f"<li>{_e(n)}</li>" for n in snapshot.notes[:50])
-        more = len(snapshot.notes) - 50
-        tail = f"<li>... and {more} more</li>" if more > 0 else ""
-        out.append(
-            f'<div class="notes" id="skipped">Skipped, unreadable:<ul>{items}{tail}</ul></div>'
-        )
+        out.append(_listed("skipped", "Skipped, unreadable:", snapshot.notes))
     if snapshot.strays:
-        items = "".join(f"<li>{_e(n)}</li>" for n in snapshot.strays[:50])
-        more = len(snapshot.strays) - 50
-        tail = f"<li>... and {more} more</li>" if more > 0 else ""
-        out.append(
-            f'<div class="notes" id="strays">Not episodes of this folder:<ul>{items}{tail}</ul>'
-            "</div>"
-        )
+        out.append(_listed("strays", "Not episodes of this folder:", snapshot.strays))
     out.append(
         '<nav class="sections"><a href="#leaderboard">leaderboard</a><a href="#scores">'
         'scores</a><a href="#comparisons">comparisons</a><a href="#figures">per entrant</a>'
