@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from harness.report.crossplay_model import Crossplay, SeedInterval
+from harness.report.markdown import markdown_table
 
 
 def ci(iv: SeedInterval, digits: int = 2) -> str:
@@ -95,12 +96,6 @@ SELF_PLAY_LEGEND = (
 )
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _cell(section: Crossplay, row: str, column: str) -> SeedInterval:
     for cell in section.matrix:
         if cell.row == row and cell.column == column:
@@ -136,7 +131,7 @@ def crossplay_markdown(section: Crossplay) -> list[str]:
     )
     parts += [
         "",
-        _table(
+        markdown_table(
             [f"{rows} \\ {cols}", *section.columns, "mean over partners", "worst partner"], body
         ),
         "",
@@ -162,7 +157,9 @@ def _decomposition(section: Crossplay) -> list[str]:
         "",
         f"### Two-way decomposition (grand mean {ci(section.grand)})",
         "",
-        _table([f"{section.row_group}", f"{section.row_group} effect", *section.columns], body),
+        markdown_table(
+            [f"{section.row_group}", f"{section.row_group} effect", *section.columns], body
+        ),
         "",
         f"*{decomposition_legend(section)}*",
     ]
@@ -195,7 +192,7 @@ def _leads(section: Crossplay) -> list[str]:
         "",
         f"### Leads by {section.column_group} team",
         "",
-        _table([f"{section.row_group}s", *section.columns, "change of the lead"], body),
+        markdown_table([f"{section.row_group}s", *section.columns, "change of the lead"], body),
         "",
         f"*{leads_legend(section)}*",
     ]
@@ -216,7 +213,7 @@ def _self_play(section: Crossplay) -> list[str]:
         "",
         "### Self-play against cross-play",
         "",
-        _table(["pair", "self-play", "cross-play", "gap"], body),
+        markdown_table(["pair", "self-play", "cross-play", "gap"], body),
         "",
         f"*{SELF_PLAY_LEGEND}*",
     ]

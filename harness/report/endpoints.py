@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from harness.report.markdown import markdown_table, warning_lines
 from harness.report.model import EndpointRow, Report
 from harness.report.stats import percentile
 from harness.summary import EndpointSums, EpisodeSummary
@@ -124,7 +125,8 @@ def endpoint_rows(summaries: Iterable[EpisodeSummary]) -> list[EndpointRow]:
     return totals.rows()
 
 
-def _ms(value: float | None) -> str:
+def ms_text(value: float | None) -> str:
+    """A time in milliseconds as a table shows it (``-`` when there is none)."""
     return "-" if value is None else f"{value:.0f} ms"
 
 
@@ -156,25 +158,25 @@ def endpoint_lines(report: Report) -> list[str]:
         "(measured against the server's time, else against each seat's calls made while "
         "no other request was in flight).",
         "",
-        "| server | calls | errors | request p50 | queue | inflation |",
-        "| --- | --- | --- | --- | --- | --- |",
+        markdown_table(
+            ["server", "calls", "errors", "request p50", "queue", "inflation"],
+            [_cells(r) for r in rows],
+        ),
     ]
-    for r in rows:
-        inflation = "-" if r.inflation is None else f"{r.inflation:.2f}x ({r.inflation_basis})"
-        out.append(
-            f"| {shown(r.endpoint)} | {r.calls} | {r.errors} | {_ms(r.request_ms_p50)} | "
-            f"{_ms(r.queue_ms_mean)} | {inflation} |"
-        )
-    warned = [r for r in rows if r.warning]
-    if warned:
-        out.append("")
-        out += [f"⚠ {shown(r.endpoint)}: {r.warning}." for r in warned]
-        out.append(
-            f"Past {QUEUE_WARN_INFLATION}x a server runs fewer requests at once than it is "
-            'sent: give it more parallel slots (docs/llm.md, "Local servers"), lower the '
-            "tournament's concurrency, or list replicas as the provider's base_url."
-        )
-    return out
+    return out + warning_lines(
+        [(shown(r.endpoint), r.warning) for r in rows if r.warning],
+        f"Past {QUEUE_WARN_INFLATION}x a server runs fewer requests at once than it is "
+        'sent: give it more parallel slots (docs/llm.md, "Local servers"), lower the '
+        "tournament's concurrency, or list replicas as the provider's base_url.",
+    )
+
+
+def _cells(r: EndpointRow) -> list[str]:
+    inflation = "-" if r.inflation is None else f"{r.inflation:.2f}x ({r.inflation_basis})"
+    return [
+        shown(r.endpoint), str(r.calls), str(r.errors), ms_text(r.request_ms_p50),
+        ms_text(r.queue_ms_mean), inflation,
+    ]  # fmt: skip
 
 
 __all__ = [
@@ -184,4 +186,5 @@ __all__ = [
     "EndpointTotals",
     "endpoint_lines",
     "endpoint_rows",
+    "ms_text",
 ]

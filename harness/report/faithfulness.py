@@ -34,6 +34,7 @@ from pydantic import Field
 
 from harness.models import StrictModel
 from harness.protocol import SeatGroup
+from harness.report.markdown import markdown_table
 from harness.summary import EpisodeSummary, Faithfulness, FaithfulnessCounts
 
 #: A seat group parrots when more than this share of its own turns copy a prompt example.
@@ -217,12 +218,8 @@ def faithfulness_markdown(rows: Sequence[FaithfulnessRow]) -> list[str]:
     """The Markdown section (no lines without rows)."""
     if not rows:
         return []
-    table = [
-        "| " + " | ".join(FAITHFULNESS_HEADS) + " |",
-        "|" + "|".join(" --- " for _ in FAITHFULNESS_HEADS) + "|",
-        *("| " + " | ".join(faithfulness_cells(r)) + " |" for r in rows),
-    ]
-    out = ["", "## Faithfulness", "", *table, "", f"*{FAITHFULNESS_NOTE}*"]
+    table = markdown_table(FAITHFULNESS_HEADS, [faithfulness_cells(r) for r in rows])
+    out = ["", "## Faithfulness", "", table, "", f"*{FAITHFULNESS_NOTE}*"]
     parrots = [f"{r.entrant} ({r.group})" for r in rows if r.parrots]
     if parrots:
         out += [

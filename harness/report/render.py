@@ -20,6 +20,7 @@ from harness.report.faithfulness import (
     faithfulness_csv_header,
     faithfulness_markdown,
 )
+from harness.report.markdown import markdown_table
 from harness.report.model import (
     BoardRow,
     EntrantRow,
@@ -60,12 +61,6 @@ from harness.report.texts import (
     too_few_line,
 )
 from harness.summary import EpisodeSummary, cost_text
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _notes(
@@ -150,7 +145,7 @@ def _score_table(report: Report, rows: list[EntrantRow]) -> list[str]:
     ranked = any(r.rank is not None or r.mostly_not_own for r in rows)
     mine = shows_not_own(rows)
     flags = report.fallback_flags
-    table = _table(
+    table = markdown_table(
         ["entrant", *groups, "episodes", "seeds", *entrant_heads(report),
          *(["rank (95% simultaneous)"] if ranked else []),
          *(["turns not its own"] if mine else []), "ended"],
@@ -193,7 +188,7 @@ def _llm_table(report: Report, rows: list[EntrantRow]) -> list[str]:
     if not any(r.calls for r in rows):
         return []
     roles = report.roles
-    llm = _table(
+    llm = markdown_table(
         ["entrant", "calls", "retries", *(f"fallback {role}" for role in roles),
          "tokens in/out", "cost", "latency p50/p95"],
         [
@@ -214,7 +209,7 @@ def _llm_table(report: Report, rows: list[EntrantRow]) -> list[str]:
 
 def _entrant_tables(report: Report, rows: list[EntrantRow], *, legend: bool = False) -> list[str]:
     columns = columns_of(report)
-    game = _table(
+    game = markdown_table(
         ["entrant", *(c.label for c in columns)],
         [[r.entrant, *(c.format(r.columns[c.key]) for c in columns)] for r in rows],
     )
@@ -227,7 +222,7 @@ def _entrant_tables(report: Report, rows: list[EntrantRow], *, legend: bool = Fa
 def _paired_table(report: Report, rows: list[PairedRow], mark: str) -> list[str]:
     flags = report.fallback_flags
     ref = report.reference
-    table = _table(
+    table = markdown_table(
         ["entrant", "vs", "seeds", "mean difference (95% CI)", "p",
          f"P(entrant > {ref}) (95% CI)", "wins", "ties", "losses"],
         [[flagged(r.entrant, flags), *paired_cells(r, mark)] for r in rows],
@@ -287,11 +282,11 @@ def _pairwise_tables(report: Report) -> list[str]:
     pw = report.pairwise
     names = [r.entrant for r in report.entrants]
     cell = pairwise_cells(report)
-    matrix = _table(
+    matrix = markdown_table(
         ["row - column", *names],
         [[a, *("—" if a == b else cell.get((a, b), "-") for b in names)] for a in names],
     )
-    details = _table(
+    details = markdown_table(
         [
             "entrant",
             "versus",
@@ -335,7 +330,9 @@ def _leaderboard(report: Report, board: Leaderboard) -> list[str]:
         f"## {group.capitalize()} leaderboard" + (f" ({context})" if context else ""),
         "",
         *told,
-        _table(["rank (95% simultaneous)", group, "entrant", "seeds", "score (95% CI)"], rows),
+        markdown_table(
+            ["rank (95% simultaneous)", group, "entrant", "seeds", "score (95% CI)"], rows
+        ),
         "",
         f"*{board_note(group, context, board.seeds, board.cells, len(board.rows))}*",
         *(["", apart] if apart else []),

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harness.report.endpoints import endpoint_lines
+from harness.report.endpoints import endpoint_lines, ms_text
+from harness.report.markdown import markdown_table, warning_lines
 from harness.report.model import NotOwnCount, Report, ServerRow
 from harness.report.stats import percentile
 from harness.summary import EpisodeSummary, TurnCount
@@ -139,8 +140,19 @@ def server_row(
     )
 
 
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0f} ms"
+#: The heads of the per-entrant table of :func:`server_section`.
+_HEADS = (
+    "entrant", "calls", "cached", "wait p50", "request p50", "requests per tick", "concurrency",
+)  # fmt: skip
+
+
+def _cells(r: ServerRow) -> list[str]:
+    per_tick = "-" if r.requests_per_tick is None else f"{r.requests_per_tick:.1f}"
+    conc = "-" if r.concurrency is None else f"{r.concurrency:.2f}"
+    return [
+        r.entrant, str(r.calls), str(r.cached), ms_text(r.wait_ms_p50),
+        ms_text(r.request_ms_p50), per_tick, conc,
+    ]  # fmt: skip
 
 
 def server_section(report: Report) -> list[str]:
@@ -161,26 +173,14 @@ def server_section(report: Report) -> list[str]:
             "when it answers one at a time). Cached calls (answers replayed from "
             "calls.sqlite) are left out of every time.",
             "",
-            "| entrant | calls | cached | wait p50 | request p50 | requests per tick "
-            "| concurrency |",
-            "| --- | --- | --- | --- | --- | --- | --- |",
+            markdown_table(_HEADS, [_cells(r) for r in rows]),
         ]
-        for r in rows:
-            per_tick = "-" if r.requests_per_tick is None else f"{r.requests_per_tick:.1f}"
-            conc = "-" if r.concurrency is None else f"{r.concurrency:.2f}"
-            out.append(
-                f"| {r.entrant} | {r.calls} | {r.cached} | {_ms(r.wait_ms_p50)} | "
-                f"{_ms(r.request_ms_p50)} | {per_tick} | {conc} |"
-            )
-        warnings = [r for r in rows if r.warning]
-        if warnings:
-            out.append("")
-            out += [f"⚠ {r.entrant}: {r.warning}." for r in warnings]
-            out.append(
-                "A server that answers one request at a time makes every tick as slow as its "
-                "seats together: docs/llm.md gives each local server's setting for parallel "
-                "slots."
-            )
+        out += warning_lines(
+            [(r.entrant, r.warning) for r in rows if r.warning],
+            "A server that answers one request at a time makes every tick as slow as its "
+            "seats together: docs/llm.md gives each local server's setting for parallel "
+            "slots.",
+        )
         out += endpoint_lines(report)
     deadlines = report.deadlines
     if deadlines:
