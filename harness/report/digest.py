@@ -196,13 +196,13 @@ class EntrantDigest:
                 for source, n in seat.fallbacks.items():
                     if n and not_own(source):
                         self.not_own[group, source] += n
+            self.input_tokens += seat.input_tokens
+            self.output_tokens += seat.output_tokens
+            self.unpriced += seat.unpriced
+            self.rescued += seat.retries
             if not seat.calls and not seat.cost_usd and not seat.latencies_ms:
                 # a seat that made no call (a bot's, an agent's): no latency, no cost
                 # (adding a zero cost leaves the exact sum as it is), only its counts
-                self.input_tokens += seat.input_tokens
-                self.output_tokens += seat.output_tokens
-                self.unpriced += seat.unpriced
-                self.rescued += seat.retries
                 continue
             if seat.calls:
                 self.model_seats = True
@@ -212,12 +212,8 @@ class EntrantDigest:
                 self.retries += seat.calls - seat.turns
                 self.cached += seat.cached
             self.latencies.extend(seat.latencies_ms)
-            self.input_tokens += seat.input_tokens
-            self.output_tokens += seat.output_tokens
             self.cost.add(seat.cost_usd)
-            self.unpriced += seat.unpriced
             self.calls += seat.calls
-            self.rescued += seat.retries
         if not ep.batch.first_calls and ep.batch != BatchStats():
             # figures of any two requests of a tick, a seat's retry among them (a line
             # of a record from before ticks counted first calls): they cannot tell a
