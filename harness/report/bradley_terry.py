@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from harness.report.methods.arrays import Floats
 from harness.report.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, LEVEL
 
-Floats = npt.NDArray[np.float64]
 #: Elo's scale: a rating is this many times log10 of the strength.
 ELO = 400.0
 #: The MM iteration stops when no log-strength moves more than this.

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from harness.report.cells import Cell
 from harness.report.crossplay_model import (
@@ -50,9 +49,9 @@ from harness.report.crossplay_model import (
     SeedInterval,
     SelfPlayGap,
 )
+from harness.report.methods.arrays import Floats
 from harness.report.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, LEVEL
 
-Floats = npt.NDArray[np.float64]
 #: The permutation test's draws come from their own stream, apart from the bootstrap's.
 PERMUTATION_STREAM = 1
 #: Resamples made at a time: what one step holds stays small whatever the seed count.

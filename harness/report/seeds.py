@@ -23,15 +23,13 @@ from numpy.typing import NDArray
 
 from harness.report.digest import EntrantDigest
 from harness.report.methods import SeedTable
+from harness.report.methods.arrays import Floats, Ints
 
 if TYPE_CHECKING:
     from harness.report.cells import Cell
 
 #: The ceiling's row in a report's table: no entrant's name starts with a NUL.
 CEILING_ROW = "\x00ceiling"
-
-Ints = NDArray[np.int64]
-Floats = NDArray[np.float64]
 
 
 def _picked(entry: EntrantDigest) -> NDArray[np.bool_] | None:

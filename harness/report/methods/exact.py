@@ -23,14 +23,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import NDArray
+
+from harness.report.methods.arrays import Floats
 
 #: The finest grid used: 2^-40 (a value is moved by at most 2^-41).
 FINEST = 40
 #: Integers of magnitude below 2^52 stay exact through any sum of them.
 _BUDGET = 52
-
-Floats = NDArray[np.float64]
 
 
 def fsum_columns(values: Floats) -> Floats:

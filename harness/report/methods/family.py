@@ -54,7 +54,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from numpy.typing import NDArray
 
 from harness.report.methods.intervals import Estimate, Method, Reason, no_interval
 from harness.report.methods.paired import PairedColumns, paired_columns_of, paired_interval
@@ -68,8 +67,6 @@ from harness.report.methods.table import (
     Selection,
     pair,
 )
-
-Floats = NDArray[np.float64]
 
 ALPHA = 0.05
 _METHOD: Method = "sign-flip and skew-t over seeds"

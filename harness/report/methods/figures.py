@@ -50,8 +50,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
-from numpy.typing import NDArray
 
+from harness.report.methods.arrays import Floats
 from harness.report.methods.exact import to_grid
 from harness.report.methods.intervals import (
     LEVEL,
@@ -70,8 +70,6 @@ from harness.report.methods.resample import (
 )
 from harness.report.methods.table import TIE_TOLERANCE
 from harness.report.methods.tdist import t_quantile
-
-Floats = NDArray[np.float64]
 
 
 def _fsum(values: Floats) -> float:

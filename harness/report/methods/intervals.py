@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
+from harness.report.methods.arrays import Floats
 from harness.report.methods.exact import (
     mean_columns,
     skewness_columns,
@@ -57,8 +57,6 @@ from harness.report.methods.exact import (
 )
 from harness.report.methods.resample import BOOTSTRAP_SEED, bootstrap_counts
 from harness.report.methods.tdist import t_quantile
-
-Floats = NDArray[np.float64]
 
 LEVEL = 0.95
 

@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
+from harness.report.methods.arrays import Floats
 from harness.report.methods.exact import mean_columns, skewness_columns, variance_columns
 from harness.report.methods.intervals import skew_t_bounds
 from harness.report.methods.resample import SIGN_FLIP_SEED
@@ -45,8 +45,6 @@ from harness.report.methods.signflip import (
     pair_flip_sums,
 )
 from harness.report.methods.tdist import t_cdf
-
-Floats = NDArray[np.float64]
 
 
 def skew_t_p(differences: Floats) -> Floats:

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from harness.report.methods.arrays import Floats
 from harness.report.methods.exact import to_grid
 from harness.report.methods.resample import (
     EXACT_UP_TO,
@@ -58,7 +59,6 @@ from harness.report.methods.resample import (
     flips_for,
 )
 
-Floats = NDArray[np.float64]
 #: Sums computed at a time by :func:`flip_p_values` (rows x columns).
 _PIECE_NUMBERS = 1 << 22
 

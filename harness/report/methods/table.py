@@ -27,13 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
+from harness.report.methods.arrays import Floats, Ints, Mask
 from harness.report.methods.exact import grid_exponent
-
-Floats = NDArray[np.float64]
-Ints = NDArray[np.int64]
-Mask = NDArray[np.bool_]
 
 #: Seed scores closer than this are a tie (wins, ties and losses; P(X > Y)).
 TIE_TOLERANCE = 1e-9
