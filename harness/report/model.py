@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -198,6 +198,17 @@ class EntrantRow(StrictModel):
     )
 
 
+# The fields every comparison of two entrants holds (against the reference, or pairwise).
+#: The seeds a comparison is over.
+ComparedSeeds = Annotated[int, Field(description="The seeds compared.")]
+#: The smallest p-value a comparison's test can give on its seeds.
+PFloor = Annotated[
+    float | None, Field(description="The smallest p-value the test can give on these seeds.")
+]
+#: What a comparison left out of the cells its two entrants finished.
+LeftOut = Annotated[str, Field(description="What the comparison left out, and why.")]
+
+
 class PairedRow(StrictModel):
     """An entrant against the reference, over the cells both finished."""
 
@@ -210,15 +221,13 @@ class PairedRow(StrictModel):
     wins: int = Field(description="Seeds the entrant scored more on.")
     ties: int
     losses: int
-    seeds: int = Field(0, description="The seeds compared.")
+    seeds: ComparedSeeds = 0
     p: float | None = Field(None, description="The paired p-value, not adjusted.")
-    p_floor: float | None = Field(
-        None, description="The smallest p-value the test can give on these seeds."
-    )
+    p_floor: PFloor = None
     improvement: MeanInterval | None = Field(
         None, description="P(entrant > reference) over the paired seeds, ties halved."
     )
-    dropped: str = Field("", description="What the comparison left out, and why.")
+    dropped: LeftOut = ""
 
 
 class PairwiseRow(StrictModel):
@@ -236,11 +245,9 @@ class PairwiseRow(StrictModel):
     )
     p_holm: float | None
     significant: bool
-    seeds: int = Field(0, description="The seeds compared.")
-    p_floor: float | None = Field(
-        None, description="The smallest p-value the test can give on these seeds."
-    )
-    dropped: str = Field("", description="What the comparison left out, and why.")
+    seeds: ComparedSeeds = 0
+    p_floor: PFloor = None
+    dropped: LeftOut = ""
 
 
 class Pairwise(StrictModel):
