@@ -55,10 +55,24 @@ class Ranking:
     ranks: tuple[Rank, ...]
     family: Family
     """The family on those shared seeds that the rank intervals are read from."""
-    seeds: int
-    cells: int
-    """The (seed, variant) cells the ranks are over: the shared seeds x variants."""
-    dropped: Dropped
+    shared: Selection
+    """The seeds and variants every one of the entrants finished (and what that left
+    out): what the ranks are over."""
+
+    @property
+    def seeds(self) -> int:
+        """The shared seeds."""
+        return int(self.shared.seeds.sum())
+
+    @property
+    def cells(self) -> int:
+        """The (seed, variant) cells the ranks are over: the shared seeds x variants."""
+        return self.shared.cells
+
+    @property
+    def dropped(self) -> Dropped:
+        """What the shared seeds and variants left out."""
+        return self.shared.dropped
 
 
 def _over(family: Family, names: tuple[str, ...], shared: Selection) -> bool:
@@ -123,8 +137,7 @@ def rank_intervals(
         Rank(name, rank, 1 + above[name], k - below[name], mean)
         for name, rank, mean in zip(names, observed, means, strict=True)
     )
-    cells = len(keep) * int(shared.variants.sum())
-    return Ranking(ranks, family, len(keep), cells, shared.dropped)
+    return Ranking(ranks, family, shared)
 
 
 __all__ = ["Rank", "Ranking", "rank_intervals", "ranks_of"]
