@@ -29,8 +29,6 @@ client does not play or that is not waiting, a reply too long) raise
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -41,7 +39,6 @@ from pydantic import BaseModel, JsonValue, ValidationError
 from harness import __version__
 from harness.agents.call import AgentInput, reply_text
 from harness.episode import EpisodeOutcome, run_episode
-from harness.errors import HarnessError
 from harness.json_reply import json_type
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.models import JsonObject
@@ -56,6 +53,7 @@ from harness.protocol import (
     SeatIO,
     SeatSpec,
 )
+from harness.protocol.fields import value_json
 from harness.seat_spec import HUMAN_EPISODE_TIMEOUT, HumanSeatConfig
 from harness.seats import Seat, baseline_seats
 from harness.server.live_episodes import DEFAULT_LIVE_EPISODES, LiveEpisodes, history_key
@@ -259,28 +257,11 @@ def _prompts(game: str, role: str) -> PromptSet:
     return PromptSet.load(default_prompt_files(game, role))
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.capitalize() for part in rest)
-
-
-def observation_json(value: Any) -> Any:
-    """A typed observation as JSON: a dataclass as an object with camelCase keys, an
-    enum as its value, a tuple as an array (a position ``(x, y)`` is ``[x, y]``)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            _camel(f.name): observation_json(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-        }
-    if isinstance(value, enum.Enum):
-        return observation_json(value.value)
-    if isinstance(value, tuple | list):
-        return [observation_json(item) for item in value]
-    if isinstance(value, Mapping):
-        return {str(key): observation_json(item) for key, item in value.items()}
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    raise HarnessError(f"an observation holds a {type(value).__name__}, which is not JSON")
+def observation_json(value: object) -> JsonValue:
+    """A typed observation as JSON, as every game's rules values are written
+    (:func:`~harness.protocol.fields.value_json`: camelCase keys, an enum as its value,
+    a tuple as an array)."""
+    return value_json(value)
 
 
 class SteppedApi:
