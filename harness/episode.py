@@ -186,14 +186,19 @@ class _Episode:
         state: object,
         seats: Mapping[str, Seat],
         episode_id: str,
-        options: EpisodeOptions,
+        *,
+        seed: int | None = None,
+        variant: str | None = None,
+        writer: RecordWriter | None = None,
+        derived_from: DerivedFrom | None = None,
     ) -> None:
+        # an EpisodeOptions passed on as keywords: no option is read by a spelt key
         self.game = game
         self.rules = game.rules
         self.codec = game.codec
         self.episode_id = episode_id
-        self.writer = options.get("writer")
-        self.options = options
+        self.writer = writer
+        self.seed, self.variant, self.derived_from = seed, variant, derived_from
         self.docs: list[JsonObject] = []
         self.specs = self.rules.seats(state)
         missing = [spec.seat for spec in self.specs if spec.seat not in seats]
@@ -223,9 +228,7 @@ class _Episode:
     def header(self, state: object) -> None:
         """Write the header line: the episode's id, seats and options, and ``state``'s
         config and board."""
-        options = self.options
-        seed, variant = options.get("seed"), options.get("variant")
-        derived_from = options.get("derived_from")
+        seed, variant, derived_from = self.seed, self.variant, self.derived_from
         h, seat = _HEADER, _SEAT
         # each seat's agent asked once: a wrapped seat builds it anew on every ask
         agents = {spec.seat: self.seats[spec.seat].agent for spec in self.specs}
@@ -386,7 +389,8 @@ async def run_episode(
     :class:`RulesError` or :class:`RecordError` raised during a tick carries its tick.
     """
     with episode_running(episode_id):  # a seat may hold something for the episode
-        return await _run_episode(_Episode(game, state, seats, episode_id, options), state, on_tick)
+        episode = _Episode(game, state, seats, episode_id, **options)
+        return await _run_episode(episode, state, on_tick)
 
 
 async def _run_episode(
@@ -472,7 +476,7 @@ def play_scripted(
     unscripted = [seat_id for seat_id, player in seats.items() if not is_scripted(player)]
     if unscripted:
         raise HarnessError(f"not scripted: {', '.join(unscripted)}; play them with run_episode")
-    episode = _Episode(game, state, seats, episode_id, options)
+    episode = _Episode(game, state, seats, episode_id, **options)
     scripted = episode.scripted
     assert scripted is not None  # every seat is scripted
     episode.header(state)
