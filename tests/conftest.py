@@ -15,8 +15,9 @@ from harness.games.lighthouse.config import LighthouseConfig
 from harness.games.lighthouse.state import GameState, new_game
 from tests.browser import MISSING, browser_available, browser_required
 
-#: Browser test files and tests left out of this run (no browser here, none required).
-_LEFT_OUT: dict[str, list[str]] = {"files": [], "tests": []}
+#: Browser test files and tests left out of this run (no browser here, none required);
+#: sets, since a file may be offered to pytest_ignore_collect more than once.
+_LEFT_OUT: dict[str, set[str]] = {"files": set(), "tests": set()}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -42,7 +43,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         return None
     if "require_browser()" not in collection_path.read_text(encoding="utf-8"):
         return None
-    _LEFT_OUT["files"].append(str(collection_path))
+    _LEFT_OUT["files"].add(str(collection_path))
     return True
 
 
@@ -52,9 +53,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     dropped = [item for item in items if "browser" in getattr(item, "fixturenames", ())]
     if dropped:
-        _LEFT_OUT["tests"] += [item.nodeid for item in dropped]
+        _LEFT_OUT["tests"].update(item.nodeid for item in dropped)
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item not in dropped]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Under pytest-xdist the workers collect: each hands what it left out to the
+    # controlling process, which writes the one line.
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["browser_left_out"] = {
+            kind: sorted(names) for kind, names in _LEFT_OUT.items()
+        }
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    left_out = getattr(node, "workeroutput", {}).get("browser_left_out")
+    if left_out:
+        # every worker collects every file: the sets keep each name once
+        for kind, names in left_out.items():
+            _LEFT_OUT[kind].update(names)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
