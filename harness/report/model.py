@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from harness.models import StrictModel, absent_if_empty, absent_if_none
+from harness.models import JsonObject, StrictModel, absent_if_empty, absent_if_none
 from harness.report.crossplay_model import Crossplay
 from harness.report.faithfulness import FaithfulnessRow
 from harness.report.methods import Estimate, Method, Reason
@@ -464,7 +464,7 @@ class Report(StrictModel):
         return json.dumps(data, indent=2, allow_nan=False) + "\n"
 
 
-def report_schema() -> dict[str, Any]:
+def report_schema() -> JsonObject:
     """The JSON Schema of a report (published as docs/schemas/report.schema.json)."""
     return Report.model_json_schema(by_alias=True, mode="serialization")
 

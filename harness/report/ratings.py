@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from pydantic import Field
 
 from harness.errors import ConfigError
-from harness.models import StrictModel
+from harness.models import JsonObject, StrictModel
 from harness.report.bradley_terry import bootstrap, fit, percentile_bounds
 from harness.report.model import NotOwnCount
 from harness.report.servers import flags_of, mostly_not_own, worst
@@ -94,7 +93,7 @@ class Ratings(StrictModel):
     entrants: list[RatedEntrant]
 
 
-def ratings_schema() -> dict[str, Any]:
+def ratings_schema() -> JsonObject:
     """The JSON Schema of ``lighthouse leaderboard --format json``
     (docs/schemas/leaderboard.schema.json)."""
     return Ratings.model_json_schema(by_alias=True, mode="serialization")

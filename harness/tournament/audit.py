@@ -24,9 +24,9 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
+from pydantic.main import IncEx
 
 from harness.errors import RecordError
 from harness.files import (
@@ -251,17 +251,20 @@ class AuditStream:
         return list(self._records()[1])
 
 
-def _unstated(line: EpisodeSummary) -> dict[str, Any]:
+def _unstated(line: EpisodeSummary) -> IncEx:
     """What not to compare of the line a record gives now: the line's hash, and each
     seat's figures that lines written before them never state (a seat's
     ``faithfulness``, which an older record gives too: a line without it matches on
     the figures it has)."""
-    later = {
+    later: dict[str, IncEx | bool] = {
         seat: {"faithfulness"}
         for seat, stats in line.seats.items()
         if "faithfulness" not in stats.model_fields_set
     }
-    return {"record_sha256": True, "seats": later} if later else {"record_sha256": True}
+    unstated: dict[str, IncEx | bool] = {"record_sha256": True}
+    if later:
+        unstated["seats"] = later
+    return unstated
 
 
 def _check(

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import field_validator, model_validator
 
@@ -39,6 +39,13 @@ MEMBER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 JOIN = "+"
 #: The most entrants one design may make (a tournament is planned in memory).
 MAX_CROSSPLAY_ENTRANTS = 10_000
+
+
+class EntrantTable(TypedDict):
+    """An ``[[entrants]]`` table as a crossplay design makes it: a name and its seats."""
+
+    name: str
+    seats: dict[str, SeatSpecs]
 
 
 class CrossplayConfig(StrictModel):
@@ -94,7 +101,7 @@ class CrossplayConfig(StrictModel):
             out.append((JOIN.join(names), dict(zip(keys, names, strict=True))))
         return out
 
-    def entrants(self, order: list[str]) -> list[dict[str, Any]]:
+    def entrants(self, order: list[str]) -> list[EntrantTable]:
         """Every entrant of the design as an ``[[entrants]]`` table would give it."""
         return [
             {"name": name, "seats": {key: self.groups[key][member] for key, member in who.items()}}
