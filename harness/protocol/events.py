@@ -11,7 +11,7 @@ APIs carry it.
 from __future__ import annotations
 
 from dataclasses import Field, dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from typing_extensions import dataclass_transform
 
@@ -28,9 +28,9 @@ class GameEvent:
     #: The event's ``type`` in JSON: the class name in lowerCamel.
     KIND: ClassVar[str]
     #: What :func:`dataclasses.dataclass` adds to every subclass.
-    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+    __dataclass_fields__: ClassVar[dict[str, Field[object]]]
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         cls.KIND = cls.__name__[:1].lower() + cls.__name__[1:]
         dataclass(frozen=True)(cls)
