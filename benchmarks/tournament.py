@@ -285,16 +285,16 @@ def dummy_environment() -> Iterator[None]:
 @contextlib.contextmanager
 def record_admissions(times: list[float]) -> Iterator[None]:
     """Note when a rate-limited CallLimiter admits each call (``time.monotonic()``)."""
-    from harness.llm.limits import CallLimiter
+    from harness.llm.limits import Admission, CallLimiter
 
     original = CallLimiter.slot
 
     @contextlib.asynccontextmanager
-    async def slot(self: CallLimiter) -> AsyncIterator[None]:
-        async with original(self):
+    async def slot(self: CallLimiter, tokens: int = 0) -> AsyncIterator[Admission]:
+        async with original(self, tokens) as admission:
             if self.limits.requests is not None:  # not the preflight's unlimited one
                 times.append(time.monotonic())
-            yield
+            yield admission
 
     with mock.patch.object(CallLimiter, "slot", slot):
         yield
