@@ -34,7 +34,7 @@ from harness.games.hourloom.turn import bodies_of
 from harness.games.hourloom.words import END_WORDS, at, tick_words
 from harness.models import JsonObject, StrictModel, absent_if_none
 from harness.protocol import Frame, FrameSeat, RecordLine, expect, header_of, ticks_of
-from harness.protocol.view import VIEW_RAW_RUNES, frame_seat
+from harness.protocol.view import frame_seat
 
 
 class EchoView(StrictModel):
@@ -325,7 +325,6 @@ def view_frames(lines: Sequence[RecordLine]) -> list[HourloomFrame]:
 
 
 __all__ = [
-    "VIEW_RAW_RUNES",
     "ChamberView",
     "EchoView",
     "GateView",

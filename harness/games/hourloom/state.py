@@ -154,11 +154,6 @@ def award(base: int, pct: int) -> int:
     return (base * pct + 50) // 100
 
 
-def chamber_json(chamber: Chamber) -> JsonObject:
-    """``chamber`` as H7's JSON object: its fields, in order, camelCase."""
-    return fields_json(chamber)
-
-
 def state_json(state: State) -> JsonObject:
     """``state`` as H7's JSON object: the game and version, then its fields, in order,
     camelCase (rngState as 16 hex digits, inputs as strings)."""
@@ -191,6 +186,5 @@ __all__ = [
     "Phase",
     "State",
     "award",
-    "chamber_json",
     "state_json",
 ]

@@ -15,7 +15,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from harness.errors import ConfigError
 from harness.models import JsonObject
 from harness.protocol.conventions import DEFAULT_EPISODE_TIMEOUT, EpisodeTimeout, GameConfig
-from harness.validation import format_validation_error, validated
+from harness.validation import validated
 
 Variant = Literal["default", "spring"]
 VARIANTS: tuple[Variant, ...] = ("default", "spring")
@@ -106,6 +106,5 @@ __all__ = [
     "VARIANTS",
     "LighthouseConfig",
     "Variant",
-    "format_validation_error",
     "load_config",
 ]

@@ -20,7 +20,7 @@ from typing import Literal
 
 from harness.errors import HarnessError
 from harness.games.relayroam.state import State, StateError, from_canonical_json, to_canonical_json
-from harness.signed import MIN_KEY_BYTES, check_key, hex_key, process_key, seal, unseal
+from harness.signed import check_key, hex_key, process_key, seal, unseal
 
 #: The version prefix of every token (the first dot-separated part).
 PREFIX = "rr1"
@@ -122,7 +122,6 @@ def server_key(
 __all__ = [
     "KEY_ENV",
     "MAX_TOKEN_LENGTH",
-    "MIN_KEY_BYTES",
     "PREFIX",
     "InvalidStateToken",
     "TokenCheck",
