@@ -247,13 +247,10 @@ def cli_providers(
         base_url = urls[0] if len(urls) == 1 else urls
     given = {"base_url": base_url, "api_key_env": api_key_env, "transport": transport}
     settings = {key: value for key, value in given.items() if value is not None}
-    try:
-        return {
-            kind: ProviderOptions.model_validate({"kind": kind, **settings})
-            for kind in CLI_PROVIDERS
-        }
-    except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, "provider options")) from None
+    return {
+        kind: validated(ProviderOptions, {"kind": kind, **settings}, "provider options")
+        for kind in CLI_PROVIDERS
+    }
 
 
 def parse_seat_arg(
