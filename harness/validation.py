@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from harness.defaults import MAX_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.models import StrictModel  # re-exported: the one strict base
-
-if TYPE_CHECKING:
-    from harness.protocol import GameEntry
 
 #: Error types whose pydantic message names a Python class ("... or instance of
 #: LLMSeatConfig"): they are told in the file's terms, with what was given instead.
@@ -94,7 +91,22 @@ def seconds_field(
     return Field(default, gt=0, le=maximum, allow_inf_nan=False, description=description)
 
 
-def checked_variant(game: GameEntry, variant: str | None, where: str = "variant") -> str:
+class HasVariants(Protocol):
+    """What :func:`checked_variant` reads of a game (a ``GameEntry``), said here so that
+    this bottom layer names no type above it."""
+
+    @property
+    def name(self) -> str:
+        """The game's name, as errors name it."""
+        ...
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The game's rules variants; the first is its default."""
+        ...
+
+
+def checked_variant(game: HasVariants, variant: str | None, where: str = "variant") -> str:
     """The rules variant ``variant`` names (the game's first when None); a ConfigError
     that starts with ``where`` and names the game's variants when it has no such one."""
     chosen = game.variants[0] if variant is None else variant
@@ -118,6 +130,7 @@ def short_repr(value: object) -> str:
 
 __all__ = [
     "MAX_SEED",
+    "HasVariants",
     "StrictModel",
     "check_seed",
     "checked_variant",
