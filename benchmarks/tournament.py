@@ -74,13 +74,14 @@ import tempfile
 import time
 import tracemalloc
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 from benchmarks._llm_server_process import spawn
 from harness.summary import EpisodeSummary
+from harness.testing.admissions import noting_admissions
 from harness.tournament.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -282,24 +283,6 @@ def dummy_environment() -> Iterator[None]:
         yield
 
 
-@contextlib.contextmanager
-def record_admissions(times: list[float]) -> Iterator[None]:
-    """Note when a rate-limited CallLimiter admits each call (``time.monotonic()``)."""
-    from harness.llm.limits import Admission, CallLimiter
-
-    original = CallLimiter.slot
-
-    @contextlib.asynccontextmanager
-    async def slot(self: CallLimiter, tokens: int = 0) -> AsyncIterator[Admission]:
-        async with original(self, tokens) as admission:
-            if self.limits.requests is not None:  # not the preflight's unlimited one
-                times.append(time.monotonic())
-            yield admission
-
-    with mock.patch.object(CallLimiter, "slot", slot):
-        yield
-
-
 # --- the child processes -------------------------------------------------------------
 
 
@@ -367,7 +350,7 @@ def child_main(args: argparse.Namespace) -> None:
     else:
         toml = llm_toml(args.seeds, args.port, args.rate, args.period)
         admitted: list[float] = []
-        with dummy_environment(), record_admissions(admitted):
+        with dummy_environment(), noting_admissions(admitted):
             figures = play_phase(toml, folder, traced=True)
         figures["admitted"] = admitted
     result.write_text(json.dumps(figures), encoding="utf-8")

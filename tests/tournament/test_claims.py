@@ -11,19 +11,17 @@ wrote them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.llm.limits import Admission, CallLimiter
+from harness.testing.admissions import noting_admissions
 from harness.testing.llm_server import Action, Fail, Reply, ScriptedLLMServer
 from harness.tournament.config import load_tournament
 from harness.tournament.run import run_tournament
@@ -147,24 +145,11 @@ def test_the_providers_in_flight_cap_reaches_every_seat(tmp_path: Path) -> None:
         assert server.peak_in_flight == 2
 
 
-def test_the_providers_rate_limit_reaches_every_seat(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_providers_rate_limit_reaches_every_seat(tmp_path: Path) -> None:
     limit, period = 4, 1.0
     # The limit is kept where calls are admitted: admission k + limit comes a whole
-    # period after admission k, whichever seat makes it. Each admission's time is noted
-    # by a wrapper that only observes the real limiter.
+    # period after admission k, whichever seat makes it.
     admitted: list[float] = []
-    real_slot = CallLimiter.slot
-
-    @contextlib.asynccontextmanager
-    async def noting_slot(self: CallLimiter, tokens: int = 0) -> AsyncIterator[Admission]:
-        async with real_slot(self, tokens) as admission:
-            if self.limits.requests is not None:  # not the preflight's unlimited one
-                admitted.append(time.monotonic())
-            yield admission
-
-    monkeypatch.setattr(CallLimiter, "slot", noting_slot)
     with ScriptedLLMServer(default=lambda path, body: valid_reply(body)) as server:
         config = write_config(
             tmp_path,
@@ -175,7 +160,8 @@ def test_the_providers_rate_limit_reaches_every_seat(
             runners=MODEL_RUNNERS,
             provider_extra=f"requests_per_period = {limit}\nperiod_seconds = {period}",
         )
-        play(config, tmp_path / "out")
+        with noting_admissions(admitted):
+            play(config, tmp_path / "out")
         # The preflight call (one, before any episode) is not a seat's call.
         arrivals = sorted(r.received_at for r in server.requests if not is_preflight(r.body))
     calls = 2 * 2 * 4  # episodes x ticks x model seats, no retries
