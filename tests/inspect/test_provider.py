@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("inspect_ai")
 
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from harness.errors import (
@@ -109,8 +109,9 @@ async def test_a_named_model_is_resolved_once_with_the_url_and_key_given() -> No
     ]
 
 
-async def test_the_json_schema_shape_sends_the_reply_schema_to_inspect() -> None:
-    seen: list[GenerateConfig] = []
+def noting_configs(seen: list[GenerateConfig]) -> Model:
+    """A mock model that answers as mockllm does and appends each call's config to
+    ``seen``."""
 
     def generate(
         messages: list[ChatMessage],
@@ -121,11 +122,16 @@ async def test_the_json_schema_shape_sends_the_reply_schema_to_inspect() -> None
         seen.append(config)
         return mock_output(messages, tools, choice, config)
 
+    return get_model("mockllm/model", custom_outputs=generate)
+
+
+async def test_the_json_schema_shape_sends_the_reply_schema_to_inspect() -> None:
+    seen: list[GenerateConfig] = []
     schema = get_game("lighthouse").seat_io.reply_schema("runner")
     request = CompletionRequest(
         model="x", messages=REQUEST.messages, json_schema=schema, shape="json_schema", seed=7
     )
-    await InspectProvider(get_model("mockllm/model", custom_outputs=generate)).complete(request)
+    await InspectProvider(noting_configs(seen)).complete(request)
     (config,) = seen
     assert config.response_schema is not None
     assert config.response_schema.json_schema.model_dump(exclude_none=True) == schema
@@ -134,16 +140,6 @@ async def test_the_json_schema_shape_sends_the_reply_schema_to_inspect() -> None
 
 async def test_the_reasoning_settings_go_with_or_without_the_sampling_ones() -> None:
     seen: list[GenerateConfig] = []
-
-    def generate(
-        messages: list[ChatMessage],
-        tools: list[ToolInfo],
-        choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> ModelOutput:
-        seen.append(config)
-        return mock_output(messages, tools, choice, config)
-
     request = CompletionRequest(
         model="x",
         messages=REQUEST.messages,
@@ -154,8 +150,7 @@ async def test_the_reasoning_settings_go_with_or_without_the_sampling_ones() -> 
         reasoning_effort="low",
     )
     for sampling in (True, False):
-        model = get_model("mockllm/model", custom_outputs=generate)
-        await InspectProvider(model, send_sampling=sampling).complete(request)
+        await InspectProvider(noting_configs(seen), send_sampling=sampling).complete(request)
     sent, bare = seen
     assert (sent.max_tokens, sent.temperature, sent.seed) == (4000, 0.25, 11)
     # without the sampling settings, the task's own (none here) decide them
