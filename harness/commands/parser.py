@@ -210,6 +210,14 @@ def seed(text: str) -> int:
     return value
 
 
+def _float(text: str) -> float:
+    """``text`` as a number; NaN, which no bound admits, where it is none."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
 def at_least(low: int, most: int | None = None) -> Callable[[str], int]:
     """A whole number ``>= low`` (and ``<= most`` when given), e.g. ``--concurrency``
     (at least 1)."""
@@ -230,10 +238,7 @@ def number(low: float, high: float) -> Callable[[str], float]:
     """A finite number from ``low`` to ``high``, e.g. ``--temperature`` (0..2)."""
 
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
+        value = _float(text)
         if not (math.isfinite(value) and low <= value <= high):
             raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number {low:g}..{high:g}")
         return value
@@ -247,10 +252,7 @@ def seconds(*, zero: bool = False, maximum: float = MAX_TIMEOUT_SECONDS) -> Call
     (a day unless told: :data:`~harness.defaults.MAX_TIMEOUT_SECONDS`)."""
 
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
+        value = _float(text)
         if not math.isfinite(value) or value < 0 or (value == 0 and not zero) or value > maximum:
             bound = "0 or more" if zero else "over 0"
             raise argparse.ArgumentTypeError(
