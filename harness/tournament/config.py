@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -66,6 +65,7 @@ from harness.seat_spec import (
 from harness.seating.build import seats_of_groups
 from harness.toml_file import read_toml
 from harness.tournament.crossplay import CrossplayConfig
+from harness.tournament.names import ENTRANT_NAME, ENTRANT_RULE, PLAIN_NAME, PLAIN_RULE
 from harness.tournament.seat_text import SeatSpecs, specs_of_text
 from harness.validation import (
     MAX_SEED,
@@ -76,18 +76,8 @@ from harness.validation import (
     short_repr,
 )
 
-#: A plain name: it becomes a file or folder name, so no separators, no ``..``, no NUL.
-PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: The most seeds a range may hold: a tournament is planned in memory, episode by episode.
 MAX_RANGE = 1_000_000
-PLAIN_RULE = "1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
-
-
-#: An entrant's name: plain names joined by ``+`` (a cross-play entrant's: ``pilot+scout``).
-ENTRANT_NAME = re.compile(
-    r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?:\+[A-Za-z0-9][A-Za-z0-9_.-]{0,63}){0,7}"
-)
-ENTRANT_RULE = f"{PLAIN_RULE}, or up to eight such names joined by '+'"
 #: Path segments a config file does not spell: union tags and the entrant's seat map.
 HIDDEN_SEGMENTS = frozenset({"one", "many", "seats", "groups", *SEAT_TAGS})
 

@@ -25,16 +25,16 @@ matrix (:mod:`harness.report.crossplay`).
 from __future__ import annotations
 
 import itertools
-import re
 from typing import Any, TypedDict
 
 from pydantic import field_validator, model_validator
 
+from harness.tournament.names import PLAIN_NAME, PLAIN_RULE
 from harness.tournament.seat_text import SeatSpecs, specs_of_text
 from harness.validation import StrictModel, short_repr
 
 #: A member's name: a plain name, without the ``+`` that joins members.
-MEMBER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+MEMBER_NAME = PLAIN_NAME
 #: What joins the members' names into an entrant's.
 JOIN = "+"
 #: The most entrants one design may make (a tournament is planned in memory).
@@ -81,10 +81,7 @@ class CrossplayConfig(StrictModel):
                 raise ValueError(f"{key}: give at least one member")
             for name in members:
                 if not MEMBER_NAME.fullmatch(name):
-                    raise ValueError(
-                        f"{key}.{short_repr(name)}: a member's name is 1-64 letters, digits, "
-                        "'_', '.' or '-', starting with a letter or digit"
-                    )
+                    raise ValueError(f"{key}.{short_repr(name)}: a member's name is {PLAIN_RULE}")
             size *= len(members)
         if size > MAX_CROSSPLAY_ENTRANTS:
             raise ValueError(

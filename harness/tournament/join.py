@@ -46,9 +46,10 @@ from harness.registry import get_game
 from harness.seat_spec import HumanSeatConfig
 from harness.summary import IDENTITY_DETAIL, EpisodeSummary, episode_id
 from harness.tournament.audit import derive, engine_problem
-from harness.tournament.config import ENTRANT_NAME, ENTRANT_RULE, EntrantConfig, TournamentConfig
+from harness.tournament.config import EntrantConfig, TournamentConfig
 from harness.tournament.growth import next_manifest
 from harness.tournament.lock import FolderLock
+from harness.tournament.names import ENTRANT_NAME, ENTRANT_RULE
 from harness.tournament.plan import PlanIndex, parse_shard
 from harness.tournament.prepare import prepare
 from harness.tournament.store import ResultsFolder, fsync_path
