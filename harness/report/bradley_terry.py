@@ -19,11 +19,13 @@ carrying all its meetings (every variant, every pair), with numpy's seeded gener
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from harness.report.methods import libm
 from harness.report.methods.arrays import Floats
 from harness.report.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, LEVEL
 
@@ -66,19 +68,26 @@ def _with_prior(wins: Floats) -> Floats:
 def mm_fit(wins: Floats) -> Floats:
     """Log-strengths (natural log, mean 0) maximising the likelihood of ``wins``
     (..., E, E); every entrant must have won something and the graph be strongly
-    connected, or the strengths run off to the edges."""
+    connected, or the strengths run off to the edges.
+
+    The iteration runs on the strengths themselves: an MM step scales with them
+    (strengths c p give c times the new ones), so each step may divide by its largest
+    and the sequence is the same up to that scale. Only the end takes logarithms, once
+    (see :mod:`harness.report.methods.libm` for why through the C library)."""
     meetings = wins + np.swapaxes(wins, -1, -2)
     total = wins.sum(axis=-1)
-    log_p = np.zeros(wins.shape[:-1])
+    p = np.ones(wins.shape[:-1])
     for _ in range(MAX_ITERATIONS):
-        p = np.exp(log_p)
         denominator = (meetings / (p[..., :, None] + p[..., None, :])).sum(axis=-1)
-        new = np.log(total / denominator)
-        new -= new.mean(axis=-1, keepdims=True)
-        moved = float(np.abs(new - log_p).max()) if new.size else 0.0
-        log_p = new
+        new = total / denominator
+        new /= new.max(axis=-1, keepdims=True) if new.size else 1.0
+        # the largest relative step: |log(new/p)| to first order
+        moved = float(np.abs(new / p - 1).max()) if new.size else 0.0
+        p = new
         if moved < TOLERANCE:
             break
+    log_p = libm.log(p)
+    log_p -= log_p.mean(axis=-1, keepdims=True)
     return np.asarray(log_p, dtype=np.float64)
 
 
@@ -86,7 +95,7 @@ def fit(wins: Floats) -> Fit:
     """The ratings of one matrix of wins (E, E)."""
     regularized = not bool(strongly_connected(wins))
     used = _with_prior(wins) if regularized else wins
-    return Fit(ratings=mm_fit(used) * ELO / np.log(10), regularized=regularized)
+    return Fit(ratings=mm_fit(used) * ELO / math.log(10), regularized=regularized)
 
 
 def weakly_connected(wins: Floats) -> npt.NDArray[np.bool_]:
@@ -121,7 +130,7 @@ def bootstrap(
         # a resample whose entrants fall apart has no one scale: fitted on a stand-in
         # (every pair tied once) and left out
         wins = np.where(joined[:, None, None], wins, 0.5 * (1 - np.eye(size))[None])
-        ratings = mm_fit(wins) * ELO / np.log(10)
+        ratings = mm_fit(wins) * ELO / math.log(10)
         out.append(np.where(joined[:, None], ratings, np.nan))
     return np.concatenate(out), prior / resamples, apart / resamples
 

@@ -48,6 +48,7 @@ from typing import Literal
 
 import numpy as np
 
+from harness.report.methods import libm
 from harness.report.methods.arrays import Floats
 from harness.report.methods.exact import (
     mean_columns,
@@ -234,7 +235,7 @@ def skew_t_bounds(y: Floats, level: float = LEVEL) -> tuple[Floats, Floats, Floa
 def _inverse(u: float, a: Floats, b: Floats) -> Floats:
     """G^-1(u) = ((1 + 3a (u - b))^(1/3) - 1) / a, and u - b where a = 0."""
     safe = np.where(a != 0, a, 1.0)
-    result: Floats = np.where(a != 0, (np.cbrt(1 + 3 * safe * (u - b)) - 1) / safe, u - b)
+    result: Floats = np.where(a != 0, (libm.cbrt(1 + 3 * safe * (u - b)) - 1) / safe, u - b)
     return result
 
 
