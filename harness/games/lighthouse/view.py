@@ -180,20 +180,15 @@ def _frame(
     )
 
 
-def _start_runner(runner: Runner) -> RunnerView:
-    return RunnerView(
-        seat=runner.seat,
-        alias=runner.alias,
-        pos=runner.pos,
-        status=runner.status.value,
-        since=None,
-        keys=len(runner.keys),
-        move=None,
-        bumped=False,
-    )
-
-
-def _tick_runner(runner: RunnerStateModel, since: int | None) -> RunnerView:
+def _runner_view(
+    runner: Runner | RunnerStateModel,
+    *,
+    since: int | None = None,
+    move: str | None = None,
+    bumped: bool = False,
+) -> RunnerView:
+    """A runner of a frame: at the start (the rules' runner, which has not moved), or
+    after a tick (the record's runner, with ``since``, its move and whether it bumped)."""
     return RunnerView(
         seat=runner.seat,
         alias=runner.alias,
@@ -201,9 +196,14 @@ def _tick_runner(runner: RunnerStateModel, since: int | None) -> RunnerView:
         status=runner.status.value,
         since=since,
         keys=len(runner.keys),
-        move=runner.move.value if runner.move is not None else None,
-        bumped=bool(runner.bumped),
+        move=move,
+        bumped=bumped,
     )
+
+
+def _tick_runner(runner: RunnerStateModel, since: int | None) -> RunnerView:
+    move = runner.move.value if runner.move is not None else None
+    return _runner_view(runner, since=since, move=move, bumped=bool(runner.bumped))
 
 
 def view_frames(lines: Sequence[RecordLine]) -> list[LighthouseFrame]:
@@ -224,7 +224,7 @@ def view_frames(lines: Sequence[RecordLine]) -> list[LighthouseFrame]:
             tick=None,
             grid=list(keeper_grid(start)),
             transmission=None,
-            runners=[_start_runner(r) for r in start.runners],
+            runners=[_runner_view(r) for r in start.runners],
             windows=_windows(start, 0),
             seats=[],
         )
