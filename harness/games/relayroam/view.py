@@ -6,12 +6,13 @@ from collections.abc import Sequence
 
 from harness.games.relayroam.config import RelayroamConfig
 from harness.games.relayroam.game import PLAYER, Episode, RelayroamRules
-from harness.games.relayroam.observe import observe, render_text
+from harness.games.relayroam.observe import Observation, observe, render_text
 from harness.games.relayroam.record import RelayroamResults, RelayroamTickState, SeedModel
 from harness.models import JsonObject
 from harness.protocol import (
     AnyTick,
     Frame,
+    FrameSeat,
     GameResults,
     RecordLine,
     View,
@@ -50,42 +51,39 @@ def _event_types(state: RelayroamTickState) -> list[str]:
     return [str(e["type"]) for e in state.events]
 
 
+def _frame(
+    label: str,
+    tick: int | None,
+    at: Observation | RelayroamTickState,
+    events: list[str],
+    seats: list[FrameSeat],
+) -> RelayroamFrame:
+    """A frame of ``at``: the observation at the start, or the state after a tick."""
+    return RelayroamFrame(
+        label=label,
+        tick=tick,
+        grid=list(at.grid),
+        chamber=at.chamber,
+        charge=at.charge,
+        turn=at.turn,
+        score=at.score,
+        phase=at.phase,
+        events=events,
+        seats=seats,
+    )
+
+
 def view_frames(lines: Sequence[RecordLine]) -> list[RelayroamFrame]:
     """The start, then one frame per decision."""
     header = header_of(lines)
     config = expect(RelayroamConfig, header.config)
     seed = expect(SeedModel, header.board).seed
     start = observe(RelayroamRules().new_state(config, seed).rules)
-    frames = [
-        RelayroamFrame(
-            label="start",
-            tick=None,
-            grid=list(start.grid),
-            chamber=start.chamber,
-            charge=start.charge,
-            turn=start.turn,
-            score=start.score,
-            phase=start.phase,
-            events=[],
-        )
-    ]
+    frames = [_frame("start", None, start, [], [])]
     for line in ticks_of(lines):
         s = expect(RelayroamTickState, line.state)
-        turn = line.seats[PLAYER]
-        frames.append(
-            RelayroamFrame(
-                label=f"tick {line.tick}",
-                tick=line.tick,
-                grid=list(s.grid),
-                chamber=s.chamber,
-                charge=s.charge,
-                turn=s.turn,
-                score=s.score,
-                phase=s.phase,
-                events=_event_types(s),
-                seats=[frame_seat(PLAYER, turn)],
-            )
-        )
+        seats = [frame_seat(PLAYER, line.seats[PLAYER])]
+        frames.append(_frame(f"tick {line.tick}", line.tick, s, _event_types(s), seats))
     return frames
 
 
