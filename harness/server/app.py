@@ -99,6 +99,11 @@ def _error(status: int, error: str, message: str) -> JSONResponse:
     return response
 
 
+def _quoted(text: str) -> str:
+    """A client's text as a refusal quotes it: JSON, cut to 40 characters first."""
+    return json.dumps(text if len(text) <= 40 else text[:37] + "...")
+
+
 def _parse_seed(request: Request, max_seed: int) -> int:
     values = request.query_params.getlist("seed")
     if not values:
@@ -111,7 +116,7 @@ def _parse_seed(request: Request, max_seed: int) -> int:
     # Digits only, and no more than max_seed has: int() of a long string costs its square.
     digits = len(str(max_seed))
     if not _SEED.fullmatch(text) or len(text) > digits or int(text) > max_seed:
-        shown = json.dumps(text if len(text) <= 40 else text[:37] + "...")
+        shown = _quoted(text)
         raise _Refused(
             400,
             "invalid_seed",
@@ -196,7 +201,7 @@ def _parse_body(raw: bytes, keys: tuple[str, ...]) -> dict[str, object]:
         if missing:
             parts.append("missing " + ", ".join(json.dumps(k) for k in missing))
         if extra:
-            shown = [json.dumps(k if len(k) <= 40 else k[:37] + "...") for k in extra[:5]]
+            shown = [_quoted(k) for k in extra[:5]]
             parts.append("unknown " + ", ".join(shown) + (", ..." if len(extra) > 5 else ""))
         named = " and ".join(f'"{k}"' for k in keys)
         inside = f' (the action itself goes inside "{ACTION_KEY}")' if ACTION_KEY in keys else ""
