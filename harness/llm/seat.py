@@ -193,6 +193,13 @@ class LLMSeat:
             max_tokens_field=self.options.max_tokens_field,
         )
 
+    def preflight_request(self) -> CompletionRequest:
+        """The preflight's small request: this seat's schema and parameters, its prompt
+        cache's field included, as its first tick's call sends them, so that a server
+        refusing any of them stops the run before an episode starts."""
+        max_tokens = min(self.options.max_tokens, 64)
+        return self.request(_PREFLIGHT, max_tokens, self._cache_hint(_PREFLIGHT, ()))
+
     def _cache_hint(
         self, messages: tuple[Message, ...], history: tuple[Exchange, ...]
     ) -> CacheHint | None:
@@ -400,7 +407,7 @@ class SeatFactory:
         loop = asyncio.get_running_loop()
         for seat in self._models.values():
             options = seat.options
-            request = seat.request(_PREFLIGHT, max_tokens=min(options.max_tokens, 64))
+            request = seat.preflight_request()
             limiter = CallLimiter(Limits())
             policy = RetryPolicy(call_timeout_s=options.call_timeout_seconds)
 

@@ -1,7 +1,8 @@
 """Seat option ``prompt_cache``: through the real SDKs, Anthropic requests carry
 ``cache_control`` breakpoints where the next call's prompt starts the same, OpenAI
 requests a stable ``prompt_cache_key``; neither without the option, neither changes
-the call cache's key or the seat's identity."""
+the call cache's key or the seat's identity. The preflight sends the same field, so
+a server that refuses it stops the run before an episode."""
 
 from __future__ import annotations
 
@@ -12,15 +13,19 @@ from typing import Any
 
 import pytest
 
+from harness.errors import FatalProviderError
 from harness.llm.cache import call_key
+from harness.llm.seat import SeatFactory
 from harness.llm.types import CacheHint, CompletionRequest, Message
 from harness.testing.llm_server import (
+    Fail,
     PrefixCache,
     ScriptedLLMServer,
     common_start,
     prompt_text,
 )
-from tests.llm.conftest import play_llm, role_default
+from tests.llm.conftest import play_llm, role_default, seat_options
+from tests.llm.test_negotiation import preflight
 
 EPHEMERAL = {"type": "ephemeral"}
 HISTORY = 2
@@ -92,6 +97,47 @@ def test_openai_requests_carry_one_prompt_cache_key_per_system_prompt(
     assert len(by_role[True]) == len(by_role[False]) == 1
     assert by_role[True] != by_role[False]
     assert all(k.startswith("lighthouse-") and len(k) <= 64 for k in by_role[True])
+
+
+#: How Azure's OpenAI-compatible servers refuse a field they do not know.
+UNRECOGNIZED = "Unrecognized request argument supplied: prompt_cache_key"
+
+
+def no_prompt_cache_key(path: str, body: dict[str, Any]) -> Fail | None:
+    """A strict OpenAI-compatible server: HTTP 400 for a request with ``prompt_cache_key``."""
+    if "prompt_cache_key" in body:
+        return Fail(400, body={"error": {"message": UNRECOGNIZED, "type": "invalid_request_error"}})
+    return None
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_the_preflight_asks_for_the_cache_as_the_first_tick_does(
+    server: ScriptedLLMServer, tmp_path: Path, sdk: str
+) -> None:
+    options = seat_options(server, sdk, prompt_cache=True, history=HISTORY)
+    assert preflight(SeatFactory(), options) == []
+    checked = server.requests[-1].body
+    play_llm(
+        server, sdk, tmp_path / "p.jsonl", max_ticks=1, history=HISTORY, prompt_cache=True
+    )  # fmt: skip
+    first = server.requests[-1].body
+    assert keeper(first)
+    if sdk == "openai":
+        assert checked["prompt_cache_key"] == first["prompt_cache_key"]
+    else:
+        # the system prompt, and the one message the history will send again
+        assert breakpoints(checked) == breakpoints(first) == ["system", "0"]
+
+
+def test_a_server_refusing_the_cache_key_stops_the_run_at_the_preflight() -> None:
+    with ScriptedLLMServer(default=role_default, shapes=no_prompt_cache_key) as server:
+        options = seat_options(server, "openai", prompt_cache=True, structured_output=False)
+        with pytest.raises(FatalProviderError, match=UNRECOGNIZED):
+            preflight(SeatFactory(), options)
+        assert ["prompt_cache_key" in r.body for r in server.requests] == [True]
+        # the option off, the same server answers
+        plain = seat_options(server, "openai", structured_output=False)
+        assert preflight(SeatFactory(), plain) == []
 
 
 @pytest.mark.parametrize("sdk", ["openai", "anthropic"])
