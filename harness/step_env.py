@@ -29,11 +29,11 @@ from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from harness.agents.call import AgentAnswer, AgentInput, answer_of
-from harness.agents.seat import first_input, retried_input
+from harness.agents.call import AgentInput, answer_of
+from harness.agents.seat import answer_asked, first_input, retried_input
 from harness.errors import ConfigError, HarnessError, RulesError
 from harness.llm.prompts import PromptSet, default_prompt_files
-from harness.protocol import GameEntry, ParseFailure
+from harness.protocol import GameEntry
 from harness.records import AGENT_SOURCES, HUMAN_SOURCES, AgentInfo, RecordWriter
 from harness.seat_spec import HumanSeatConfig
 from harness.seats import Seat, SeatReply, SeatRequest
@@ -127,20 +127,12 @@ class _StepSeat:
                 if reply is None and self._person is not None:
                     # no reply from a person: their per-tick timer ran out
                     return Asked(failure="timeout", error=TIMED_OUT)
-                return _asked(answer_of(reply, self._game.codec.decision_model))
+                # a reply given to step() is taken as an agent's answer is
+                return answer_asked(answer_of(reply, self._game.codec.decision_model))
 
             return await play_turn(request, ask, self._sources)
         finally:
             self._episode.closed(seat)
-
-
-def _asked(answer: AgentAnswer) -> Asked:
-    """A reply given to :meth:`Stepping.step`, as the turn loop takes it (as an agent's)."""
-    if answer.text is not None:
-        return Asked(text=answer.text)
-    return Asked(
-        text=answer.shown or "", unusable=ParseFailure("not_a_reply", answer.problem or "")
-    )
 
 
 #: How a stepped episode starts: handed the seats the caller steps, by seat id, the

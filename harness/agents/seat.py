@@ -99,13 +99,7 @@ class PythonSeat:
         """An agent's answer as the turn loop takes it; None: no answer in time."""
         if answer is None:
             return Asked(failure="timeout", error=f"no answer within {self._timeout:g} s")
-        if answer.text is not None:
-            return Asked(text=answer.text)
-        if answer.shown is not None:
-            return Asked(
-                text=answer.shown, unusable=ParseFailure("not_a_reply", answer.problem or "")
-            )
-        return Asked(failure="error", error=shown_error(answer.error or "the call failed"))
+        return answer_asked(answer)
 
 
 def _layout(layout: int) -> dict[str, str]:
@@ -144,6 +138,16 @@ def retried_input(first: AgentInput, prompts: PromptSet, retry: Retry | None) ->
     )
 
 
+def answer_asked(answer: AgentAnswer) -> Asked:
+    """An agent's answer as the turn loop takes it: its reply text; an object that is no
+    reply (shown as it was, failed without being parsed); or what the call raised."""
+    if answer.text is not None:
+        return Asked(text=answer.text)
+    if answer.shown is not None:
+        return Asked(text=answer.shown, unusable=ParseFailure("not_a_reply", answer.problem or ""))
+    return Asked(failure="error", error=shown_error(answer.error or "the call failed"))
+
+
 def reply_text(game: GameEntry, result: Any) -> str | ParseFailure:
     """An agent's answer as reply text: text as is, a decision as its JSON.
 
@@ -157,4 +161,4 @@ def reply_text(game: GameEntry, result: Any) -> str | ParseFailure:
     return ParseFailure("not_a_reply", answer.problem or "")
 
 
-__all__ = ["Isolation", "PythonSeat", "first_input", "reply_text", "retried_input"]
+__all__ = ["Isolation", "PythonSeat", "answer_asked", "first_input", "reply_text", "retried_input"]
