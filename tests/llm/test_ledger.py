@@ -5,10 +5,12 @@ priced at its own rate (a cache read at its price, never at the full input price
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
+from harness.llm.options import PriceOptions, RateOptions
 from harness.llm.pricing import Price, input_tokens_priced
 from harness.llm.types import CompletionRequest, Message, Usage
 from harness.llm.wire import anthropic_usage, openai_usage, stop_reason
@@ -147,6 +149,17 @@ def test_an_unknown_count_is_priced_at_the_dearest_rate_of_its_kind() -> None:
         Usage(200, 64, cached_input_tokens=200),
     ]:
         assert price.cost(usage, request) <= unknown
+
+
+def test_every_rate_a_config_gives_reaches_its_price() -> None:
+    # Price.rates names each rate: one a config could give but Price.rates left out
+    # would price its tokens at the fallback rate without a word
+    rates = {f.name for f in fields(Price)} - {"tiers"}
+    assert rates == set(RateOptions.model_fields) == set(RATES)
+    price = Price.of(PriceOptions.model_validate({**RATES, "service_tiers": {"flex": RATES}}))
+    assert price.for_tier("flex") is not price
+    for priced in (price, price.for_tier("flex")):
+        assert {name: getattr(priced, name) for name in rates} == RATES
 
 
 def test_the_dry_run_bound_is_priced_at_the_dearest_rates() -> None:
