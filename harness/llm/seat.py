@@ -460,7 +460,7 @@ class SeatFactory:
                 asked.add(url)
                 name = f"{p.kind}:{seat.options.model}"
                 found = await template_warning(
-                    name if len(p.base_urls) == 1 else f"{name} at {url}", url
+                    name if len(p.base_urls) == 1 else f"{name} at {endpoint_label(url)}", url
                 )
                 if found is not None:
                     warnings.append(redact(found))

@@ -50,6 +50,7 @@ from pydantic import (
 from harness.agents import load_agent
 from harness.defaults import MAX_EPISODE_TIMEOUT_SECONDS
 from harness.errors import ConfigError
+from harness.llm.fleet import endpoint_label
 from harness.llm.options import LLMSeatOptions, PromptFiles, ProviderOptions
 from harness.models import absent_if_none
 from harness.protocol import GameConfig, GameEntry, SeatGroup
@@ -307,8 +308,18 @@ class TournamentConfig(StrictModel):
         return seat.resolve(self.providers)
 
     def canonical_json(self) -> str:
-        """The config as run, normalised: what the results folder's hash is taken of."""
-        return json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True)
+        """The config as run, normalised: what the results folder's hash is taken of.
+
+        A provider's base URLs are written as records name them
+        (:func:`~harness.llm.fleet.endpoint_label`): a manifest never holds the
+        credentials a URL may carry, and identities do not change with them."""
+        data = self.model_dump(mode="json", by_alias=True)
+        for name, provider in self.providers.items():
+            labels = [endpoint_label(url) for url in provider.base_urls]
+            if labels:
+                shown = labels if isinstance(provider.base_url, list) else labels[0]
+                data["providers"][name]["baseUrl"] = shown
+        return json.dumps(data, sort_keys=True)
 
     def config_hash(self) -> str:
         """sha256 of :meth:`canonical_json`."""

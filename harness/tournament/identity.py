@@ -47,6 +47,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.llm.fleet import endpoint_label
 from harness.llm.prompts import default_prompt_files
 from harness.protocol import GameEntry
 from harness.records import AgentInfo
@@ -244,6 +245,27 @@ def _alias(aliases: Mapping[str, str], earlier: str, now: str) -> dict[str, str]
     return {k: v for k, v in out.items() if k != v}
 
 
+def _with_kept_urls(config: JsonObject, earlier: JsonObject | None) -> JsonObject | None:
+    """``config`` with each provider's base URL as ``earlier`` (a config as a folder
+    kept it) gives it, where that is the same server's URL with the credentials a
+    manifest now leaves out (:func:`~harness.llm.fleet.endpoint_label`); None when no
+    provider's differs so."""
+    providers, kept = config.get("providers"), _get(earlier or {}, "providers")
+    if not isinstance(providers, dict) or not isinstance(kept, Mapping):
+        return None
+    swapped: dict[str, Any] = {}
+    for name, provider in providers.items():
+        was = kept.get(name)
+        url = _get(was, "baseUrl") if isinstance(was, Mapping) else None
+        if isinstance(provider, dict) and url is not None and url != provider.get("baseUrl"):
+            urls = [url] if isinstance(url, str) else url
+            if isinstance(urls, list) and all(isinstance(u, str) for u in urls):
+                labels = [endpoint_label(u) for u in urls]
+                if (labels[0] if isinstance(url, str) else labels) == provider.get("baseUrl"):
+                    swapped[name] = {**provider, "baseUrl": url}
+    return {**config, "providers": {**providers, **swapped}} if swapped else None
+
+
 @dataclass(frozen=True)
 class Carried:
     """What a run takes over from the folder it resumes, about identities."""
@@ -300,6 +322,15 @@ def carry_identities(
     # each entrant's identity with the code the folder recorded (none: from before code)
     recorded = None if old.sources is None else {**sources, **old.sources}
     before = entrant_identities(game, config, hashes, recorded)
+    # lines written when a manifest kept a base URL as given, credentials and all: their
+    # identities were taken of that URL; the same server's entrant is the same entrant
+    kept = _with_kept_urls(config, old.config)
+    if kept is not None:
+        for name, was in entrant_identities(game, kept, hashes, recorded).items():
+            now = identities.get(name)
+            same_code = old.sources is None or before.get(name) == now
+            if now is not None and was is not None and was != now and was in known and same_code:
+                aliases = _alias(aliases, was, now)
     changed: list[str] = []
     for name, now in identities.items():
         earlier = before.get(name)
