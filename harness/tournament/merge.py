@@ -8,10 +8,12 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from harness.errors import ConfigError, RecordError
+from harness.protocol import GameEntry
 from harness.registry import get_game
 from harness.summary import EpisodeSummary
 from harness.tournament.audit import audit
 from harness.tournament.growth import changed_keys
+from harness.tournament.identity import manifest_identities
 from harness.tournament.lock import FolderLock, check_place
 from harness.tournament.manifest import MERGED, Manifest
 from harness.tournament.planned import missing_shards, plan_of, shards_of
@@ -21,7 +23,8 @@ from harness.tournament.store import ResultsFolder
 def merge_folders(sources: Sequence[Path], out: Path) -> int:
     """Copy every finished episode of ``sources`` into ``out``; return how many.
 
-    The shards must come from the same config, and no run may be writing them. Every
+    The shards must be of one tournament (the same config, every entrant of the same
+    identity in each), and no run may be writing them. Every
     results line is checked against its record first (see ``audit``); a shard with a
     line that does not match is refused, so resume it (``lighthouse run``) to repair
     it. The lines copied carry their record's sha256. An episode found in two shards
@@ -30,18 +33,12 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
     check_place(out)
     folders = [ResultsFolder(p) for p in sources]
     manifests = [f.manifest() for f in folders]
+    game = get_game(manifests[0].game)
     for source, manifest in zip(sources[1:], manifests[1:], strict=True):
-        if manifest.config_hash != manifests[0].config_hash:
-            keys = changed_keys(manifests[0].config, manifest.config, skip=())
-            differ = f" (they differ in: {', '.join(keys)})" if keys else ""
-            raise ConfigError(
-                f"merge: {sources[0]} and {source} were made by different configs{differ}; "
-                "merge the shards of one config"
-            )
+        _check_one_tournament(game, (sources[0], manifests[0]), (source, manifest))
     target = ResultsFolder(out)
     if target.manifest_path.exists():
         raise ConfigError(f"merge: {out} already holds results; choose a new --out")
-    game = get_game(manifests[0].game)
     with ExitStack() as held:
         for folder in folders:
             held.enter_context(FolderLock(folder.root, shared=True))
@@ -65,6 +62,48 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
             shutil.copyfile(folder.record_path(episode), target.record_path(episode))
             target.append(summary)
     return len(chosen)
+
+
+def _check_one_tournament(
+    game: GameEntry, first: tuple[Path, Manifest], other: tuple[Path, Manifest]
+) -> None:
+    """Refuse two shards that are not of one tournament, naming what differs: another
+    config, or the same config whose entrants play otherwise in each (an agent's code
+    or a prompt file edited between the two runs, or another harness), which the
+    config alone does not tell: the merged folder would count one shard's episodes
+    and not the other's."""
+    (here, ours), (there, theirs) = first, other
+    if ours.config_hash != theirs.config_hash or (
+        ours.config_hash is None and ours.config != theirs.config
+    ):
+        keys = changed_keys(ours.config, theirs.config, skip=())
+        differ = f" (they differ in: {', '.join(keys)})" if keys else ""
+        raise ConfigError(
+            f"merge: {here} and {there} were made by different configs{differ}; "
+            "merge the shards of one config"
+        )
+    mine, yours = manifest_identities(game, ours), manifest_identities(game, theirs)
+    entrants = [name for name, identity in mine.items() if yours.get(name, identity) != identity]
+    if not entrants:
+        return
+    why = [
+        f"agent code of {module}"
+        for module, digest in sorted((ours.sources or {}).items())
+        if (theirs.sources or {}).get(module, digest) != digest
+    ] + [
+        f"prompt file {path}"
+        for path, digest in sorted(ours.prompts.items())
+        if theirs.prompts.get(path, digest) != digest
+    ]
+    if not why and ours.harness_version != theirs.harness_version:
+        why = [f"the harness that played them ({ours.harness_version}, {theirs.harness_version})"]
+    who = f"entrant {entrants[0]}" if len(entrants) == 1 else f"entrants {', '.join(entrants)}"
+    differ = f" (they differ in: {'; '.join(why)})" if why else ""
+    raise ConfigError(
+        f"merge: {here} and {there} are shards of different tournaments: {who} "
+        f"played otherwise in each{differ}; merge shards played alike, or play the "
+        "shard that differs again (`lighthouse run` on its folder replays its episodes)"
+    )
 
 
 def _merged_manifest(manifests: Sequence[Manifest], sources: Sequence[Path]) -> Manifest:
