@@ -8,11 +8,11 @@ END_RUN end a run as the rules say. Pure: the player is any function of the stat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.games.hourloom.events import ChamberSealed, LapCompleted
+from harness.games.hourloom.events import ChamberSealed, Event, LapCompleted
 from harness.games.hourloom.rules import END_RUN, new_game, step
 from harness.games.hourloom.state import State
 
@@ -20,7 +20,29 @@ from harness.games.hourloom.state import State
 MAX_CHAMBERS = 6
 MAX_ACTIONS = 1500
 
-RunReason = Literal["chamber_cap", "action_cap", "end_run", "sandglass_empty"]
+#: The caps after which the harness sends END_RUN itself.
+CapReason = Literal["chamber_cap", "action_cap"]
+RunReason = CapReason | Literal["end_run", "sandglass_empty"]
+
+
+def cap_reached(
+    state: State, actions: int, *, max_chambers: int, max_actions: int
+) -> CapReason | None:
+    """The cap that ends a run still going after ``actions`` actions, if one does (H33):
+    the chamber cap (chamber ``max_chambers`` sealed) first, then the action cap."""
+    if state.phase == "over":
+        return None
+    if state.phase == "sealed" and state.chamber.number >= max_chambers:
+        return "chamber_cap"
+    if actions >= max_actions:
+        return "action_cap"
+    return None
+
+
+def progress(events: Sequence[Event]) -> tuple[int, int]:
+    """The chambers sealed and the laps completed in one step's events."""
+    sealed = sum(isinstance(e, ChamberSealed) for e in events)
+    return sealed, sum(isinstance(e, LapCompleted) for e in events)
 
 
 @dataclass(frozen=True)
@@ -53,17 +75,14 @@ def play_capped(
     actions = refusals = sealed = laps = 0
     reason: RunReason | None = None
     while reason is None:
-        if state.phase == "sealed" and state.chamber.number >= max_chambers:
-            reason = "chamber_cap"
-            break
-        if actions >= max_actions:
-            reason = "action_cap"
+        reason = cap_reached(state, actions, max_chambers=max_chambers, max_actions=max_actions)
+        if reason is not None:
             break
         result = step(state, player(state))
         actions += 1
         refusals += 0 if result.ok else 1
-        sealed += sum(isinstance(e, ChamberSealed) for e in result.events)
-        laps += sum(isinstance(e, LapCompleted) for e in result.events)
+        more_sealed, more_laps = progress(result.events)
+        sealed, laps = sealed + more_sealed, laps + more_laps
         state = result.state
         if state.phase == "over":
             reason = "end_run" if state.end_reason == "end_run" else "sandglass_empty"
@@ -72,4 +91,13 @@ def play_capped(
     return CappedRun(state, actions, refusals, sealed, laps, reason)
 
 
-__all__ = ["MAX_ACTIONS", "MAX_CHAMBERS", "CappedRun", "RunReason", "play_capped"]
+__all__ = [
+    "MAX_ACTIONS",
+    "MAX_CHAMBERS",
+    "CapReason",
+    "CappedRun",
+    "RunReason",
+    "cap_reached",
+    "play_capped",
+    "progress",
+]

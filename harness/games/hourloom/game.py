@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from harness.errors import ConfigError
+from harness.games.hourloom.capped import cap_reached, progress
 from harness.games.hourloom.config import CHAMBER_CAP_LIMIT, VARIANTS, HourloomConfig
-from harness.games.hourloom.events import ChamberSealed, LapCompleted, event_json
+from harness.games.hourloom.events import event_json
 from harness.games.hourloom.generator import generate
 from harness.games.hourloom.observe import glyph_rows
 from harness.games.hourloom.planned import planned_score
@@ -44,18 +45,12 @@ class Episode(SoloEpisode[HourloomConfig, State, EndCause]):
 
 
 def auto_end(rules: State, actions: int, config: HourloomConfig) -> AutoEnd | None:
-    """The cap that ends a run still going after ``actions`` actions, if one does (H33).
-
-    Checked in :func:`~harness.games.hourloom.capped.play_capped`'s order: the chamber
-    cap (chamber ``maxChambers`` sealed), then the action cap.
-    """
-    if rules.phase == "over":
-        return None
-    if rules.phase == "sealed" and rules.chamber.number >= config.max_chambers:
-        return "chamber_cap"
-    if actions >= config.max_actions:
-        return "action_cap"
-    return None
+    """The cap that ends a run still going after ``actions`` actions, if one does (H33),
+    with ``config``'s caps: :func:`~harness.games.hourloom.capped.cap_reached`, the one
+    check that :func:`~harness.games.hourloom.capped.play_capped` makes too."""
+    return cap_reached(
+        rules, actions, max_chambers=config.max_chambers, max_actions=config.max_actions
+    )
 
 
 def tick_state(
@@ -132,8 +127,7 @@ class HourloomRules(SoloRules[HourloomConfig, Episode, State, JsonObject]):
     def step(self, episode: Episode, decision: JsonObject) -> tuple[Episode, HourloomTickState]:
         result = step(episode.rules, decision)
         # A refusal is a free no-op that still counts against the action cap (H33).
-        sealed = sum(isinstance(e, ChamberSealed) for e in result.events)
-        laps = sum(isinstance(e, LapCompleted) for e in result.events)
+        sealed, laps = progress(result.events)
         rules = result.state
         events = [event_json(e) for e in result.events]
         actions = episode.ticks + 1

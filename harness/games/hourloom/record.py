@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from harness.games.hourloom.capped import CapReason
 from harness.games.hourloom.config import HourloomConfig
 from harness.games.hourloom.rules import RefusalReason
 from harness.games.hourloom.state import EndReason, Phase
@@ -17,7 +18,7 @@ from harness.records import EndLine, HeaderLine, RecordModel, TickLine
 #: Why an episode ended: the harness's caps (H33), the rules' two ends, or the clock.
 EndCause = Literal["chamber_cap", "action_cap", "end_run", "sandglass_empty", "deadline"]
 #: The caps after which the harness sends END_RUN itself (H33).
-AutoEnd = Literal["chamber_cap", "action_cap"]
+AutoEnd = CapReason
 #: An input as the logs and the echoes' next inputs hold it.
 InputName = Literal["N", "E", "S", "W", "WAIT"]
 
