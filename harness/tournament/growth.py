@@ -109,9 +109,11 @@ def describe_growth(
     sorting: Sorting,
     moved_to: str | None,
     code_changed: Container[str] = (),
+    layout_changed: Container[str] = (),
 ) -> list[str]:
     """One note on what changed since the folder's last run, or none (``code_changed``:
-    the entrants whose agent's code changed and nothing else)."""
+    the entrants whose agent's code changed and nothing else; ``layout_changed``: those
+    the folder played at an earlier prompt layout of the game)."""
     keys = changed_keys(old_config or {}, new_config)
     added = [n for n in new_ids if n not in old_ids]
     removed = [n for n in old_ids if n not in new_ids]
@@ -129,11 +131,17 @@ def describe_growth(
         )
     if changed:
         where = f" in {moved_to}" if moved_to else ""
-        spec = [n for n in changed if n not in code_changed]
-        code = [n for n in changed if n in code_changed]
+        relaid = [n for n in changed if n in layout_changed]
+        spec = [n for n in changed if n not in code_changed and n not in relaid]
+        code = [n for n in changed if n in code_changed and n not in relaid]
         who = [f"entrants whose spec changed: {', '.join(spec)}"] if spec else []
         if code:
             who.append(f"entrants whose agent's code changed: {', '.join(code)}")
+        if relaid:
+            who.append(
+                "entrants played at an earlier prompt layout of the game (this harness's "
+                f"prompts read otherwise): {', '.join(relaid)}"
+            )
         unless = " (run with --keep-agent-episodes if the edit changed nothing)" if code else ""
         parts.append(
             f"{'; '.join(who)} ({len(sorting.superseded)} earlier episode(s) set "

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -52,7 +52,7 @@ from harness.llm.prompts import default_prompt_files
 from harness.protocol import GameEntry
 from harness.records import AgentInfo
 from harness.seats import Seat, SeatReply, SeatRequest, is_scripted
-from harness.summary import IDENTITY_DETAIL
+from harness.summary import IDENTITY_DETAIL, EpisodeSummary
 from harness.tournament.manifest import JsonObject, KeptAgentEdit, Manifest
 from harness.tournament.sources import module_of
 
@@ -133,12 +133,14 @@ def identity_text(
     entrant: Mapping[str, Any],
     hashes: Mapping[str, Any],
     sources: Mapping[str, str] | None = None,
+    layout: int | None = None,
 ) -> str | None:
     """The canonical text an entrant's identity is the hash of; None when it cannot be told
     (a prompt file whose sha256 was not kept, a provider that is not defined).
 
     ``sources`` (the agents' code by module) None: the text as it was before an
-    agent's code entered it, as a folder of that time computed it."""
+    agent's code entered it, as a folder of that time computed it. ``layout``: the
+    game's prompt layout the seats read (None: the game's own now)."""
     seats = entrant.get("seats")
     providers = config.get("providers")
     if not isinstance(seats, Mapping) or not isinstance(providers, Mapping):
@@ -149,9 +151,9 @@ def identity_text(
         specs = spec if isinstance(spec, list) else [spec] * len(group.seats)
         if len(specs) != len(group.seats):
             return None
-        layout = game.seat_io.prompt_layout
+        read = game.seat_io.prompt_layout if layout is None else layout
         resolved = [
-            _seat(s, game.name, group.role, providers, hashes, sources, layout) for s in specs
+            _seat(s, game.name, group.role, providers, hashes, sources, read) for s in specs
         ]
         if any(r is None for r in resolved):
             return None
@@ -171,10 +173,13 @@ def entrant_identities(
     config: JsonObject | None,
     hashes: Mapping[str, str],
     sources: Mapping[str, str] | None = None,
+    layout: int | None = None,
 ) -> dict[str, str | None]:
     """Each entrant's identity from a config's JSON (as a manifest keeps it), its
     prompts' sha256 by path and its agents' code by module (None: as identities were
-    before the code entered them); None for an entrant whose identity cannot be told."""
+    before the code entered them), its seats reading the game's prompt layout
+    ``layout`` (None: the game's own now); None for an entrant whose identity cannot
+    be told."""
     if config is None:
         return {}
     entrants = config.get("entrants")
@@ -183,7 +188,7 @@ def entrant_identities(
         name = entrant.get("name") if isinstance(entrant, dict) else None
         if not isinstance(entrant, dict) or not isinstance(name, str):
             continue
-        text = identity_text(game, config, entrant, hashes, sources)
+        text = identity_text(game, config, entrant, hashes, sources, layout)
         out[name] = None if text is None else hashlib.sha256(text.encode()).hexdigest()
     return out
 
@@ -278,6 +283,21 @@ class Carried:
     """Entrants whose agent's code changed and nothing else: they play again."""
     notes: tuple[str, ...] = ()
     """What the run says about it (the edits it kept)."""
+    earlier_layouts: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Each entrant's identity at each earlier prompt layout of the game: what a line
+    played when the harness sent its seats another text counts as."""
+
+    def relaid(self, lines: Iterable[EpisodeSummary]) -> list[str]:
+        """The entrants of ``lines`` (set aside) that played them at an earlier prompt
+        layout of the game, as it is now otherwise, sorted."""
+        return sorted(
+            {
+                line.entrant
+                for line in lines
+                if self.lines.of(line.identity, line.entrant)
+                in self.earlier_layouts.get(line.entrant, frozenset())
+            }
+        )
 
     def recorded_in(self, manifest: Manifest) -> Manifest:
         """``manifest`` with what the folder must keep of it."""
@@ -309,7 +329,9 @@ def carry_identities(
     written before code entered identities: its lines were played with the code as it
     is now, as far as anyone can tell), or when ``keep_agent_edits`` says the edit
     changed nothing of its play (recorded as a :class:`KeptAgentEdit`, at ``at``);
-    else it is named in :attr:`Carried.code_changed` and plays again.
+    else it is named in :attr:`Carried.code_changed` and plays again. An entrant the
+    folder knew at an earlier prompt layout of the game (its seats read another text
+    then) plays again; :attr:`Carried.earlier_layouts` tells such lines apart.
     """
     if old is None:
         return Carried(LineIdentities())
@@ -351,7 +373,16 @@ def carry_identities(
                     f"{module}: its code changed; --keep-agent-episodes keeps the finished "
                     "episodes of its entrants (recorded in the manifest's keptAgentEdits)"
                 )
-    return Carried(LineIdentities(legacy, aliases), tuple(edits), tuple(changed), tuple(notes))
+    by_layout = [
+        entrant_identities(game, config, hashes, recorded, layout)
+        for layout in range(1, game.seat_io.prompt_layout)
+    ]
+    earlier_layouts = {
+        name: frozenset(i for ids in by_layout if (i := ids.get(name)) not in (None, now))
+        for name, now in identities.items()
+    }
+    lines = LineIdentities(legacy, aliases)
+    return Carried(lines, tuple(edits), tuple(changed), tuple(notes), earlier_layouts)
 
 
 @dataclass(frozen=True)

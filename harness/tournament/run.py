@@ -288,6 +288,7 @@ class _Run:
             found.sorting,
             moved,
             found.carried.code_changed,
+            found.carried.relaid(found.sorting.superseded),
         )
 
     def _show_start(self, warnings: list[str], structured: list[str], done: int) -> None:
