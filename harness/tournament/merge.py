@@ -6,6 +6,7 @@ import shutil
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from harness.errors import ConfigError, RecordError
 from harness.protocol import GameEntry
@@ -15,7 +16,7 @@ from harness.tournament.audit import audit
 from harness.tournament.growth import changed_keys
 from harness.tournament.identity import manifest_identities
 from harness.tournament.lock import FolderLock, check_place
-from harness.tournament.manifest import MERGED, Manifest
+from harness.tournament.manifest import MERGED, KeptAgentEdit, Manifest
 from harness.tournament.planned import missing_shards, plan_of, shards_of
 from harness.tournament.store import ResultsFolder
 
@@ -36,6 +37,7 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
     game = get_game(manifests[0].game)
     for source, manifest in zip(sources[1:], manifests[1:], strict=True):
         _check_one_tournament(game, (sources[0], manifests[0]), (source, manifest))
+    counting = _how_lines_count(manifests, sources)
     target = ResultsFolder(out)
     if target.manifest_path.exists():
         raise ConfigError(f"merge: {out} already holds results; choose a new --out")
@@ -57,7 +59,7 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
                     chosen.setdefault(check.derived.episode_id, (folder, check.derived))
         held.enter_context(FolderLock(out))
         target.records.mkdir(parents=True, exist_ok=True)
-        target.write_manifest(_merged_manifest(manifests, sources))
+        target.write_manifest(_merged_manifest(manifests, sources).model_copy(update=counting))
         for episode, (folder, summary) in chosen.items():
             shutil.copyfile(folder.record_path(episode), target.record_path(episode))
             target.append(summary)
@@ -104,6 +106,34 @@ def _check_one_tournament(
         f"played otherwise in each{differ}; merge shards played alike, or play the "
         "shard that differs again (`lighthouse run` on its folder replays its episodes)"
     )
+
+
+def _how_lines_count(manifests: Sequence[Manifest], sources: Sequence[Path]) -> dict[str, Any]:
+    """How every shard's finished lines count, for the merged manifest: each shard's
+    identity aliases and legacy identities (a shard resumed from an older folder counts
+    its lines by them, and so must the merge) and kept agent edits, together. Two
+    shards that count one identity otherwise are refused."""
+    aliases: dict[str, str] = {}
+    legacy: dict[str, str] = {}
+    edits: list[KeptAgentEdit] = []
+    for source, manifest in zip(sources, manifests, strict=True):
+        for kept, given, what in (
+            (aliases, manifest.identity_aliases, "the identity"),
+            (legacy, manifest.legacy_identities, "the lines without an identity of entrant"),
+        ):
+            for key, value in (given or {}).items():
+                if kept.setdefault(key, value) != value:
+                    raise ConfigError(
+                        f"merge: {source} counts {what} {key} as {value}, an earlier shard "
+                        f"as {kept[key]}: they are shards of different tournaments; merge "
+                        "shards played alike"
+                    )
+        edits += [edit for edit in manifest.kept_agent_edits or () if edit not in edits]
+    return {
+        "identity_aliases": aliases or None,
+        "legacy_identities": legacy or None,
+        "kept_agent_edits": edits or None,
+    }
 
 
 def _merged_manifest(manifests: Sequence[Manifest], sources: Sequence[Path]) -> Manifest:

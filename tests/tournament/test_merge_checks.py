@@ -10,12 +10,23 @@ one tournament still merge (and of different splits of it: an episode is an epis
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from pathlib import Path
 
+import pytest
+
 from harness.llm.prompts import default_prompt_files
+from harness.testing.fake_llm import fake_llm_server
+from harness.tournament.config import TournamentConfig
 from harness.tournament.store import ResultsFolder
 from tests.in_process import lighthouse
+from tests.tournament.test_url_credentials import (
+    ENVIRON,
+    as_written_before,
+    with_credentials,
+    write_config,
+)
 
 AGENT = '''
 def keeper(inp):
@@ -129,3 +140,34 @@ def test_shards_of_one_tournament_merge_whatever_their_split(tmp_path: Path) -> 
     assert merged.returncode == 0, merged.stderr
     got = {s.episode_id: s.scores for s in ResultsFolder(tmp_path / "m").summaries()}
     assert got == {s.episode_id: s.scores for s in ResultsFolder(whole).summaries()}
+
+
+def test_a_shard_resumed_from_an_older_folder_merges_with_its_lines_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # shard 1 was started when manifests kept a base URL with its credentials, and
+    # resumed since: its lines carry the identities of that time, which its manifest
+    # aliases to today's; shard 2 was played afresh. Merged either way round, every
+    # episode counts.
+    with fake_llm_server() as server:
+        config = write_config(tmp_path, json.dumps(with_credentials(server)))
+        config.write_text(config.read_text("utf-8").replace("seeds = [1]", "seeds = [1, 2]"))
+        env = {**os.environ, **ENVIRON}
+        first: list[str | Path] = ["run", config, "--shard", "1/2", "--out", tmp_path / "a", "--workers", "0",
+                 "--no-report"]  # fmt: skip
+        with monkeypatch.context() as patched:
+            patched.setattr(TournamentConfig, "canonical_json", as_written_before)
+            assert lighthouse(*first, env=env).returncode == 0
+        assert lighthouse(*first, env=env).returncode == 0
+        second = lighthouse("run", config, "--shard", "2/2", "--out", tmp_path / "b",
+                            "--workers", "0", "--no-report", env=env)  # fmt: skip
+        assert second.returncode == 0, second.stderr
+    assert ResultsFolder(tmp_path / "a").manifest().identity_aliases
+    for order in ("ab", "ba"):
+        shards = [tmp_path / name for name in order]
+        merged = lighthouse("merge", *shards, "--out", tmp_path / f"m-{order}")
+        assert merged.returncode == 0, merged.stderr
+        assert "complete: 4/4 episodes" in merged.stderr, merged.stderr
+        report = lighthouse("report", tmp_path / f"m-{order}")
+        assert report.returncode == 0, report.stderr
+        assert "Incomplete" not in report.stdout

@@ -127,7 +127,7 @@ def test_a_fleet_of_urls_with_credentials_is_named_without_them(tmp_path: Path) 
     assert_no_secret_under(out)
 
 
-def _as_written_before(self: TournamentConfig) -> str:
+def as_written_before(self: TournamentConfig) -> str:
     """The config as a harness wrote it before base URLs were written without credentials."""
     return json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True)
 
@@ -141,7 +141,7 @@ def test_a_folder_that_kept_a_url_with_credentials_resumes_playing_nothing(
         out = tmp_path / "out"
         env = {**os.environ, **ENVIRON}
         with monkeypatch.context() as patched:
-            patched.setattr(TournamentConfig, "canonical_json", _as_written_before)
+            patched.setattr(TournamentConfig, "canonical_json", as_written_before)
             first = lighthouse("run", config, "--out", out, "--workers", "0", env=env)
         assert first.returncode == 0, first.stderr
         assert PASSWORD in (out / "manifest.json").read_text("utf-8")  # as it was written
