@@ -32,7 +32,8 @@ WRITERS = [
     "harness/games/lighthouse/codec.py",
 ]
 READERS = [
-    "harness/summary.py",
+    "harness/summary/from_record.py",
+    "harness/summary/tally.py",
     "harness/replay.py",
     "harness/games/lighthouse/report.py",
     "harness/games/relayroam/report.py",
