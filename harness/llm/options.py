@@ -17,6 +17,7 @@ from typing import Any, Literal, Self
 from pydantic import Field, model_validator
 
 from harness import defaults
+from harness.llm.fleet import endpoint_label
 from harness.llm.shapes import StructuredOutput, candidates
 from harness.llm.types import MaxTokensField, ReasoningEffort, ServiceTier, Transport
 from harness.models import absent_if_empty, absent_if_none
@@ -125,8 +126,9 @@ class ProviderOptions(StrictModel):
                 raise ValueError("base_url: give one URL, or a list of at least one")
             if any(not url.strip() for url in self.base_url):
                 raise ValueError("base_url: every URL of the list must be non-empty")
-            if len(set(self.base_url)) != len(self.base_url):
-                raise ValueError("base_url: a URL is listed twice")
+            # named as records and manifests name them (credentials and query left out)
+            if len({endpoint_label(url) for url in self.base_url}) != len(self.base_url):
+                raise ValueError("base_url: a URL is listed twice (credentials and query aside)")
             if self.kind not in ("openai", "anthropic"):
                 raise ValueError(
                     f"base_url: a list of URLs needs kind openai or anthropic, not {self.kind}"

@@ -24,7 +24,7 @@ from tests.in_process import lighthouse
 PASSWORD = "s3cret"
 QUERY_KEY = "s3cret2"
 KEY_ENV = "URL_CREDENTIALS_TEST_KEY"
-ENVIRON = {KEY_ENV: "sk-url-credentials-0123456789"}
+ENVIRON = {KEY_ENV: "sk-ZQ7x1K9pW3mR5tY8vB2n"}
 
 CONFIG = """
 name = "credentials"
@@ -107,17 +107,17 @@ def test_credentials_in_a_base_url_reach_no_file_output_report_or_page(tmp_path:
 
 
 def test_a_fleet_of_urls_with_credentials_is_named_without_them(tmp_path: Path) -> None:
-    with fake_llm_server() as server:
-        server.keep_requests = True
-        server.props = {"model_path": "small.gguf"}  # no chat template: a warning per URL
-        url = with_credentials(server)
-        userinfo_only = url.partition("?")[0]
-        config = write_config(tmp_path, json.dumps([userinfo_only, url]))
+    with fake_llm_server() as server, fake_llm_server() as replica:
+        server.keep_requests = replica.keep_requests = True
+        server.props = {"model_path": "small.gguf"}  # no chat template: a warning
+        userinfo_only = with_credentials(server).partition("?")[0]
+        config = write_config(tmp_path, json.dumps([userinfo_only, with_credentials(replica)]))
         out = tmp_path / "out"
         ran = lighthouse("run", config, "--out", out, "--workers", "0",
                          env={**os.environ, **ENVIRON})  # fmt: skip
         assert ran.returncode == 0, ran.stderr
         assert server.requests
+        assert replica.requests
     # the server behind the URL without a query answered /props: its warning names it
     assert f"at {server.openai_url}: the server reports no chat template" in ran.stderr
     report = lighthouse("report", out)
@@ -132,12 +132,15 @@ def as_written_before(self: TournamentConfig) -> str:
     return json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True)
 
 
+@pytest.mark.parametrize("fleet", [False, True])
 def test_a_folder_that_kept_a_url_with_credentials_resumes_playing_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fleet: bool
 ) -> None:
-    with fake_llm_server() as server:
-        server.keep_requests = True
-        config = write_config(tmp_path, json.dumps(with_credentials(server)))
+    with fake_llm_server() as server, fake_llm_server() as replica:
+        server.keep_requests = replica.keep_requests = True
+        url = with_credentials(server)
+        urls = [url, with_credentials(replica)] if fleet else url
+        config = write_config(tmp_path, json.dumps(urls))
         out = tmp_path / "out"
         env = {**os.environ, **ENVIRON}
         with monkeypatch.context() as patched:
@@ -145,11 +148,23 @@ def test_a_folder_that_kept_a_url_with_credentials_resumes_playing_nothing(
             first = lighthouse("run", config, "--out", out, "--workers", "0", env=env)
         assert first.returncode == 0, first.stderr
         assert PASSWORD in (out / "manifest.json").read_text("utf-8")  # as it was written
-        before = len(server.requests)
+        before = len(server.requests) + len(replica.requests)
         again = lighthouse("run", config, "--out", out, "--workers", "0", env=env)
         assert again.returncode == 0, again.stderr
-        assert len(server.requests) == before, "finished episodes were played again"
+        asked = len(server.requests) + len(replica.requests)
+        assert asked == before, "finished episodes were played again"
     assert "2 finished episode(s) reused" in again.stderr
     assert "0 episodes played, 2 already done" in again.stderr
     assert not (out / "superseded").exists()
     assert_no_secret((out / "manifest.json").read_text("utf-8"), "the manifest rewritten")
+
+
+def test_a_fleet_whose_urls_differ_only_by_credentials_is_refused(tmp_path: Path) -> None:
+    # the manifest names both by one URL: it could not be read back as a config
+    url = "http://user:pw-0123456789@127.0.0.1:9/v1"
+    config = write_config(tmp_path, json.dumps([url, f"{url}?api_key={QUERY_KEY}"]))
+    done = lighthouse("run", config, "--out", tmp_path / "out", env={**os.environ, **ENVIRON})
+    assert done.returncode == 2
+    assert "a URL is listed twice (credentials and query aside)" in done.stderr
+    assert_no_secret(done.stderr, "the refusal")
+    assert not (tmp_path / "out").exists()
