@@ -27,7 +27,7 @@ from enum import StrEnum
 from typing import Any
 
 from harness.scan import ScanMeter, json_shape, needs_json_scan
-from harness.text import MAX_REPLY_BYTES, scrub_surrogates
+from harness.text import MAX_REPLY_BYTES, cut_short, scrub_surrogates
 
 #: Arrays and objects nested deeper than this are refused (replies, states, bodies,
 #: record lines) before ``json`` recurses into them.
@@ -177,7 +177,7 @@ def _unfence(body: str, expect: str, meter: ScanMeter) -> str | ParseFailure:
         )
     tag = body[len(_FENCE) : tag_end]
     if tag.lower() not in ("", "json"):
-        shown = tag if len(tag) <= 40 else tag[:37] + "..."
+        shown = cut_short(tag, 40)
         return ParseFailure(
             FailureKind.BAD_FENCE,
             f"the code fence is tagged {shown!r}; only ``` or ```json may wrap the reply",
@@ -310,7 +310,7 @@ def _reject_constant(name: str) -> Any:
 def _finite_float(text: str) -> float:
     value = float(text)  # linear in the length; rounds to infinity past 1.8e308
     if math.isinf(value):
-        shown = text if len(text) <= 24 else text[:21] + "..."
+        shown = cut_short(text, 24)
         raise _NumberOutOfRange(f"the number {shown} is too large (it overflows to infinity)")
     return value
 

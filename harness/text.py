@@ -40,6 +40,20 @@ class ClippedReply:
     clipped: bool
 
 
+def cut_short(text: str, limit: int) -> str:
+    """``text`` as a message shows it: whole when it has at most ``limit`` characters,
+    else its first ``limit - 3`` runes and ``...``, so never more than ``limit`` in all.
+
+    Each message decides whether to quote the text before it is cut (the quotes and
+    escapes then count in ``limit``) or after (they come on top). The cut is on code
+    points, as :func:`truncate_runes`, so it never splits one; a lone surrogate the
+    text already holds is kept as it is.
+    """
+    if limit < 3:
+        raise ValueError(f"a limit of {limit} leaves no room for the '...'")
+    return text if len(text) <= limit else truncate_runes(text, limit - 3) + "..."
+
+
 def show_value(value: object, limit: int = 60, *, ascii_only: bool = False) -> str:
     """``value`` as a message shows it: JSON (``repr`` for what JSON cannot hold), cut to
     ``limit`` characters with ``...``; ``ascii_only`` escapes every other character."""
@@ -47,7 +61,7 @@ def show_value(value: object, limit: int = 60, *, ascii_only: bool = False) -> s
         text = json.dumps(value, ensure_ascii=ascii_only, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         text = repr(value)[:limit]
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return cut_short(text, limit)
 
 
 def scrub_surrogates(text: str) -> str:
@@ -188,6 +202,7 @@ __all__ = [
     "ClippedReply",
     "TerminalGuard",
     "clip_reply",
+    "cut_short",
     "script_json",
     "scrub_surrogates",
     "terminal_safe",

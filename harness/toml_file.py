@@ -19,6 +19,7 @@ from typing import Any
 from harness.errors import ConfigError, RecordError
 from harness.files import read_regular
 from harness.scan import line_of, toml_shape
+from harness.text import cut_short
 
 #: Arrays and inline tables nested deeper than this, or dotted keys with more parts,
 #: are refused before ``tomllib`` sees the text.
@@ -87,8 +88,7 @@ def _out_of_range(table: dict[str, Any]) -> str | None:
         elif isinstance(value, list):
             stack.extend(((*path, i), v) for i, v in enumerate(value))
         elif type(value) is int and not INT64_MIN <= value <= INT64_MAX:
-            where = ".".join(str(part) for part in path)
-            return where if len(where) <= 80 else where[:77] + "..."
+            return cut_short(".".join(str(part) for part in path), 80)
     return None
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, ValidationError
 from harness.defaults import MAX_TIMEOUT_SECONDS
 from harness.errors import ConfigError
 from harness.models import StrictModel  # re-exported: the one strict base
+from harness.text import cut_short
 
 #: Error types whose pydantic message names a Python class ("... or instance of
 #: LLMSeatConfig"): they are told in the file's terms, with what was given instead.
@@ -124,8 +125,7 @@ def short_repr(value: object) -> str:
     if type(value) is int and value.bit_length() > 80:
         digits = len(str(abs(value))) if value.bit_length() < 13_000 else "4,000+"
         return f"a {digits}-digit number"
-    shown = repr(value)
-    return shown if len(shown) <= 40 else shown[:37] + "..."
+    return cut_short(repr(value), 40)
 
 
 __all__ = [

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from harness.defaults import MAX_TIMEOUT_SECONDS
+from harness.text import cut_short
 
 if TYPE_CHECKING:
     from harness.protocol import GameEntry
@@ -176,7 +177,7 @@ def port(text: str) -> int:
 
 
 def _shown(text: str) -> str:
-    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+    return repr(cut_short(text, 40))
 
 
 def integer(text: str) -> int:

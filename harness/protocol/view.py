@@ -16,6 +16,7 @@ from harness.protocol.codec import AnyTick, RecordLine
 from harness.protocol.conventions import GameResults
 from harness.protocol.rules import StateT
 from harness.records import PLAIN_SOURCES, SeatTurn
+from harness.text import cut_short
 
 #: Raw replies longer than this are cut in viewer frames (the record keeps them whole).
 VIEW_RAW_RUNES = 2000
@@ -47,10 +48,7 @@ def turn_reasoning(turn: SeatTurn[object]) -> str | None:
             parts.append(reply.reasoning if index == 0 else f"[retry] {reply.reasoning}")
     if not parts:
         return None
-    text = "\n\n".join(parts)
-    if len(text) <= VIEW_REASONING_RUNES:
-        return text
-    return text[: VIEW_REASONING_RUNES - 3] + "..."
+    return cut_short("\n\n".join(parts), VIEW_REASONING_RUNES)
 
 
 def frame_seat(

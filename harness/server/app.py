@@ -59,6 +59,7 @@ from harness.server.hosts import MISDIRECTED, AllowedHosts
 from harness.server.index import API_ROOT, index_html
 from harness.server.limits import DEFAULT_BODY_TIMEOUT, LOG, ServerLimits
 from harness.server.stepped import INIT_PARAMETERS, SteppedApi, stepped_apis
+from harness.text import cut_short
 from harness.validation import MAX_SEED
 
 #: The action body's key for the action; the other is the game's ``state_key``.
@@ -101,7 +102,7 @@ def _error(status: int, error: str, message: str) -> JSONResponse:
 
 def _quoted(text: str) -> str:
     """A client's text as a refusal quotes it: JSON, cut to 40 characters first."""
-    return json.dumps(text if len(text) <= 40 else text[:37] + "...")
+    return json.dumps(cut_short(text, 40))
 
 
 def _parse_seed(request: Request, max_seed: int) -> int:

@@ -28,6 +28,7 @@ from harness.games.hourloom.validate import state_from_json
 from harness.models import JsonObject
 from harness.protocol import RequestRefused
 from harness.protocol.page_kit import read_page
+from harness.text import cut_short
 
 PAGE_FILE = Path(__file__).with_name("page.html")
 _TYPES = ", ".join(ACTION_TYPES)
@@ -92,8 +93,7 @@ def _show(value: object) -> str:
         return "an object"
     if isinstance(value, list):
         return "an array"
-    text = json.dumps(value, ensure_ascii=True)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return cut_short(json.dumps(value, ensure_ascii=True), 40)
 
 
 __all__ = ["PAGE_FILE", "HourloomApi", "action_problem"]

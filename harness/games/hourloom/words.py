@@ -12,6 +12,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from harness.text import cut_short
+
 #: The longest phrase a viewer is given (a record's strings could be any length).
 PHRASE_LIMIT = 200
 DIRECTION_WORDS = {"N": "north", "E": "east", "S": "south", "W": "west"}
@@ -122,7 +124,7 @@ PHRASES: dict[str, Phrase] = {
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= PHRASE_LIMIT else text[: PHRASE_LIMIT - 3] + "..."
+    return cut_short(text, PHRASE_LIMIT)
 
 
 def event_words(event: Any, width: int) -> str:
@@ -173,7 +175,7 @@ def _show(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError, RecursionError):
         text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return cut_short(text, 80)
 
 
 __all__ = [

@@ -30,6 +30,7 @@ from harness.protocol import (
 )
 from harness.protocol.view import frame_seat, source_tag
 from harness.records import PLAIN_SOURCES
+from harness.text import cut_short
 
 
 class RunnerView(StrictModel):
@@ -94,8 +95,7 @@ class LighthouseFrame(Frame):
                 bump = " (bump)" if r.bumped else ""
                 out.append(f"  {r.alias}: {r.move}{bump} -> {_at(r.pos)} {r.status}")
         for seat in self.seats:
-            raw = seat.raw.replace("\n", " ")
-            raw = raw if len(raw) <= 100 else raw[:97] + "..."
+            raw = cut_short(seat.raw.replace("\n", " "), 100)
             out.append(f"  [{seat.source}] {seat.name}: {raw}")
             if seat.notes:
                 out.append(f"      notes: {seat.notes}")

@@ -21,6 +21,7 @@ from typing import Literal
 from harness.errors import HarnessError
 from harness.games.relayroam.state import State, StateError, from_canonical_json, to_canonical_json
 from harness.signed import check_key, hex_key, process_key, seal, unseal
+from harness.text import cut_short
 
 #: The version prefix of every token (the first dot-separated part).
 PREFIX = "rr1"
@@ -85,9 +86,7 @@ def decode_token(token: str, key: bytes) -> State:
     try:
         state = from_canonical_json(text)
     except StateError as exc:  # every failure of a state's JSON, however deep or large
-        detail = str(exc)
-        if len(detail) > MAX_DETAIL:
-            detail = detail[: MAX_DETAIL - 3] + "..."
+        detail = cut_short(str(exc), MAX_DETAIL)
         raise InvalidStateToken(
             "state", f"invalid state token: the state fails its checks ({detail})"
         ) from None
