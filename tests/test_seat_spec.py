@@ -266,3 +266,22 @@ def test_a_config_imports_its_agent_from_its_own_folder(tmp_path: Path) -> None:
     loaded = load_tournament(config)
     keeper = loaded.entrants[0].seats["keeper"]
     assert keeper == PythonSeatConfig(python="agents_next_to_the_config:keeper", timeout_seconds=5)
+
+
+def test_a_baseline_of_another_role_is_refused_where_it_was_named() -> None:
+    from harness.seating.build import build_seat, check_baseline
+
+    game = registry.get_game("lighthouse")
+    check_baseline(game, "runner", "scout")  # one of the role's: nothing to say
+    spec = BaselineSeatConfig(baseline="scoot")
+    with pytest.raises(ConfigError) as bare:  # a seat built from a spec alone
+        build_seat(game, "runner", spec, factory=SeatFactory({}), providers={})
+    assert str(bare.value) == (
+        "baseline: 'scoot' is not a runner baseline; choose one of ['wallhug', 'scout']"
+    )
+    with pytest.raises(ConfigError) as in_a_config:
+        check_baseline(game, "keeper", "scout", "t.toml: entrant 'x', keeper")
+    assert str(in_a_config.value) == (
+        "t.toml: entrant 'x', keeper.baseline: 'scout' is not a keeper baseline; "
+        "choose one of ['lantern', 'silent', 'pilot']"
+    )

@@ -68,6 +68,18 @@ def seats_of_groups(
     return out
 
 
+def check_baseline(game: GameEntry, role: str, baseline: str, where: str = "") -> None:
+    """Refuse ``baseline`` unless it is one of ``game``'s baselines for ``role``: a
+    ConfigError at ``where.baseline`` (at ``baseline`` when ``where`` is empty) that
+    names the role's baselines."""
+    names = game.baseline_names(role)
+    if baseline not in names:
+        at = f"{where}.baseline" if where else "baseline"
+        raise ConfigError(
+            f"{at}: {baseline!r} is not a {role} baseline; choose one of {list(names)}"
+        )
+
+
 def prompt_files(game: GameEntry, role: str, spec: SeatLike) -> PromptFiles | None:
     """The prompt files a seat reads (models and Python agents), or None (baselines,
     people)."""
@@ -109,11 +121,7 @@ def build_seat(
     (:func:`harness.seats.close_seats`).
     """
     if isinstance(spec, BaselineSeatConfig):
-        if spec.baseline not in game.baseline_names(role):
-            raise ConfigError(
-                f"baseline: {spec.baseline!r} is not a {role} baseline; "
-                f"choose one of {list(game.baseline_names(role))}"
-            )
+        check_baseline(game, role, spec.baseline)
         return BaselineSeat(spec.baseline)
     if isinstance(spec, LLMSeatConfig):
         options = spec.resolve(providers)
@@ -182,6 +190,7 @@ __all__ = [
     "SeatLike",
     "build_seat",
     "build_seats",
+    "check_baseline",
     "llm_providers",
     "prompt_files",
     "seats_of_groups",

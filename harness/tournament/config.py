@@ -63,7 +63,7 @@ from harness.seat_spec import (
     PythonSeatConfig,
     SeatConfig,
 )
-from harness.seating.build import seats_of_groups
+from harness.seating.build import check_baseline, seats_of_groups
 from harness.toml_file import read_toml
 from harness.tournament.crossplay import CrossplayConfig
 from harness.tournament.names import ENTRANT_NAME, ENTRANT_RULE, PLAIN_NAME, PLAIN_RULE
@@ -509,11 +509,7 @@ def _resolve_seat(
     seat: SeatConfig, game: GameEntry, role: str, base: Path, where: str
 ) -> SeatConfig:
     if isinstance(seat, BaselineSeatConfig):
-        if seat.baseline not in game.baseline_names(role):
-            raise ConfigError(
-                f"{where}.baseline: {seat.baseline!r} is not a {role} baseline; "
-                f"choose one of {list(game.baseline_names(role))}"
-            )
+        check_baseline(game, role, seat.baseline, where)
         return seat
     if isinstance(seat, HumanSeatConfig):
         return seat  # a person: nothing to import or read
