@@ -45,9 +45,9 @@ class ScriptedLLMServer:
         self.timings = timings
         """Report the time worked on each request, as llama.cpp's ``timings``."""
         self.keep_requests = keep_requests
+        """Keep every request in :attr:`requests` (off for a server that runs for long)."""
         self.prefix_cache = prefix_cache
         """Reports each reply's usage as a prompt cache would (None: as scripted)."""
-        """Keep every request in :attr:`requests` (off for a server that runs for long)."""
         self.props = props
         """What ``GET /props`` answers, as llama.cpp's server describes itself (its
         ``chat_template``, ``model_path``...); None: a 404, as other servers give."""
