@@ -85,7 +85,13 @@ def _check_one_tournament(
             "merge the shards of one config"
         )
     mine, yours = manifest_identities(game, ours), manifest_identities(game, theirs)
-    entrants = [name for name, identity in mine.items() if yours.get(name, identity) != identity]
+    # an identity that cannot be told (a folder from before prompts were hashed) is no
+    # evidence either way: such shards merge as they always did
+    entrants = [
+        name
+        for name, identity in mine.items()
+        if None not in (identity, yours.get(name)) and yours[name] != identity
+    ]
     if not entrants:
         return
     why = [

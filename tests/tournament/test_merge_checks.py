@@ -171,3 +171,20 @@ def test_a_shard_resumed_from_an_older_folder_merges_with_its_lines_counted(
         report = lighthouse("report", tmp_path / f"m-{order}")
         assert report.returncode == 0, report.stderr
         assert "Incomplete" not in report.stdout
+
+
+def test_shards_whose_identities_cannot_be_told_merge_as_before(tmp_path: Path) -> None:
+    # shard 2's manifest as a harness wrote it before identities and prompt hashes:
+    # its entrants' identities cannot be told, which is no difference
+    _, config = setup(tmp_path)
+    shard(config, tmp_path / "a", "1/2")
+    shard(config, tmp_path / "b", "2/2")
+    path = tmp_path / "b" / "manifest.json"
+    manifest = json.loads(path.read_text("utf-8"))
+    for key in ("identities", "prompts", "sources"):
+        manifest.pop(key)
+    path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert ResultsFolder(tmp_path / "b").manifest().identities is None
+    merged = lighthouse("merge", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "m")
+    assert merged.returncode == 0, merged.stderr
+    assert len(ResultsFolder(tmp_path / "m").summaries()) == 6
