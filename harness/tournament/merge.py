@@ -103,8 +103,9 @@ def _check_one_tournament(
         for path, digest in sorted(ours.prompts.items())
         if theirs.prompts.get(path, digest) != digest
     ]
-    if not why and ours.harness_version != theirs.harness_version:
-        why = [f"the harness that played them ({ours.harness_version}, {theirs.harness_version})"]
+    versions = (ours.harness_version, theirs.harness_version)
+    if not why and versions[0] != versions[1]:
+        why = [f"the harnesses that started them ({versions[0]}, {versions[1]})"]
     who = f"entrant {entrants[0]}" if len(entrants) == 1 else f"entrants {', '.join(entrants)}"
     differ = f" (they differ in: {'; '.join(why)})" if why else ""
     raise ConfigError(
