@@ -1,62 +1,21 @@
-"""A game played step by step over HTTP: Lighthouse's API, stateless, by signed tokens.
-
-``init`` starts an episode in which the client plays some seats (Lighthouse: any of
-``keeper``, ``runner1`` .. ``runner3``) and the role's default baseline plays every
-other (LANTERN, WALLHUG), as the runner seats them; each ``action`` answers the seats
-waiting with one reply each and runs the episode on until the client's seats wait
-again, or it ends. Underneath is the step-by-step env (:mod:`harness.step_env`): the
-runner's own episode, its client seats answered as a Python agent's are, so a reply
-goes through the one parser, retry-with-hint and fallback (decisions R5, R7):
-
-* a reply that does not parse is sent back once: the next response has the same
-  tick, that seat alone waiting, its observation holding ``retryOf``, ``problem`` and
-  ``hint``; the client's next ``action`` is the retry (the tick's other seats have
-  answered and wait for it);
-* a retry that fails too falls back to the role's baseline for that tick, recorded
-  as ``fallback_parse`` (the first reply's source is ``python``, a good retry's
-  ``python_retry``).
-
-The server needs nothing between requests: the token
-(:mod:`harness.server.step_token`) holds the seed, variant, the seats played and
-every reply sent, and a request can play the episode again from them (the rules,
-baselines and parser are pure, so it is the same episode). It keeps the episodes it
-left waiting (:mod:`harness.server.live_episodes`) only to spare that replay.
-
-Refusals of the request itself (a bad token, a body of the wrong shape, a seat the
-client does not play or that is not waiting, a reply too long) raise
-:class:`~harness.protocol.RequestRefused`, which the server answers with 400.
-"""
+"""A game's answers to ``init``, ``action`` and ``record``, played step by step."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, JsonValue, ValidationError
+from pydantic import JsonValue
 
 from harness import __version__
-from harness.agents.call import AgentInput, reply_text
-from harness.episode import EpisodeOutcome, run_episode
+from harness.agents.call import reply_text
 from harness.json_reply import json_type
 from harness.llm.prompts import PromptSet, default_prompt_files
 from harness.models import JsonObject
-from harness.protocol import (
-    Baseline,
-    GameEntry,
-    GameResults,
-    RecordCodec,
-    RecordLine,
-    RequestRefused,
-    Rules,
-    SeatIO,
-    SeatSpec,
-)
+from harness.protocol import GameEntry, RequestRefused
 from harness.protocol.fields import value_json
-from harness.seat_spec import HUMAN_EPISODE_TIMEOUT, HumanSeatConfig
-from harness.seats import Seat, baseline_seats
-from harness.server.live_episodes import DEFAULT_LIVE_EPISODES, LiveEpisodes, history_key
+from harness.server.live_episodes import DEFAULT_LIVE_EPISODES, LiveEpisodes
 from harness.server.step_token import (
     MAX_REPLY_CHARS,
     MAX_STEPS,
@@ -67,189 +26,13 @@ from harness.server.step_token import (
     encode_token,
     step_key,
 )
-from harness.step_env import SteppedEpisode
+from harness.server.stepped.parameters import _person, _shown
+from harness.server.stepped.replayed import _Replayed, _replayed
 
 #: The body key of the token, as Relayroam's.
 STATE_KEY = "stateToken"
 #: The query parameters ``init`` takes.
 INIT_PARAMETERS = ("seed", "variant", "seats", "player", "tickSeconds")
-
-
-class _WatchedRules(Rules[Any, Any, Any, Any]):
-    """A game's rules, unchanged, that remember the last state the runner asked
-    whether it is over (the state of the tick being decided, and at the end the last)."""
-
-    def __init__(self, rules: Rules[Any, Any, Any, Any]) -> None:
-        self._rules = rules
-        self.config_type = rules.config_type
-        self.state: Any = None
-
-    def new_state(self, config: Any, seed: int) -> Any:
-        return self._rules.new_state(config, seed)
-
-    def config(self, state: Any) -> Any:
-        return self._rules.config(state)
-
-    def seats(self, state: Any) -> tuple[SeatSpec, ...]:
-        return self._rules.seats(state)
-
-    def active_seats(self, state: Any) -> tuple[str, ...]:
-        return self._rules.active_seats(state)
-
-    def observe(self, state: Any, seat: str) -> Any:
-        return self._rules.observe(state, seat)
-
-    def tick(self, state: Any) -> int:
-        return self._rules.tick(state)
-
-    def resolve(self, state: Any, decisions: Mapping[str, Any]) -> tuple[Any, BaseModel]:
-        return self._rules.resolve(state, decisions)
-
-    def resolve_dumped(self, state: Any, decisions: Mapping[str, Any]) -> tuple[Any, JsonObject]:
-        return self._rules.resolve_dumped(state, decisions)
-
-    def is_over(self, state: Any) -> bool:
-        self.state = state
-        return self._rules.is_over(state)
-
-    def end_by_deadline(self, state: Any) -> Any:
-        return self._rules.end_by_deadline(state)
-
-    def results(self, state: Any) -> GameResults:
-        return self._rules.results(state)
-
-    def play_budget_seconds(self, state: Any) -> float:
-        return self._rules.play_budget_seconds(state)
-
-
-class _Watched:
-    """The game as the runner takes it (:class:`harness.episode.Playable`), its rules
-    watched."""
-
-    def __init__(self, game: GameEntry) -> None:
-        self._game = game
-        self.watched = _WatchedRules(game.rules)
-
-    @property
-    def name(self) -> str:
-        return self._game.name
-
-    @property
-    def rules(self) -> Rules[Any, Any, Any, Any]:
-        return self.watched
-
-    @property
-    def seat_io(self) -> SeatIO[Any, Any]:
-        return self._game.seat_io
-
-    @property
-    def codec(self) -> RecordCodec[Any, Any]:
-        return self._game.codec
-
-    @property
-    def baselines(self) -> Mapping[str, Mapping[str, Baseline[Any]]]:
-        return self._game.baselines
-
-    def fallback(self, role: str) -> Baseline[Any]:
-        return self._game.fallback(role)
-
-
-class _Replayed:
-    """One episode played from a history: the stepped episode, the state it stands at
-    and the tick lines so far."""
-
-    def __init__(self, game: GameEntry, history: StepHistory) -> None:
-        self.game = game
-        self.history = history
-        self._watched = _Watched(game)
-        self.ticks: list[RecordLine] = []
-        person = history.player
-        # a person's episode states the budget it ran under (decision L4)
-        timeout = None if person is None else HUMAN_EPISODE_TIMEOUT
-        config = game.rules.make_config(history.variant, {}, timeout)
-        state = game.rules.new_state(config, history.seed)
-        episode_id = f"{game.name}-{history.variant}-seed{history.seed}"
-
-        async def start(seated: Mapping[str, Seat]) -> EpisodeOutcome:
-            return await run_episode(
-                self._watched,
-                state,
-                {**baseline_seats(game, state), **seated},
-                episode_id=episode_id,
-                seed=history.seed,
-                variant=history.variant,
-                on_tick=self.ticks.append,
-            )
-
-        people = {} if person is None else dict.fromkeys(history.plays, person)
-        self.episode = SteppedEpisode(game, history.plays, start, people)
-
-    @property
-    def state(self) -> Any:
-        outcome = self.outcome
-        return outcome.state if outcome is not None else self._watched.watched.state
-
-    @property
-    def outcome(self) -> EpisodeOutcome | None:
-        result: EpisodeOutcome | None = self.episode.result
-        return result
-
-    @property
-    def waiting(self) -> dict[str, AgentInput]:
-        return self.episode.observations
-
-    def play_to_now(self) -> None:
-        """Start the episode and answer it with every step of the history."""
-        self.episode.settle()
-        for step in self.history.steps:
-            if self.episode.done or sorted(step) != sorted(self.waiting):
-                raise InvalidStepToken(
-                    "history",
-                    "invalid state token: its replies do not fit the episode (was it issued "
-                    "by another version of the game?); start a new episode",
-                )
-            self.episode.answer(step)
-
-    def answer(self, step: Mapping[str, str | None]) -> None:
-        """Answer the seats waiting; the history grows by the step."""
-        self.episode.answer(step)
-        self.history = self.history.model_copy(update={"steps": (*self.history.steps, dict(step))})
-
-    def close(self) -> None:
-        self.episode.close()
-
-
-@contextmanager
-def _replayed(
-    game: GameEntry, history: StepHistory, live: LiveEpisodes[_Replayed] | None = None
-) -> Iterator[_Replayed]:
-    """The episode ``history`` leads to: taken from ``live`` when it is kept there, else
-    played again. Afterwards it is kept in ``live`` under the history it then stands
-    at (a request refused leaves it where it was), unless it is over or the request
-    failed otherwise; an episode not kept is closed."""
-    played = None if live is None else live.take(history_key(history.canonical()))
-    if played is None:
-        played = _Replayed(game, history)
-        try:
-            played.play_to_now()
-        except InvalidStepToken as exc:
-            played.close()
-            raise RequestRefused("invalid_state_token", str(exc)) from None
-        except BaseException:
-            played.close()
-            raise
-    keep = False
-    try:
-        yield played
-        keep = True
-    except RequestRefused:
-        keep = True
-        raise
-    finally:
-        if keep and live is not None and not played.episode.done:
-            live.keep(history_key(played.history.canonical()), played)
-        else:
-            played.close()
 
 
 @cache
@@ -545,37 +328,6 @@ class SteppedApi:
         }
 
 
-def _person(player: str | None, tick_seconds: str | None) -> HumanSeatConfig | None:
-    """The person ``init``'s ``player`` and ``tickSeconds`` name, or None (a program)."""
-    if player is None:
-        if tick_seconds is not None:
-            raise RequestRefused(
-                "invalid_player",
-                "tickSeconds is a person's per-tick timer: give player=NAME with it",
-            )
-        return None
-    try:
-        seconds = None if tick_seconds in (None, "") else float(tick_seconds)
-        return HumanSeatConfig.model_validate({"human": player, "tickSeconds": seconds})
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = "player" if error["loc"][:1] == ("human",) else "tickSeconds"
-        problem = error["msg"].removeprefix("Value error, ")
-        raise RequestRefused("invalid_player", f"{where}: {problem}") from None
-    except ValueError:
-        raise RequestRefused(
-            "invalid_player", f"tickSeconds: {_shown(tick_seconds)} is not a number of seconds"
-        ) from None
-
-
 def stepped_apis(games: Sequence[GameEntry]) -> dict[str, SteppedApi]:
     """The stepped API of each game in ``games``, by name, with the game's page."""
     return {game.name: SteppedApi(game, page=game.page) for game in games}
-
-
-def _shown(value: object) -> str:
-    text = str(value)
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
-__all__ = ["INIT_PARAMETERS", "STATE_KEY", "SteppedApi", "observation_json", "stepped_apis"]
