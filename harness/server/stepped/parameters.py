@@ -6,6 +6,7 @@ from pydantic import ValidationError
 
 from harness.protocol import RequestRefused
 from harness.seat_spec import HumanSeatConfig
+from harness.text import cut_short
 
 
 def _person(player: str | None, tick_seconds: str | None) -> HumanSeatConfig | None:
@@ -32,5 +33,4 @@ def _person(player: str | None, tick_seconds: str | None) -> HumanSeatConfig | N
 
 
 def _shown(value: object) -> str:
-    text = str(value)
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+    return repr(cut_short(str(value), 40))
