@@ -1,7 +1,7 @@
 """The report's figures per model server (endpoint): calls, errors, latency, queueing.
 
 Every call says which server it went to (an endpoint of a provider with several base
-URLs, else the seat's base URL or provider: harness/summary.py), whether another
+URLs, else the seat's base URL or provider: harness/summary/endpoints.py), whether another
 request to that server was in flight meanwhile, from any seat or episode, and the
 server's own time where the server reports one (harness/llm/queueing.py). Per server:
 
