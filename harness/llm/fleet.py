@@ -66,6 +66,15 @@ def endpoint_label(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+def has_credentials(url: str) -> bool:
+    """Whether ``url`` carries a user or a password before its host."""
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError:  # not a URL: the SDKs refuse it at the call
+        return False
+    return "@" in netloc
+
+
 #: A URL's part shorter than this is not taken for a secret: the redaction hides a
 #: short secret wherever its characters appear, which would spoil every message for a
 #: query value such as ``1``. (Records never hold such a part: see :func:`endpoint_label`.)
@@ -230,5 +239,6 @@ __all__ = [
     "Endpoint",
     "Fleet",
     "endpoint_label",
+    "has_credentials",
     "register_url_secrets",
 ]

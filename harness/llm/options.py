@@ -17,7 +17,7 @@ from typing import Any, Literal, Self
 from pydantic import Field, model_validator
 
 from harness import defaults
-from harness.llm.fleet import endpoint_label
+from harness.llm.fleet import endpoint_label, has_credentials
 from harness.llm.shapes import StructuredOutput, candidates
 from harness.llm.types import MaxTokensField, ReasoningEffort, ServiceTier, Transport
 from harness.models import absent_if_empty, absent_if_none
@@ -133,6 +133,17 @@ class ProviderOptions(StrictModel):
                 raise ValueError(
                     f"base_url: a list of URLs needs kind openai or anthropic, not {self.kind}"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _credentials_fit_the_transport(self) -> Self:
+        # aiohttp refuses a URL's user:password beside the key's Authorization header
+        # (a ValueError at the first call); httpx sends them as Basic auth instead
+        if self.transport == "aiohttp" and any(map(has_credentials, self.base_urls)):
+            raise ValueError(
+                "base_url: a URL with credentials (user:password@) needs "
+                'transport = "httpx"; aiohttp will not send them beside the API key'
+            )
         return self
 
     @property

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.llm.options import ProviderOptions
 from harness.testing.fake_llm import fake_llm_server
 from harness.testing.llm_server import ScriptedLLMServer
 from harness.tournament.config import TournamentConfig
@@ -168,3 +169,28 @@ def test_a_fleet_whose_urls_differ_only_by_credentials_is_refused(tmp_path: Path
     assert "a URL is listed twice (credentials and query aside)" in done.stderr
     assert_no_secret(done.stderr, "the refusal")
     assert not (tmp_path / "out").exists()
+
+
+def test_credentials_in_a_url_with_the_aiohttp_transport_are_refused_before_any_call(
+    tmp_path: Path,
+) -> None:
+    # aiohttp will not send a URL's user:password beside the key's Authorization header:
+    # the first call raised; the config says so instead, and names no secret
+    with fake_llm_server() as server:
+        server.keep_requests = True
+        text = CONFIG.format(urls=json.dumps(with_credentials(server)), key_env=KEY_ENV)
+        path = tmp_path / "credentials.toml"
+        path.write_text(text.replace('"httpx"', '"aiohttp"'), encoding="utf-8")
+        done = lighthouse("run", path, "--out", tmp_path / "out", env={**os.environ, **ENVIRON})
+        assert done.returncode == 2, done.stderr
+        assert 'a URL with credentials (user:password@) needs transport = "httpx"' in done.stderr
+        assert "Traceback" not in done.stderr
+        assert_no_secret(done.stderr, "the refusal")
+        assert server.requests == []
+    assert not (tmp_path / "out").exists()
+    # the query's key alone is not a credential of the URL: aiohttp sends it as it is
+    query_only = server.openai_url + f"?api_key={QUERY_KEY}"
+    options = ProviderOptions.model_validate(
+        {"kind": "openai", "base_url": query_only, "transport": "aiohttp"}
+    )
+    assert options.base_urls == (query_only,)
