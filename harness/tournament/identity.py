@@ -258,7 +258,7 @@ def _with_kept_urls(config: JsonObject, earlier: JsonObject | None) -> JsonObjec
     providers, kept = config.get("providers"), _get(earlier or {}, "providers")
     if not isinstance(providers, dict) or not isinstance(kept, Mapping):
         return None
-    swapped: dict[str, Any] = {}
+    swapped: JsonObject = {}
     for name, provider in providers.items():
         was = kept.get(name)
         url = _get(was, "baseUrl") if isinstance(was, Mapping) else None

@@ -6,7 +6,6 @@ import shutil
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 from harness.errors import ConfigError, RecordError
 from harness.protocol import GameEntry
@@ -37,7 +36,7 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
     game = get_game(manifests[0].game)
     for source, manifest in zip(sources[1:], manifests[1:], strict=True):
         _check_one_tournament(game, (sources[0], manifests[0]), (source, manifest))
-    counting = _how_lines_count(manifests, sources)
+    merged = _lines_counted_alike(_merged_manifest(manifests, sources), manifests, sources)
     target = ResultsFolder(out)
     if target.manifest_path.exists():
         raise ConfigError(f"merge: {out} already holds results; choose a new --out")
@@ -59,7 +58,7 @@ def merge_folders(sources: Sequence[Path], out: Path) -> int:
                     chosen.setdefault(check.derived.episode_id, (folder, check.derived))
         held.enter_context(FolderLock(out))
         target.records.mkdir(parents=True, exist_ok=True)
-        target.write_manifest(_merged_manifest(manifests, sources).model_copy(update=counting))
+        target.write_manifest(merged)
         for episode, (folder, summary) in chosen.items():
             shutil.copyfile(folder.record_path(episode), target.record_path(episode))
             target.append(summary)
@@ -115,8 +114,10 @@ def _check_one_tournament(
     )
 
 
-def _how_lines_count(manifests: Sequence[Manifest], sources: Sequence[Path]) -> dict[str, Any]:
-    """How every shard's finished lines count, for the merged manifest: each shard's
+def _lines_counted_alike(
+    merged: Manifest, manifests: Sequence[Manifest], sources: Sequence[Path]
+) -> Manifest:
+    """``merged`` counting every shard's finished lines as that shard does: each shard's
     identity aliases and legacy identities (a shard resumed from an older folder counts
     its lines by them, and so must the merge) and kept agent edits, together. Two
     shards that count one identity otherwise are refused."""
@@ -136,11 +137,13 @@ def _how_lines_count(manifests: Sequence[Manifest], sources: Sequence[Path]) -> 
                         "shards played alike"
                     )
         edits += [edit for edit in manifest.kept_agent_edits or () if edit not in edits]
-    return {
-        "identity_aliases": aliases or None,
-        "legacy_identities": legacy or None,
-        "kept_agent_edits": edits or None,
-    }
+    return merged.model_copy(
+        update={
+            "identity_aliases": aliases or None,
+            "legacy_identities": legacy or None,
+            "kept_agent_edits": edits or None,
+        }
+    )
 
 
 def _merged_manifest(manifests: Sequence[Manifest], sources: Sequence[Path]) -> Manifest:
