@@ -34,8 +34,8 @@ class EndpointSums:
 
 
 @dataclass
-class _EndpointTally(EndpointSums):
-    """One endpoint's figures as :meth:`_Tally.count_call` counts them."""
+class EndpointTally(EndpointSums):
+    """One endpoint's figures as :meth:`SeatTally.count_call` counts them."""
 
     alone_ms: list[float] = field(default_factory=list)
     overlapped_ms: list[float] = field(default_factory=list)

@@ -26,7 +26,7 @@ class FaithfulnessCounts:
 
 
 @dataclass(kw_only=True)
-class _FaithTally(FaithfulnessCounts):
+class FaithTally(FaithfulnessCounts):
     """One seat's :class:`Faithfulness` as :func:`summarize` counts it."""
 
     examples: PromptExamples | None

@@ -27,10 +27,10 @@ from harness.records import (
     json_text,
     keys,
 )
-from harness.summary.faithfulness import _FaithTally
+from harness.summary.faithfulness import FaithTally
 from harness.summary.ids import record_identity
 from harness.summary.line import EpisodeSummary
-from harness.summary.tally import _Batches, _Tally
+from harness.summary.tally import BatchTally, SeatTally
 
 _HEADER = keys(HeaderLine)
 _SEAT = keys(SeatInfo)
@@ -75,16 +75,16 @@ def summarize(
     agents = [json_object(info[_SEAT.agent]) for info in infos]
     prompts = header.get(_HEADER.prompts)
     tallies = {
-        json_text(info[_SEAT.seat]): _Tally(
+        json_text(info[_SEAT.seat]): SeatTally(
             json_text(info[_SEAT.role]),
             agent_label(json_text(agent[_AGENT.kind]), json_text(agent[_AGENT.name])),
-            faith=_FaithTally(examples=_examples(agent, prompts)),
+            faith=FaithTally(examples=_examples(agent, prompts)),
             server=_server(agent),
         )
         for info, agent in zip(infos, agents, strict=True)
     }
     fallbacks = 0
-    batches = _Batches()
+    batches = BatchTally()
     clock_key, seats_key = _TICK.wall_clock, _TICK.seats
     source_key, calls_key = _TURN.source, _TURN.calls
     raw_key, sha_key = _TURN.raw, _TURN.raw_sha256

@@ -16,8 +16,8 @@ from harness.records import (
     json_text,
     keys,
 )
-from harness.summary.endpoints import _EndpointTally
-from harness.summary.faithfulness import _FaithTally
+from harness.summary.endpoints import EndpointTally
+from harness.summary.faithfulness import FaithTally
 from harness.summary.line import BatchStats, SeatStats
 
 _TICK_CLOCK = keys(TickWallClock)
@@ -26,7 +26,7 @@ _CALL_CLOCK = keys(CallWallClock)
 
 
 @dataclass
-class _Tally:
+class SeatTally:
     """One seat's figures as :func:`summarize` counts them."""
 
     role: str
@@ -49,8 +49,8 @@ class _Tally:
     cached: int = 0
     wait_ms: list[float] = field(default_factory=list)
     request_ms: list[float] = field(default_factory=list)
-    faith: _FaithTally | None = None
-    endpoints: dict[str, _EndpointTally] = field(default_factory=dict)
+    faith: FaithTally | None = None
+    endpoints: dict[str, EndpointTally] = field(default_factory=dict)
     server: str = ""
     """The server a call that names no endpoint went to: the seat's base URL or provider."""
 
@@ -115,14 +115,14 @@ class _Tally:
             if endpoint is not None:
                 endpoint.add(request_ms, json_int(call[c.attempts]), overlapped, timed)
 
-    def _endpoint(self, label: str) -> _EndpointTally:
+    def _endpoint(self, label: str) -> EndpointTally:
         if label not in self.endpoints:
-            self.endpoints[label] = _EndpointTally()
+            self.endpoints[label] = EndpointTally()
         return self.endpoints[label]
 
 
 @dataclass
-class _Batches:
+class BatchTally:
     """The requests a record's ticks sent together (see :mod:`harness.timing`), summed
     under the names :class:`BatchStats` gives them."""
 

@@ -26,8 +26,8 @@ from harness.server.step_token import (
     encode_token,
     step_key,
 )
-from harness.server.stepped.parameters import _person, _shown
-from harness.server.stepped.replayed import _Replayed, _replayed
+from harness.server.stepped.parameters import init_person, shown
+from harness.server.stepped.replayed import ReplayedEpisode, replayed_episode
 
 #: The body key of the token, as Relayroam's.
 STATE_KEY = "stateToken"
@@ -62,7 +62,7 @@ class SteppedApi:
         self.game = game
         self._page = page
         #: The episodes left waiting, so that a request need not play them again.
-        self.live: LiveEpisodes[_Replayed] = LiveEpisodes(live_episodes)
+        self.live: LiveEpisodes[ReplayedEpisode] = LiveEpisodes(live_episodes)
         self.seat_roles = {seat: group.role for group in game.seat_groups for seat in group.seats}
         #: The seats ``init`` gives the client when it names none: the first group's.
         self.default_seats = game.seat_groups[0].seats
@@ -92,12 +92,12 @@ class SteppedApi:
         ``player``, a person by that name plays them (decision L4), under a per-tick
         timer of ``tick_seconds`` when given."""
         game = self.game
-        person = _person(player, tick_seconds)
+        person = init_person(player, tick_seconds)
         chosen = game.variants[0] if variant is None else variant
         if chosen not in game.variants:
             raise RequestRefused(
                 "invalid_variant",
-                f"variant is {_shown(chosen)}; {game.name} has {', '.join(game.variants)}",
+                f"variant is {shown(chosen)}; {game.name} has {', '.join(game.variants)}",
             )
         plays = self._plays(seats)
         history = StepHistory(
@@ -109,7 +109,7 @@ class SteppedApi:
             steps=(),
             player=person,
         )
-        with _replayed(game, history, self.live) as played:
+        with replayed_episode(game, history, self.live) as played:
             return self._response(played, key)
 
     def action(self, token: object, action: object, key: bytes) -> JsonObject:
@@ -125,7 +125,7 @@ class SteppedApi:
         replies: dict[str, str | None] = {
             seat: self._reply_text(seat, value, history) for seat, value in action.items()
         }
-        with _replayed(self.game, history, self.live) as played:
+        with replayed_episode(self.game, history, self.live) as played:
             if played.episode.done:
                 raise RequestRefused(
                     "episode_over",
@@ -161,7 +161,7 @@ class SteppedApi:
         """The record of the finished episode ``token`` holds (its lines, as a record
         file holds them)."""
         history = self._history(token, key)
-        with _replayed(self.game, history, self.live) as played:
+        with replayed_episode(self.game, history, self.live) as played:
             outcome = played.outcome
             if outcome is None:
                 raise RequestRefused(
@@ -182,7 +182,7 @@ class SteppedApi:
         if history.game != game.name:
             raise RequestRefused(
                 "invalid_state_token",
-                f"invalid state token: it is a token of {_shown(history.game)}, not {game.name}",
+                f"invalid state token: it is a token of {shown(history.game)}, not {game.name}",
             )
         # signed by this server, so only another version makes these fail; checked, as
         # the episode is started from them
@@ -203,7 +203,7 @@ class SteppedApi:
         known = list(self.seat_roles)
         unknown = [seat for seat in named if seat not in self.seat_roles]
         if not named or unknown:
-            what = f"{_shown(unknown[0])} is no seat" if unknown else "it names no seat"
+            what = f"{shown(unknown[0])} is no seat" if unknown else "it names no seat"
             raise RequestRefused(
                 "invalid_seats",
                 f"seats: {what}; give the seats you play, comma-separated, from "
@@ -219,7 +219,7 @@ class SteppedApi:
         if seat not in self.seat_roles:
             raise RequestRefused(
                 "unknown_seat",
-                f"action: {_shown(seat)} is no seat of {self.game.name}; its seats are "
+                f"action: {shown(seat)} is no seat of {self.game.name}; its seats are "
                 f"{', '.join(self.seat_roles)}",
             )
         if seat not in history.plays:
@@ -252,7 +252,7 @@ class SteppedApi:
 
     def _response(
         self,
-        played: _Replayed,
+        played: ReplayedEpisode,
         key: bytes,
         history: StepHistory | None = None,
         since: int | None = None,

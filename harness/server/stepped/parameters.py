@@ -9,7 +9,7 @@ from harness.seat_spec import HumanSeatConfig
 from harness.text import cut_short
 
 
-def _person(player: str | None, tick_seconds: str | None) -> HumanSeatConfig | None:
+def init_person(player: str | None, tick_seconds: str | None) -> HumanSeatConfig | None:
     """The person ``init``'s ``player`` and ``tickSeconds`` name, or None (a program)."""
     if player is None:
         if tick_seconds is not None:
@@ -28,9 +28,9 @@ def _person(player: str | None, tick_seconds: str | None) -> HumanSeatConfig | N
         raise RequestRefused("invalid_player", f"{where}: {problem}") from None
     except ValueError:
         raise RequestRefused(
-            "invalid_player", f"tickSeconds: {_shown(tick_seconds)} is not a number of seconds"
+            "invalid_player", f"tickSeconds: {shown(tick_seconds)} is not a number of seconds"
         ) from None
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     return repr(cut_short(str(value), 40))

@@ -14,18 +14,18 @@ from harness.seat_spec import HUMAN_EPISODE_TIMEOUT
 from harness.seats import Seat, baseline_seats
 from harness.server.live_episodes import LiveEpisodes, history_key
 from harness.server.step_token import InvalidStepToken, StepHistory
-from harness.server.stepped.watched import _Watched
+from harness.server.stepped.watched import WatchedGame
 from harness.step_env import SteppedEpisode
 
 
-class _Replayed:
+class ReplayedEpisode:
     """One episode played from a history: the stepped episode, the state it stands at
     and the tick lines so far."""
 
     def __init__(self, game: GameEntry, history: StepHistory) -> None:
         self.game = game
         self.history = history
-        self._watched = _Watched(game)
+        self._watched = WatchedGame(game)
         self.ticks: list[RecordLine] = []
         person = history.player
         # a person's episode states the budget it ran under (decision L4)
@@ -84,16 +84,16 @@ class _Replayed:
 
 
 @contextmanager
-def _replayed(
-    game: GameEntry, history: StepHistory, live: LiveEpisodes[_Replayed] | None = None
-) -> Iterator[_Replayed]:
+def replayed_episode(
+    game: GameEntry, history: StepHistory, live: LiveEpisodes[ReplayedEpisode] | None = None
+) -> Iterator[ReplayedEpisode]:
     """The episode ``history`` leads to: taken from ``live`` when it is kept there, else
     played again. Afterwards it is kept in ``live`` under the history it then stands
     at (a request refused leaves it where it was), unless it is over or the request
     failed otherwise; an episode not kept is closed."""
     played = None if live is None else live.take(history_key(history.canonical()))
     if played is None:
-        played = _Replayed(game, history)
+        played = ReplayedEpisode(game, history)
         try:
             played.play_to_now()
         except InvalidStepToken as exc:

@@ -67,7 +67,7 @@ class _WatchedRules(Rules[Any, Any, Any, Any]):
         return self._rules.play_budget_seconds(state)
 
 
-class _Watched:
+class WatchedGame:
     """The game as the runner takes it (:class:`harness.episode.Playable`), its rules
     watched."""
 

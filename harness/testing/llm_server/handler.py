@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from harness.testing.llm_server.server import ScriptedLLMServer
 
 
-class _Server(ThreadingHTTPServer):
+class ScriptedHTTPServer(ThreadingHTTPServer):
     """The HTTP server of one :class:`ScriptedLLMServer`, which its handlers answer for."""
 
     # The standard library queues only 5 pending connections; a burst of concurrent
@@ -44,7 +44,7 @@ class SeenRequest:
 class _Handler(BaseHTTPRequestHandler):
     """One connection's requests, answered as the server's script says."""
 
-    server: _Server
+    server: ScriptedHTTPServer
     protocol_version = "HTTP/1.1"
     # Headers and body go out in separate writes: without this, Nagle's
     # algorithm and delayed ACKs add ~40 ms to every response.

@@ -14,7 +14,7 @@ from pydantic import JsonValue
 
 from harness.models import JsonObject
 from harness.testing.llm_server.actions import Action, Handler, Reply, ShapeRule
-from harness.testing.llm_server.handler import SeenRequest, _Server
+from harness.testing.llm_server.handler import ScriptedHTTPServer, SeenRequest
 from harness.testing.llm_server.prefix_cache import PrefixCache
 
 
@@ -67,7 +67,7 @@ class ScriptedLLMServer:
         self.streamed: list[int] = []
         """The bytes each ended endless response had sent."""
         # port 0: a free one, picked by the system
-        self._httpd = _Server(self, port)
+        self._httpd = ScriptedHTTPServer(self, port)
         self._httpd.daemon_threads = True
         # a short poll: stop() returns within 50 ms, not the standard 0.5 s
         self._thread = threading.Thread(
